@@ -1,0 +1,176 @@
+package assembly
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/helios-agents/helios/caps/extdir"
+	capskills "github.com/helios-agents/helios/caps/skills"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// ConfigFileName is the name looked for in the work dir.
+const ConfigFileName = "helios.config.json"
+
+// Options are the caller's overrides. The zero value uses the config as is.
+type Options struct {
+	// WorkDir overrides the config's workDir (the CLI's --work-dir).
+	WorkDir string
+	// Logger receives the kernel's warnings. Nil discards.
+	Logger *slog.Logger
+	// OnWarning receives hook-handler failures.
+	OnWarning func(contract.Warning)
+}
+
+// Load reads the config file at path and assembles a kernel. An empty path
+// means no config file: the defaults, with the work dir from opts or the
+// current directory.
+func Load(ctx context.Context, path string, opts Options) (*kernel.Kernel, error) {
+	cfg, base, err := ReadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return Build(ctx, cfg, base, opts)
+}
+
+// ReadConfig reads and strictly decodes a config file, returning it with the
+// folder that relative paths in it are resolved against. An empty path is the
+// default config, relative to the current directory.
+func ReadConfig(path string) (Config, string, error) {
+	if path == "" {
+		wd, err := os.Getwd()
+		return Config{}, wd, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Config{}, "", fmt.Errorf("config %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return Config{}, "", fmt.Errorf("config: %w", err)
+	}
+	cfg, err := ParseConfig(abs, data)
+	return cfg, filepath.Dir(abs), err
+}
+
+// FindConfig returns <workDir>/helios.config.json when it exists, else "".
+func FindConfig(workDir string) (string, error) {
+	p := filepath.Join(workDir, ConfigFileName)
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("config %s: %w", p, err)
+	case fi.IsDir():
+		return "", fmt.Errorf("config %s: is a directory", p)
+	}
+	return p, nil
+}
+
+// Build assembles a kernel from a decoded config. base is the folder relative
+// paths in cfg resolve against. On failure everything already opened is
+// closed and the errors are joined.
+func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kernel.Kernel, err error) {
+	var opened []io.Closer
+	defer func() {
+		if err != nil {
+			errs := []error{err}
+			for i := len(opened) - 1; i >= 0; i-- {
+				errs = append(errs, opened[i].Close())
+			}
+			k, err = nil, errors.Join(errs...)
+		}
+	}()
+
+	workDir := opts.WorkDir
+	switch {
+	case workDir != "":
+	case cfg.WorkDir != "":
+		workDir = resolve(base, cfg.WorkDir)
+	default:
+		if workDir, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("work dir: %w", err)
+		}
+	}
+	mode, err := kskills.ParseMode(cfg.Skills.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("%w: skills.mode: %v", ErrConfig, err)
+	}
+	var userRoots []string
+	if cfg.Skills.UserRoots != nil {
+		userRoots = []string{}
+		for _, r := range *cfg.Skills.UserRoots {
+			p, err := expandHome(r)
+			if err != nil {
+				return nil, fmt.Errorf("%w: skills.userRoots: %v", ErrConfig, err)
+			}
+			userRoots = append(userRoots, resolve(base, p))
+		}
+	}
+	var projectRoots []string
+	if cfg.Skills.ProjectRoots != nil {
+		projectRoots = append([]string{}, *cfg.Skills.ProjectRoots...)
+	}
+
+	port, err := workfs.New(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("work dir: %w", err)
+	}
+	project := capskills.New(port, projectRoots)
+	opened = append(opened, project)
+
+	var caps []kernel.Capability
+	for i, e := range cfg.Extensions {
+		if e.Dir == "" {
+			return nil, fmt.Errorf("%w: extensions[%d].dir: missing", ErrConfig, i)
+		}
+		c, err := extdir.Open(resolve(base, e.Dir))
+		if err != nil {
+			return nil, fmt.Errorf("extensions[%d]: %w", i, err)
+		}
+		caps = append(caps, c)
+	}
+
+	return kernel.New(kernel.Config{
+		WorkDir:        port.Dir(),
+		UserSkillRoots: userRoots,
+		Project:        project,
+		Capabilities:   caps,
+		SkillsMode:     mode,
+		Logger:         opts.Logger,
+		OnWarning:      opts.OnWarning,
+	})
+}
+
+func resolve(base, p string) string {
+	if p == "" {
+		return base
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// expandHome turns a leading "~/" (or a lone "~") into the home directory.
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}

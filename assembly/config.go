@@ -1,0 +1,265 @@
+package assembly
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the shape of helios.config.json. Every field is optional; the
+// zero value means the documented default.
+type Config struct {
+	// WorkDir is the agent's work dir, relative to the config file's folder
+	// ("." is that folder). Default: the current directory. The CLI's
+	// --work-dir overrides it.
+	WorkDir string `json:"workDir"`
+	// Skills configures the skill sources and how they reach the model.
+	Skills SkillsConfig `json:"skills"`
+	// Extensions are local capability folders: each holds an EXTENSION.md
+	// (frontmatter name and description) and optionally a skills/ root.
+	Extensions []ExtensionConfig `json:"extensions"`
+}
+
+// SkillsConfig is the "skills" key.
+type SkillsConfig struct {
+	// Mode is "catalog" (default) or "tools".
+	Mode string `json:"mode"`
+	// UserRoots replaces the user-level roots (default ~/.helios/skills then
+	// ~/.agents/skills). A leading ~/ is the home directory. An empty list
+	// reads no user-level skills.
+	UserRoots *[]string `json:"userRoots"`
+	// ProjectRoots replaces the project roots, relative to the work dir
+	// (default .helios/skills then .agents/skills).
+	ProjectRoots *[]string `json:"projectRoots"`
+}
+
+// ExtensionConfig is one entry of "extensions".
+type ExtensionConfig struct {
+	// Dir is the extension's folder, relative to the config file's folder.
+	Dir string `json:"dir"`
+}
+
+// Duration is a time.Duration written as a string ("500ms", "2s").
+type Duration time.Duration
+
+// UnmarshalJSON accepts a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("a duration must be a string such as \"500ms\", got %s", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("invalid duration %q: %v", s, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("invalid duration %q: negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("invalid config")
+
+// ParseConfig decodes a config strictly. name is used in errors. Empty input
+// (or only whitespace) is the default config.
+func ParseConfig(name string, data []byte) (Config, error) {
+	var cfg Config
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return cfg, fmt.Errorf("%w: %s: %s", ErrConfig, name, syntaxError(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return cfg, fmt.Errorf("%w: %s: unexpected data after the top-level object", ErrConfig, name)
+	}
+	if err := decodeStrict(raw, reflect.ValueOf(&cfg).Elem(), ""); err != nil {
+		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	return cfg, nil
+}
+
+// decodeStrict decodes raw into v, refusing unknown keys, and names the JSON
+// path of the first problem.
+func decodeStrict(raw json.RawMessage, v reflect.Value, path string) error {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil // the default
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return decodeStrict(raw, v.Elem(), path)
+	}
+	if _, custom := v.Addr().Interface().(json.Unmarshaler); custom {
+		return atPath(path, json.Unmarshal(raw, v.Addr().Interface()))
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return atPath(path, fmt.Errorf("want an object, got %s", kindOf(raw)))
+		}
+		fields := jsonFields(v.Type())
+		for _, key := range sortedKeys(obj) {
+			i, ok := fields[key]
+			if !ok {
+				return atPath(join(path, key), fmt.Errorf("unknown key (known keys: %s)", strings.Join(knownKeys(v.Type()), ", ")))
+			}
+			if err := decodeStrict(obj[key], v.Field(i), join(path, key)); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Slice:
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err != nil {
+			return atPath(path, fmt.Errorf("want a list, got %s", kindOf(raw)))
+		}
+		s := reflect.MakeSlice(v.Type(), len(arr), len(arr))
+		for i, el := range arr {
+			if err := decodeStrict(el, s.Index(i), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	case reflect.Map:
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return atPath(path, fmt.Errorf("want an object, got %s", kindOf(raw)))
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(obj))
+		for _, key := range sortedKeys(obj) {
+			el := reflect.New(v.Type().Elem()).Elem()
+			if err := decodeStrict(obj[key], el, join(path, key)); err != nil {
+				return err
+			}
+			m.SetMapIndex(reflect.ValueOf(key), el)
+		}
+		v.Set(m)
+		return nil
+	default:
+		if err := json.Unmarshal(raw, v.Addr().Interface()); err != nil {
+			return atPath(path, fmt.Errorf("want %s, got %s", describeKind(v.Kind()), kindOf(raw)))
+		}
+		return nil
+	}
+}
+
+func atPath(path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if path == "" {
+		path = "(top level)"
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func jsonFields(t reflect.Type) map[string]int {
+	out := map[string]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = i
+	}
+	return out
+}
+
+func knownKeys(t reflect.Type) []string {
+	var ks []string
+	for k := range jsonFields(t) {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func kindOf(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func describeKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return k.String()
+}
+
+// syntaxError turns a JSON syntax error into "line L, column C: reason".
+func syntaxError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, b := range data[:min(int(se.Offset), len(data))] {
+			if b == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
+	}
+	return err.Error()
+}

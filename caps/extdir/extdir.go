@@ -1,0 +1,73 @@
+// Package extdir is a capability declared by a folder: an EXTENSION.md whose
+// frontmatter gives the capability's name and its one-line description for
+// the <extensions> manifest, and an optional skills/ root whose skills are
+// merged as "capability:<name>".
+//
+// The folder is named in the config, so it is read with the OS directly, like
+// the config itself; it may lie outside the work dir.
+package extdir
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// DocName is the file describing the capability.
+const DocName = "EXTENSION.md"
+
+// Capability is an extension folder.
+type Capability struct {
+	name string
+	doc  kernel.ExtensionDoc
+	src  *skills.DirSource
+}
+
+var (
+	_ kernel.Capability = (*Capability)(nil)
+	_ kernel.Describer  = (*Capability)(nil)
+	_ skills.Provider   = (*Capability)(nil)
+)
+
+// Open reads dir/EXTENSION.md. The name comes from its frontmatter, or the
+// folder's name when it has none.
+func Open(dir string) (*Capability, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("extension %s: %w", dir, err)
+	}
+	file := filepath.Join(abs, DocName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("extension %s: %w", abs, err)
+	}
+	doc, err := kernel.ParseExtensionDoc(file, data)
+	if err != nil {
+		return nil, fmt.Errorf("extension %s: %w", abs, err)
+	}
+	name := doc.Name
+	if name == "" {
+		name = filepath.Base(abs)
+	}
+	return &Capability{
+		name: name,
+		doc:  doc,
+		src:  &skills.DirSource{FS: skills.OSFS{}, Source: skills.CapabilitySource(name), Roots: []string{filepath.Join(abs, "skills")}},
+	}, nil
+}
+
+// Name returns the capability's name.
+func (c *Capability) Name() string { return c.name }
+
+// Description returns the EXTENSION.md frontmatter description.
+func (c *Capability) Description() string { return c.doc.Description }
+
+// Roots returns the folder's skills/ root.
+func (c *Capability) Roots() []string { return c.src.Roots }
+
+// Skills reads the folder's skills/ root.
+func (c *Capability) Skills(ctx context.Context) (skills.Set, error) { return c.src.Skills(ctx) }

@@ -1,0 +1,55 @@
+package skills
+
+import (
+	"context"
+	"path/filepath"
+
+	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// DefaultRoots are the project roots, relative to the work dir, in merge order.
+var DefaultRoots = []string{".helios/skills", ".agents/skills"}
+
+// Capability provides project skills.
+type Capability struct {
+	port *workfs.FS
+	src  *kskills.DirSource
+}
+
+var _ kskills.Provider = (*Capability)(nil)
+
+// New returns the capability reading roots (relative to the work dir; nil
+// means DefaultRoots) through port. The capability owns port: Close closes it.
+func New(port *workfs.FS, roots []string) *Capability {
+	if roots == nil {
+		roots = DefaultRoots
+	}
+	abs := make([]string, len(roots))
+	for i, r := range roots {
+		if filepath.IsAbs(r) {
+			abs[i] = r
+		} else {
+			abs[i] = filepath.Join(port.Dir(), r)
+		}
+	}
+	return &Capability{port: port, src: &kskills.DirSource{FS: port, Source: kskills.SourceProject, Roots: abs}}
+}
+
+// Name is "skills".
+func (c *Capability) Name() string { return "skills" }
+
+// Description is empty: this capability is not listed in <extensions>.
+func (c *Capability) Description() string { return "" }
+
+// Roots returns the absolute roots read, in merge order.
+func (c *Capability) Roots() []string { return c.src.Roots }
+
+// Skills reads the project roots.
+func (c *Capability) Skills(ctx context.Context) (kskills.Set, error) {
+	return c.src.Skills(ctx)
+}
+
+// Close closes the work-dir port the capability was given; New takes
+// ownership of it.
+func (c *Capability) Close() error { return c.port.Close() }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command ran and found a problem (or failed)
+	exitUsage = 2 // the command line itself is wrong
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	workDir string
+	config  string
+	json    bool
+}
+
+// exitError carries an exit code out of a command without printing more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError marks errors in the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "helios",
+		Short:         "Helios: a kernel for AI coding agents",
+		Long:          "Helios assembles an agent kernel from helios.config.json: skills from user, project and capability sources, and hooks on ordered mount points.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.workDir, "work-dir", "", "the agent's work dir (default: the current directory)")
+	pf.StringVar(&g.config, "config", "", "config file (default: <work-dir>/helios.config.json when it exists)")
+	pf.BoolVar(&g.json, "json", false, "print data as JSON")
+
+	root.AddCommand(skillsCmd(g), hooksCmd(g))
+
+	err := root.ExecuteContext(ctx)
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue), isCobraUsage(err):
+		fmt.Fprintf(stderr, "helios: %v\nRun 'helios --help' for usage.\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "helios: %v\n", err)
+		return exitFail
+	}
+}
+
+// isCobraUsage recognizes cobra's own "unknown command" error, which it
+// returns as a plain error.
+func isCobraUsage(err error) bool {
+	return strings.HasPrefix(err.Error(), "unknown command ")
+}
+
+// args wraps a cobra argument validator so its errors count as usage errors.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := v(cmd, a); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// openKernel assembles the kernel the flags describe.
+func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
+	cfgPath, workDir, err := g.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir})
+}
+
+// resolve finds the config file and the work dir: --work-dir wins over the
+// config's workDir; --config wins over <work-dir>/helios.config.json.
+func (g *globals) resolve() (cfgPath, workDir string, err error) {
+	workDir = g.workDir
+	if workDir != "" {
+		if workDir, err = filepath.Abs(workDir); err != nil {
+			return "", "", err
+		}
+		if fi, err := os.Stat(workDir); err != nil {
+			return "", "", fmt.Errorf("--work-dir: %w", err)
+		} else if !fi.IsDir() {
+			return "", "", fmt.Errorf("--work-dir %s: not a directory", workDir)
+		}
+	}
+	if g.config != "" {
+		return g.config, workDir, nil
+	}
+	lookIn := workDir
+	if lookIn == "" {
+		if lookIn, err = os.Getwd(); err != nil {
+			return "", "", err
+		}
+	}
+	cfgPath, err = assembly.FindConfig(lookIn)
+	return cfgPath, workDir, err
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

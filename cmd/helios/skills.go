@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+func skillsCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "skills",
+		Short: "List, load and validate skills",
+		Args:  args(cobra.NoArgs),
+	}
+	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g))
+	return c
+}
+
+// listJSON is the `skills list --json` contract; scripts depend on it.
+type listJSON struct {
+	Complete bool               `json:"complete"`
+	Skills   []skillJSON        `json:"skills"`
+	Warnings []contract.Warning `json:"warnings"`
+}
+
+type skillJSON struct {
+	Name                   string `json:"name"`
+	Description            string `json:"description"`
+	Source                 string `json:"source"`
+	BaseDir                string `json:"baseDir"`
+	File                   string `json:"file,omitempty"`
+	DisableModelInvocation bool   `json:"disableModelInvocation,omitempty"`
+}
+
+func skillsListCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "Show the merged catalog: which skills the model gets, from where, and why others were left out",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			k, err := g.openKernel(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			cat := k.Catalog(cmd.Context())
+			out := listJSON{Complete: cat.Complete, Skills: []skillJSON{}, Warnings: []contract.Warning{}}
+			for _, s := range cat.Skills {
+				out.Skills = append(out.Skills, skillJSON{s.Name, s.Description, s.Source, s.BaseDir, s.File, s.DisableModelInvocation})
+			}
+			out.Warnings = append(out.Warnings, cat.Warnings...)
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), out)
+			}
+			printList(cmd.OutOrStdout(), out)
+			return nil
+		},
+	}
+}
+
+func printList(w io.Writer, l listJSON) {
+	if len(l.Skills) == 0 {
+		fmt.Fprintln(w, "No skills.")
+	} else {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION\tBASE DIR")
+		for _, s := range l.Skills {
+			name := s.Name
+			if s.DisableModelInvocation {
+				name += " (hidden from model)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.Source, clip(s.Description, 60), s.BaseDir)
+		}
+		tw.Flush()
+	}
+	if !l.Complete {
+		fmt.Fprintln(w, "\nThe catalog is INCOMPLETE: a source could not be read fully (see the warnings).")
+	}
+	if len(l.Warnings) > 0 {
+		fmt.Fprintf(w, "\nWarnings (%d):\n", len(l.Warnings))
+		for _, wa := range l.Warnings {
+			fmt.Fprintf(w, "  %s\n", wa)
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func skillsLoadCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "load NAME",
+		Short: "Print exactly the text the model receives when it loads a skill",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			k, err := g.openKernel(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			text, err := k.LoadSkill(cmd.Context(), a[0])
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), text)
+			if err == nil && !strings.HasSuffix(text, "\n") {
+				_, err = io.WriteString(cmd.OutOrStdout(), "\n")
+			}
+			return err
+		},
+	}
+}
+
+// validateJSON is the `skills validate --json` output.
+type validateJSON struct {
+	OK       bool             `json:"ok"`
+	Skills   []skills.Report  `json:"skills"`
+	Problems []validateMissed `json:"problems"`
+	Errors   int              `json:"errors"`
+	Warnings int              `json:"warnings"`
+}
+
+type validateMissed struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func skillsValidateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Check skill folders, flat .md skills or roots strictly against the Agent Skills spec",
+		Long: "Check skills strictly: every spec violation is an error (exit 1), unknown keys are warnings.\n" +
+			"PATH may be a skill folder, a flat .md skill or a root of skills; without PATH, every configured root that exists.",
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			var err error
+			if len(paths) == 0 {
+				if paths, err = g.configuredRoots(cmd); err != nil {
+					return err
+				}
+			}
+			var out validateJSON
+			out.Skills = []skills.Report{}
+			out.Problems = []validateMissed{}
+			for _, p := range paths {
+				rs, err := skills.Validate(skills.OSFS{}, p)
+				if err != nil {
+					out.Problems = append(out.Problems, validateMissed{p, err.Error()})
+					out.Errors++
+					continue
+				}
+				for _, r := range rs {
+					out.Errors += len(r.Errors)
+					out.Warnings += len(r.Warnings)
+				}
+				out.Skills = append(out.Skills, rs...)
+			}
+			out.OK = out.Errors == 0
+			w := cmd.OutOrStdout()
+			if g.json {
+				if err := writeJSON(w, out); err != nil {
+					return err
+				}
+			} else {
+				printValidate(w, out)
+			}
+			if !out.OK {
+				return exitError{exitFail}
+			}
+			return nil
+		},
+	}
+}
+
+func printValidate(w io.Writer, v validateJSON) {
+	for _, p := range v.Problems {
+		fmt.Fprintf(w, "%s: error: %s\n", p.Path, p.Message)
+	}
+	for _, r := range v.Skills {
+		for _, e := range r.Errors {
+			fmt.Fprintf(w, "%s: error: %s\n", r.Path, e)
+		}
+		for _, wa := range r.Warnings {
+			fmt.Fprintf(w, "%s: warning: %s\n", r.Path, wa)
+		}
+	}
+	fmt.Fprintf(w, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(v.Skills), v.Errors, v.Warnings)
+}
+
+// configuredRoots lists every configured skills root that exists: user,
+// project, then capability roots.
+func (g *globals) configuredRoots(cmd *cobra.Command) ([]string, error) {
+	k, err := g.openKernel(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	defer k.Close()
+	var out []string
+	for _, r := range k.SkillRoots() {
+		if _, err := os.Stat(r); err == nil {
+			out = append(out, r)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return out, nil
+}

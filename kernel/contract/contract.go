@@ -1,0 +1,52 @@
+package contract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Tool is something the model can call. Name and Description are what the
+// model sees; Schema is the JSON Schema of the arguments object.
+type Tool struct {
+	Name        string
+	Description string
+	// Schema is a JSON Schema for the arguments. Nil means an object with no
+	// properties.
+	Schema json.RawMessage
+	// Call runs the tool. Errors the model should see (bad arguments, a file
+	// that does not exist, an unknown skill) come back as a ToolResult with
+	// IsError set; a Go error means the kernel itself could not run the call.
+	Call func(ctx context.Context, args json.RawMessage) (ToolResult, error)
+}
+
+// ToolResult is what a tool call returns to the model.
+type ToolResult struct {
+	Content string
+	IsError bool
+}
+
+// ErrorResult is a ToolResult telling the model what went wrong.
+func ErrorResult(format string, args ...any) ToolResult {
+	return ToolResult{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Warning reports input that was skipped, or accepted with a doubt: a broken
+// SKILL.md, a name conflict, a failing provider or hook handler. Warnings never
+// stop the kernel; they are collected so that the CLI and tests can show them.
+type Warning struct {
+	// Source is where the input came from: "user", "project",
+	// "capability:<name>", "config", "hook", ...
+	Source string `json:"source"`
+	// Path is the file, directory, key or mount point the warning is about.
+	Path string `json:"path"`
+	// Message says what is wrong and what was done about it.
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string {
+	if w.Path == "" {
+		return fmt.Sprintf("%s: %s", w.Source, w.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", w.Source, w.Path, w.Message)
+}

@@ -1,0 +1,410 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/helios-agents/helios/kernel/contract"
+)
+
+// Kind says how a point combines its handlers.
+type Kind int
+
+const (
+	// Concat runs every handler and joins their results in dispatch order.
+	Concat Kind = iota
+	// FirstWin runs handlers until one handles the call.
+	FirstWin
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Concat:
+		return "concat"
+	case FirstWin:
+		return "firstWin"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Scope says which registry a point lives in.
+type Scope int
+
+const (
+	// ScopeRun points live in the kernel's single run registry.
+	ScopeRun Scope = iota
+	// ScopeSession points live in each session's own registry.
+	ScopeSession
+)
+
+func (s Scope) String() string {
+	switch s {
+	case ScopeRun:
+		return "run"
+	case ScopeSession:
+		return "session"
+	}
+	return fmt.Sprintf("Scope(%d)", int(s))
+}
+
+// Origin says who mounted a handler. It decides the band the handler runs in.
+type Origin int
+
+const (
+	// Builtin handlers come from the kernel and in-process capabilities.
+	Builtin Origin = iota
+	// Plugin handlers come from out-of-process plugins; they always run after
+	// every builtin of the same point.
+	Plugin
+)
+
+func (o Origin) String() string {
+	switch o {
+	case Builtin:
+		return "builtin"
+	case Plugin:
+		return "plugin"
+	}
+	return fmt.Sprintf("Origin(%d)", int(o))
+}
+
+// Point names a mount point and fixes its kind and scope.
+type Point struct {
+	Name  string
+	Kind  Kind
+	Scope Scope
+}
+
+// The standard points, in lifecycle order.
+var (
+	// SessionStart runs once when a session opens; results are joined.
+	SessionStart = Point{"session:start", Concat, ScopeSession}
+	// ContextPrepare runs before each model request; every handler may add
+	// context, joined in dispatch order (the model sees that order).
+	ContextPrepare = Point{"context:prepare", Concat, ScopeRun}
+	// ContextCompact runs when the context passes its budget. The builtin
+	// compactor decides when it can; plugins only get the call when it passes.
+	ContextCompact = Point{"context:compact", FirstWin, ScopeSession}
+	// ToolBefore runs before each tool call; the first handler that decides
+	// (deny or rewrite) wins.
+	ToolBefore = Point{"tool:before", FirstWin, ScopeRun}
+	// TurnEnd decides whether the turn ends; the first handler that decides wins.
+	TurnEnd = Point{"turn:end", FirstWin, ScopeRun}
+)
+
+// StandardPoints lists the standard points in lifecycle order.
+func StandardPoints() []Point {
+	return []Point{SessionStart, ContextPrepare, ContextCompact, ToolBefore, TurnEnd}
+}
+
+// Result is what a handler returns. Handled is the explicit "I decided" of a
+// firstWin point; it must be set on purpose because a zero Value cannot mean
+// "pass" (across a plugin wire a zero value is indistinguishable from an
+// answer). On a concat point Handled means "I contribute Value": a handler
+// that has nothing to add returns Pass and contributes nothing.
+type Result struct {
+	Value   any
+	Handled bool
+}
+
+// Pass is the result of a handler that has nothing to decide or add.
+var Pass = Result{}
+
+// Handled wraps a decision.
+func Handled(v any) Result { return Result{Value: v, Handled: true} }
+
+// Handler handles a call on a point. in is the point's payload.
+type Handler func(ctx context.Context, in any) (Result, error)
+
+// Mount attaches a handler to a point.
+type Mount struct {
+	Point   string
+	Name    string
+	Origin  Origin
+	Handler Handler
+}
+
+// Errors returned by Mount and Declare.
+var (
+	ErrUnknownPoint = errors.New("unknown mount point")
+	ErrWrongScope   = errors.New("mount point belongs to another scope")
+	ErrConflict     = errors.New("mount point already declared with another kind or scope")
+)
+
+// Config configures a Registry. The zero value is a run-scope registry that
+// logs nowhere.
+type Config struct {
+	// Scope of the registry; points of the other scope are refused.
+	Scope Scope
+	// Logger receives a warning for each failing handler. Nil discards.
+	Logger *slog.Logger
+	// OnWarning, when set, also receives each handler failure. Tests use it to
+	// tell "builtin decided" from "builtin failed and a plugin decided".
+	OnWarning func(contract.Warning)
+}
+
+// Registry holds the mounts of one scope. It is safe for concurrent use.
+type Registry struct {
+	scope     Scope
+	logger    *slog.Logger
+	onWarning func(contract.Warning)
+
+	mu     sync.RWMutex
+	points map[string]*point
+	order  []string // declaration order, for Describe
+}
+
+type point struct {
+	Point
+	builtins []Mount
+	plugins  []Mount
+}
+
+// New returns a registry of cfg.Scope with the standard points of that scope
+// declared.
+func New(cfg Config) *Registry {
+	r := &Registry{
+		scope:     cfg.Scope,
+		logger:    cfg.Logger,
+		onWarning: cfg.OnWarning,
+		points:    map[string]*point{},
+	}
+	if r.logger == nil {
+		r.logger = slog.New(slog.DiscardHandler)
+	}
+	for _, p := range StandardPoints() {
+		if p.Scope == cfg.Scope {
+			_ = r.Declare(p)
+		}
+	}
+	return r
+}
+
+// Scope returns the registry's scope.
+func (r *Registry) Scope() Scope { return r.scope }
+
+// Declare adds a custom point. Declaring the same point again is a no-op;
+// declaring a name with another kind or scope is ErrConflict.
+func (r *Registry) Declare(p Point) error {
+	if p.Scope != r.scope {
+		return fmt.Errorf("declare %q: %w (point is %s, registry is %s)", p.Name, ErrWrongScope, p.Scope, r.scope)
+	}
+	// A standard name keeps its standard kind and scope; otherwise a custom
+	// Declare could move context:compact into the run registry.
+	for _, sp := range StandardPoints() {
+		if sp.Name == p.Name && sp != p {
+			return fmt.Errorf("declare %q: %w (standard point is %s, %s)", p.Name, ErrConflict, sp.Kind, sp.Scope)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.points[p.Name]; ok {
+		if old.Point != p {
+			return fmt.Errorf("declare %q: %w", p.Name, ErrConflict)
+		}
+		return nil
+	}
+	r.points[p.Name] = &point{Point: p}
+	r.order = append(r.order, p.Name)
+	return nil
+}
+
+// Mount attaches m to its point. The point must be declared in this registry;
+// a standard point of the other scope is ErrWrongScope.
+func (r *Registry) Mount(m Mount) error {
+	if m.Handler == nil {
+		return fmt.Errorf("mount %q on %q: nil handler", m.Name, m.Point)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.points[m.Point]
+	if !ok {
+		for _, sp := range StandardPoints() {
+			if sp.Name == m.Point {
+				return fmt.Errorf("mount %q on %q: %w (point is %s, registry is %s)", m.Name, m.Point, ErrWrongScope, sp.Scope, r.scope)
+			}
+		}
+		return fmt.Errorf("mount %q on %q: %w", m.Name, m.Point, ErrUnknownPoint)
+	}
+	// The band is chosen here, by origin, so that no caller's registration
+	// order can put a plugin ahead of a builtin.
+	switch m.Origin {
+	case Builtin:
+		p.builtins = append(p.builtins, m)
+	case Plugin:
+		p.plugins = append(p.plugins, m)
+	default:
+		return fmt.Errorf("mount %q on %q: unknown origin %d", m.Name, m.Point, m.Origin)
+	}
+	return nil
+}
+
+// handlers returns a point's mounts in dispatch order. The copy lets dispatch
+// run without the lock while other goroutines mount.
+func (r *Registry) handlers(name string) (Point, []Mount, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.points[name]
+	if !ok {
+		return Point{}, nil, fmt.Errorf("dispatch %q: %w", name, ErrUnknownPoint)
+	}
+	ms := make([]Mount, 0, len(p.builtins)+len(p.plugins))
+	ms = append(ms, p.builtins...)
+	ms = append(ms, p.plugins...)
+	return p.Point, ms, nil
+}
+
+// DispatchConcat calls every handler of a concat point in order and returns
+// the values of those that contributed (Handled), in that order. A failing handler is
+// reported and skipped.
+func (r *Registry) DispatchConcat(ctx context.Context, name string, in any) ([]any, error) {
+	return r.dispatchConcat(ctx, name, in, nil)
+}
+
+// accept vets a handled value; a value it refuses counts as that handler's
+// failure (typed points use it to refuse values of the wrong type).
+type accept func(v any) error
+
+func (r *Registry) dispatchConcat(ctx context.Context, name string, in any, ok accept) ([]any, error) {
+	p, ms, err := r.handlers(name)
+	if err != nil {
+		return nil, err
+	}
+	if p.Kind != Concat {
+		return nil, fmt.Errorf("dispatch %q: point is %s, not concat", name, p.Kind)
+	}
+	var out []any
+	for _, m := range ms {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if res, called := r.call(ctx, m, in, ok); called && res.Handled {
+			out = append(out, res.Value)
+		}
+	}
+	return out, nil
+}
+
+// DispatchFirstWin calls the handlers of a firstWin point in order until one
+// handles the call, and returns its result. When every handler passes (or
+// fails) the result is Pass. A failing handler is reported and skipped.
+func (r *Registry) DispatchFirstWin(ctx context.Context, name string, in any) (Result, error) {
+	return r.dispatchFirstWin(ctx, name, in, nil)
+}
+
+func (r *Registry) dispatchFirstWin(ctx context.Context, name string, in any, ok accept) (Result, error) {
+	p, ms, err := r.handlers(name)
+	if err != nil {
+		return Pass, err
+	}
+	if p.Kind != FirstWin {
+		return Pass, fmt.Errorf("dispatch %q: point is %s, not firstWin", name, p.Kind)
+	}
+	for _, m := range ms {
+		if err := ctx.Err(); err != nil {
+			return Pass, err
+		}
+		if res, called := r.call(ctx, m, in, ok); called && res.Handled {
+			return res, nil
+		}
+	}
+	return Pass, nil
+}
+
+// call runs one handler, turning an error or a panic into a warning.
+func (r *Registry) call(ctx context.Context, m Mount, in any, vet accept) (res Result, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.warn(ctx, m, fmt.Errorf("panic: %v", v))
+			res, ok = Pass, false
+		}
+	}()
+	res, err := m.Handler(ctx, in)
+	if err == nil && res.Handled && vet != nil {
+		err = vet(res.Value)
+	}
+	if err != nil {
+		r.warn(ctx, m, err)
+		return Pass, false
+	}
+	return res, true
+}
+
+func (r *Registry) warn(ctx context.Context, m Mount, err error) {
+	r.logger.WarnContext(ctx, "hook handler failed; continuing with the next handler",
+		slog.String("point", m.Point),
+		slog.String("handler", m.Name),
+		slog.String("origin", m.Origin.String()),
+		slog.Any("error", err))
+	if r.onWarning != nil {
+		r.onWarning(contract.Warning{
+			Source:  "hook",
+			Path:    m.Point,
+			Message: fmt.Sprintf("%s handler %q failed: %v", m.Origin, m.Name, err),
+		})
+	}
+}
+
+// PointInfo describes a point for Describe.
+type PointInfo struct {
+	Name     string        `json:"name"`
+	Kind     string        `json:"kind"`
+	Scope    string        `json:"scope"`
+	Handlers []HandlerInfo `json:"handlers"`
+}
+
+// HandlerInfo describes one mounted handler.
+type HandlerInfo struct {
+	Name   string `json:"name"`
+	Origin string `json:"origin"`
+}
+
+// Describe lists the registry's points (standard points in lifecycle order,
+// then custom points in declaration order) with their handlers in dispatch
+// order.
+func (r *Registry) Describe() []PointInfo {
+	r.mu.RLock()
+	names := slices.Clone(r.order)
+	r.mu.RUnlock()
+	out := make([]PointInfo, 0, len(names))
+	for _, name := range names {
+		p, ms, err := r.handlers(name)
+		if err != nil {
+			continue
+		}
+		info := PointInfo{Name: p.Name, Kind: p.Kind.String(), Scope: p.Scope.String(), Handlers: []HandlerInfo{}}
+		for _, m := range ms {
+			info.Handlers = append(info.Handlers, HandlerInfo{Name: m.Name, Origin: m.Origin.String()})
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// SplitByScope splits a capability's mounts into those for the run registry
+// and those for the session registry, keeping their order. Mounts on points
+// that are not standard go to run; Mount reports them if undeclared.
+func SplitByScope(ms []Mount) (run, session []Mount) {
+	for _, m := range ms {
+		if ScopeOf(m.Point) == ScopeSession {
+			session = append(session, m)
+		} else {
+			run = append(run, m)
+		}
+	}
+	return run, session
+}
+
+// ScopeOf returns the scope of a standard point, and ScopeRun for any other name.
+func ScopeOf(name string) Scope {
+	for _, p := range StandardPoints() {
+		if p.Name == name {
+			return p.Scope
+		}
+	}
+	return ScopeRun
+}

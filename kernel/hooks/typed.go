@@ -1,0 +1,91 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+)
+
+// ConcatPoint is a typed view of a concat point: handlers take In and return
+// Out, and dispatch returns the Outs in order.
+type ConcatPoint[In, Out any] struct{ Point }
+
+// FirstWinPoint is a typed view of a firstWin point.
+type FirstWinPoint[In, Out any] struct{ Point }
+
+// NewConcat types a concat point.
+func NewConcat[In, Out any](p Point) ConcatPoint[In, Out] {
+	if p.Kind != Concat {
+		panic(fmt.Sprintf("hooks: %q is %s, not concat", p.Name, p.Kind))
+	}
+	return ConcatPoint[In, Out]{p}
+}
+
+// NewFirstWin types a firstWin point.
+func NewFirstWin[In, Out any](p Point) FirstWinPoint[In, Out] {
+	if p.Kind != FirstWin {
+		panic(fmt.Sprintf("hooks: %q is %s, not firstWin", p.Name, p.Kind))
+	}
+	return FirstWinPoint[In, Out]{p}
+}
+
+// Mount attaches a typed concat handler. ok=false means "nothing to add".
+func (p ConcatPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h func(ctx context.Context, in In) (out Out, ok bool, err error)) error {
+	return r.Mount(Mount{Point: p.Name, Name: name, Origin: origin, Handler: func(ctx context.Context, in any) (Result, error) {
+		v, ok := in.(In)
+		if !ok {
+			return Pass, fmt.Errorf("payload is %T, want %T", in, v)
+		}
+		out, ok, err := h(ctx, v)
+		if err != nil || !ok {
+			return Pass, err
+		}
+		return Handled(out), nil
+	}})
+}
+
+// Dispatch calls every handler and returns their outputs in dispatch order.
+// An output of another type (from a handler mounted untyped) is that
+// handler's failure: warned about and left out.
+func (p ConcatPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) ([]Out, error) {
+	vs, err := r.dispatchConcat(ctx, p.Name, in, isA[Out])
+	out := make([]Out, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.(Out))
+	}
+	return out, err
+}
+
+// isA refuses values that are not an Out.
+func isA[Out any](v any) error {
+	if _, ok := v.(Out); !ok {
+		var want Out
+		return fmt.Errorf("handler returned %T, want %T", v, want)
+	}
+	return nil
+}
+
+// Mount attaches a typed firstWin handler. handled=false passes.
+func (p FirstWinPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h func(ctx context.Context, in In) (out Out, handled bool, err error)) error {
+	return r.Mount(Mount{Point: p.Name, Name: name, Origin: origin, Handler: func(ctx context.Context, in any) (Result, error) {
+		v, ok := in.(In)
+		if !ok {
+			return Pass, fmt.Errorf("payload is %T, want %T", in, v)
+		}
+		out, handled, err := h(ctx, v)
+		if err != nil || !handled {
+			return Pass, err
+		}
+		return Handled(out), nil
+	}})
+}
+
+// Dispatch returns the first handled output, or handled=false when all
+// passed. A decision of another type is that handler's failure: warned about,
+// and the next handler gets its turn.
+func (p FirstWinPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) (out Out, handled bool, err error) {
+	res, err := r.dispatchFirstWin(ctx, p.Name, in, isA[Out])
+	if err != nil || !res.Handled {
+		return out, false, err
+	}
+	return res.Value.(Out), true, nil
+}

@@ -1,0 +1,341 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// Config configures a Kernel. The zero value is a kernel for the current
+// directory with the default user skill roots and no capabilities.
+type Config struct {
+	// WorkDir is the agent's work dir. Empty means the current directory.
+	WorkDir string
+	// UserSkillRoots are read directly with the OS, in order. Nil means
+	// DefaultUserSkillRoots(); an empty non-nil slice reads none.
+	UserSkillRoots []string
+	// Project provides the project skills (caps/skills). Nil means none.
+	Project skills.Provider
+	// Capabilities are in-process capabilities; their mounts are builtins.
+	Capabilities []Capability
+	// Plugins are out-of-process capabilities; their mounts always run after
+	// every builtin of the same point.
+	Plugins []Capability
+	// SkillsMode is how skills reach the model; the zero value is
+	// skills.ModeCatalog.
+	SkillsMode skills.Mode
+	// Logger receives warnings. Nil discards.
+	Logger *slog.Logger
+	// OnWarning also receives hook-handler failures.
+	OnWarning func(contract.Warning)
+}
+
+// DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
+// the home directory from os.UserHomeDir (so HOME decides).
+func DefaultUserSkillRoots() ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("user skill roots: %w", err)
+	}
+	return []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}, nil
+}
+
+// Kernel is an assembled kernel.
+type Kernel struct {
+	cfg     Config
+	workDir string
+	logger  *slog.Logger
+	caps    []installed
+	hooks   *hooks.Registry
+	skills  *skills.Registry
+	regs    []*skills.Registration
+	userSrc *skills.DirSource
+}
+
+type installed struct {
+	Capability
+	origin  hooks.Origin
+	project bool // the project skills provider: its skills are "project", not "capability:<name>"
+}
+
+// New assembles a kernel. On error nothing is left open; closing the
+// capabilities passed in stays the caller's job.
+func New(cfg Config) (*Kernel, error) {
+	k := &Kernel{cfg: cfg, logger: cfg.Logger}
+	if k.logger == nil {
+		k.logger = slog.New(slog.DiscardHandler)
+	}
+	wd := cfg.WorkDir
+	if wd == "" {
+		wd = "."
+	}
+	abs, err := filepath.Abs(wd)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: work dir: %w", err)
+	}
+	k.workDir = abs
+
+	roots := cfg.UserSkillRoots
+	if roots == nil {
+		if roots, err = DefaultUserSkillRoots(); err != nil {
+			return nil, fmt.Errorf("kernel: %w", err)
+		}
+	}
+	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots}
+
+	// The project provider is usually a capability itself (caps/skills); it
+	// is installed first, as a builtin.
+	if c, ok := cfg.Project.(Capability); ok {
+		k.caps = append(k.caps, installed{c, hooks.Builtin, true})
+	}
+	for _, c := range cfg.Capabilities {
+		k.caps = append(k.caps, installed{c, hooks.Builtin, false})
+	}
+	for _, c := range cfg.Plugins {
+		k.caps = append(k.caps, installed{c, hooks.Plugin, false})
+	}
+	seen := map[string]bool{}
+	for _, c := range k.caps {
+		if c.Name() == "" {
+			return nil, errors.New("kernel: a capability has an empty name")
+		}
+		if seen[c.Name()] {
+			return nil, fmt.Errorf("kernel: capability %q is installed twice", c.Name())
+		}
+		seen[c.Name()] = true
+	}
+
+	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning})
+	if err := k.mountAll(k.hooks); err != nil {
+		return nil, err
+	}
+	// Fail early on session mounts too, rather than at the first session.
+	if _, err := k.NewSessionHooks(); err != nil {
+		return nil, err
+	}
+
+	// Sources merge in this order, first wins: user, project, capabilities
+	// (builtins, then plugins).
+	k.skills = skills.NewRegistry(skills.RegistryConfig{Logger: k.logger})
+	k.regs = append(k.regs, k.skills.Register(skills.SourceUser, k.userSrc))
+	if cfg.Project != nil {
+		k.regs = append(k.regs, k.skills.Register(skills.SourceProject, cfg.Project))
+	}
+	for _, c := range k.caps {
+		if p, ok := c.Capability.(skills.Provider); ok && !c.project {
+			k.regs = append(k.regs, k.skills.Register(skills.CapabilitySource(c.Name()), p))
+		}
+	}
+	return k, nil
+}
+
+// mountAll mounts every capability's mounts of r's scope, with the origin the
+// capability was installed with.
+func (k *Kernel) mountAll(r *hooks.Registry) error {
+	var errs []error
+	for _, c := range k.caps {
+		hp, ok := c.Capability.(HookProvider)
+		if !ok {
+			continue
+		}
+		run, session := hooks.SplitByScope(hp.Mounts())
+		ms := run
+		if r.Scope() == hooks.ScopeSession {
+			ms = session
+		}
+		for _, m := range ms {
+			m.Origin = c.origin
+			if m.Name == "" {
+				m.Name = c.Name()
+			}
+			if err := r.Mount(m); err != nil {
+				errs = append(errs, fmt.Errorf("capability %q: %w", c.Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WorkDir returns the absolute work dir.
+func (k *Kernel) WorkDir() string { return k.workDir }
+
+// UserSkillRoots returns the user-level roots read.
+func (k *Kernel) UserSkillRoots() []string { return k.userSrc.Roots }
+
+// SkillRoots lists the folders skills are read from, in merge order: the
+// user-level roots, then the roots of every capability that reads folders
+// (one with a Roots() []string method), project first.
+func (k *Kernel) SkillRoots() []string {
+	out := append([]string{}, k.userSrc.Roots...)
+	for _, c := range k.caps {
+		if r, ok := c.Capability.(interface{ Roots() []string }); ok {
+			out = append(out, r.Roots()...)
+		}
+	}
+	return out
+}
+
+// SkillsMode returns how skills reach the model.
+func (k *Kernel) SkillsMode() skills.Mode { return k.cfg.SkillsMode }
+
+// Hooks returns the run-scope hook registry.
+func (k *Kernel) Hooks() *hooks.Registry { return k.hooks }
+
+// Skills returns the skill registry (for snapshots and change listeners).
+func (k *Kernel) Skills() *skills.Registry { return k.skills }
+
+// NewSessionHooks returns a fresh session-scope registry with every
+// capability's session mounts, builtins before plugins.
+func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
+	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning})
+	if err := k.mountAll(r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// DescribeHooks lists every point of both scopes: the standard points in
+// lifecycle order, then custom points, each with its handlers in dispatch
+// order.
+func (k *Kernel) DescribeHooks() ([]hooks.PointInfo, error) {
+	sess, err := k.NewSessionHooks()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]hooks.PointInfo{}
+	var custom []hooks.PointInfo
+	std := map[string]bool{}
+	for _, p := range hooks.StandardPoints() {
+		std[p.Name] = true
+	}
+	for _, p := range append(sess.Describe(), k.hooks.Describe()...) {
+		byName[p.Name] = p
+		if !std[p.Name] {
+			custom = append(custom, p)
+		}
+	}
+	out := make([]hooks.PointInfo, 0, len(byName))
+	for _, p := range hooks.StandardPoints() {
+		out = append(out, byName[p.Name])
+	}
+	return append(out, custom...), nil
+}
+
+// Catalog returns the merged skill catalog, with its warnings.
+func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
+	return k.skills.Snapshot(ctx)
+}
+
+// SkillTools returns the tools through which the model reaches skills (the
+// one exit, skills.ToSkillTools), for the given catalog.
+func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
+	return skills.ToSkillTools(cat.Skills, k.cfg.SkillsMode)
+}
+
+// Tools returns every tool the model gets: skill tools, then each
+// capability's tools in capability order. A capability whose Tools fails
+// costs only its own tools, with a warning.
+func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
+	tools, warns := k.SkillTools(cat)
+	for _, c := range k.caps {
+		tp, ok := c.Capability.(ToolProvider)
+		if !ok {
+			continue
+		}
+		ts, err := tp.Tools(ctx)
+		if err != nil {
+			warns = append(warns, contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("tools unavailable: %v", err)})
+			continue
+		}
+		tools = append(tools, ts...)
+	}
+	return tools, warns
+}
+
+// ErrUnknownSkill is returned by LoadSkill for a name not in the catalog.
+var ErrUnknownSkill = errors.New("unknown skill")
+
+// LoadSkill loads a skill by name for a person (`helios skills load`, the
+// UI's /skill:): skills hidden from the model are loadable too. The text is
+// exactly what the model receives.
+func (k *Kernel) LoadSkill(ctx context.Context, name string) (string, error) {
+	cat := k.Catalog(ctx)
+	s, ok := cat.Lookup(name)
+	if !ok {
+		names := make([]string, len(cat.Skills))
+		for i, s := range cat.Skills {
+			names[i] = s.Name
+		}
+		if close := skills.CloseMatches(name, names); len(close) > 0 {
+			return "", fmt.Errorf("%w %q (did you mean %s?)", ErrUnknownSkill, name, strings.Join(close, ", "))
+		}
+		return "", fmt.Errorf("%w %q", ErrUnknownSkill, name)
+	}
+	return skills.Load(ctx, s)
+}
+
+// Extensions renders the <extensions> manifest: one line per installed
+// capability that has a description, in capability order. Capabilities with
+// an empty description (such as the synthesized skills capability) are not
+// listed. With none to list, the manifest is empty.
+func (k *Kernel) Extensions() string {
+	var b strings.Builder
+	for _, c := range k.caps {
+		d, ok := c.Capability.(Describer)
+		if !ok {
+			continue
+		}
+		desc := strings.Join(strings.Fields(d.Description()), " ")
+		if desc == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", c.Name(), desc)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "<extensions>\n" + b.String() + "</extensions>"
+}
+
+// SkillsPrompt is the base prompt's section on skills. It describes skills by
+// their role, never by a tool-name pattern: skill tools carry their authors'
+// names.
+func (k *Kernel) SkillsPrompt() string {
+	var b strings.Builder
+	b.WriteString("Skills are folders of instructions, scripts and references written for particular kinds of tasks. ")
+	switch k.cfg.SkillsMode {
+	case skills.ModeTools:
+		b.WriteString("Some of your tools load a skill; each such tool's description says what its skill is for. ")
+	default:
+		b.WriteString("The available skills and what each is for are listed in an <available_skills> message; load one with the skill tool. ")
+	}
+	b.WriteString("When a task matches a skill's description, load that skill before you start and follow it. ")
+	b.WriteString("A loaded skill states its base directory: resolve the relative paths it mentions against that directory, and cd into it before running its scripts.")
+	return b.String()
+}
+
+// Close releases the skill registrations and closes every capability that
+// is an io.Closer, joining their errors.
+func (k *Kernel) Close() error {
+	for _, g := range k.regs {
+		g.Close()
+	}
+	var errs []error
+	for i := len(k.caps) - 1; i >= 0; i-- {
+		if c, ok := k.caps[i].Capability.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("close capability %q: %w", k.caps[i].Name(), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

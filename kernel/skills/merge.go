@@ -1,0 +1,122 @@
+package skills
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/helios-agents/helios/kernel/contract"
+)
+
+// Catalog is the merged view of every source.
+type Catalog struct {
+	// Skills in merge order: sources in registration order (user, project,
+	// capabilities), by name (code point) within a source.
+	Skills []Skill
+	// Warnings about everything skipped or doubted, in source order.
+	Warnings []contract.Warning
+	// Complete is false when some source could not be read fully; the list
+	// may then miss skills that exist.
+	Complete bool
+}
+
+// Lookup returns the skill with that name.
+func (c Catalog) Lookup(name string) (Skill, bool) {
+	for _, s := range c.Skills {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Skill{}, false
+}
+
+// Visible returns the skills the model may see (not disable-model-invocation).
+func (c Catalog) Visible() []Skill {
+	out := make([]Skill, 0, len(c.Skills))
+	for _, s := range c.Skills {
+		if !s.DisableModelInvocation {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Entry is one source of skills in merge order.
+type Entry struct {
+	// Source labels the provider's skills and warnings ("user", "project",
+	// "capability:<name>").
+	Source   string
+	Provider Provider
+}
+
+// Merge asks each provider in order and keeps the first skill of each name.
+// A later skill of the same name is not added; the warning names both
+// origins. A provider that fails (or panics) costs only its own skills: a
+// warning, and the catalog is marked incomplete.
+func Merge(ctx context.Context, entries []Entry) Catalog {
+	sets := make([]sourcedSet, len(entries))
+	for i, e := range entries {
+		set, err := callProvider(ctx, e.Provider)
+		sets[i] = sourcedSet{source: e.Source, set: set, err: err}
+	}
+	return mergeSets(sets)
+}
+
+// sourcedSet is one provider's answer, in merge order.
+type sourcedSet struct {
+	source string
+	set    Set
+	err    error
+}
+
+func mergeSets(sets []sourcedSet) Catalog {
+	cat := Catalog{Complete: true}
+	seen := map[string]Skill{}
+	for _, e := range sets {
+		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
+		if e.err != nil {
+			cat.Warnings = append(cat.Warnings, contract.Warning{Source: e.source, Message: fmt.Sprintf("skills provider failed; its skills are missing from this catalog: %v", e.err)})
+			cat.Complete = false
+			continue
+		}
+		if e.set.Incomplete {
+			cat.Complete = false
+		}
+		start := len(cat.Skills)
+		for _, s := range e.set.Skills {
+			if s.Source == "" {
+				s.Source = e.source
+			}
+			if first, dup := seen[s.Name]; dup {
+				cat.Warnings = append(cat.Warnings, contract.Warning{
+					Source:  s.Source,
+					Path:    pathOf(s),
+					Message: fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, first.Origin(), s.Origin()),
+				})
+				continue
+			}
+			seen[s.Name] = s
+			cat.Skills = append(cat.Skills, s)
+		}
+		slices.SortStableFunc(cat.Skills[start:], func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) })
+	}
+	return cat
+}
+
+func pathOf(s Skill) string {
+	if s.File != "" {
+		return s.File
+	}
+	return s.BaseDir
+}
+
+// callProvider isolates a provider's panic as an error.
+func callProvider(ctx context.Context, p Provider) (set Set, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			set, err = Set{}, fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return p.Skills(ctx)
+}

@@ -1,0 +1,226 @@
+package skills
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/helios-agents/helios/kernel/frontmatter"
+)
+
+// Limits from the Agent Skills spec.
+const (
+	MaxNameLen          = 64
+	MaxDescriptionLen   = 1024
+	MaxCompatibilityLen = 500
+)
+
+// Severity ranks a finding about a SKILL.md.
+type Severity int
+
+const (
+	// Unusable: the skill cannot be used and is skipped.
+	Unusable Severity = iota
+	// SpecViolation: loads with a warning; `skills validate` reports an error.
+	SpecViolation
+	// Advice: loads with a warning; `skills validate` reports a warning too.
+	Advice
+)
+
+// Finding is one problem with a skill file.
+type Finding struct {
+	Severity Severity
+	Message  string
+}
+
+// Meta is the frontmatter of a skill, as far as the kernel understands it.
+type Meta struct {
+	Name                   string
+	Description            string
+	DisableModelInvocation bool
+}
+
+// knownKeys are the frontmatter keys of the Agent Skills spec, plus the
+// kernel's own disable-model-invocation.
+var knownKeys = map[string]bool{
+	"name": true, "description": true, "license": true, "compatibility": true,
+	"metadata": true, "allowed-tools": true, "disable-model-invocation": true,
+}
+
+// ParseSkill reads a skill file's bytes. folder is the name the skill is
+// known by on disk (its directory, or the flat file's name without .md); it
+// stands in for a missing name. The returned meta is usable unless a finding
+// is Unusable. The body is the text after the frontmatter.
+func ParseSkill(file, folder string, data []byte) (Meta, string, []Finding) {
+	var fs []Finding
+	add := func(sev Severity, format string, args ...any) {
+		fs = append(fs, Finding{sev, fmt.Sprintf(format, args...)})
+	}
+	if isBinary(data) {
+		add(Unusable, "binary file, not a SKILL.md")
+		return Meta{}, "", fs
+	}
+	doc, err := frontmatter.Parse(file, data)
+	if err != nil {
+		add(Unusable, "%s", describeFrontmatterError(err))
+		return Meta{}, "", fs
+	}
+
+	var m Meta
+	switch desc, ok := doc.Scalar("description"); {
+	case !doc.Has("description"):
+		add(Unusable, "missing description (the model picks skills by their description)")
+		return Meta{}, "", fs
+	case !ok:
+		add(Unusable, "description is not a string")
+		return Meta{}, "", fs
+	case strings.TrimSpace(desc) == "":
+		add(Unusable, "empty description (the model picks skills by their description)")
+		return Meta{}, "", fs
+	default:
+		m.Description = strings.TrimSpace(desc)
+		if n := utf8.RuneCountInString(m.Description); n > MaxDescriptionLen {
+			add(SpecViolation, "description is %d characters, over the spec's %d", n, MaxDescriptionLen)
+		}
+	}
+
+	switch name, ok := doc.Scalar("name"); {
+	case !doc.Has("name") || (ok && strings.TrimSpace(name) == ""):
+		add(SpecViolation, "missing name; using the folder's name %q", folder)
+		m.Name = norm.NFKC.String(folder)
+	case !ok:
+		add(SpecViolation, "name is not a string; using the folder's name %q", folder)
+		m.Name = norm.NFKC.String(folder)
+	default:
+		m.Name = norm.NFKC.String(strings.TrimSpace(name))
+		if err := ValidateName(m.Name); err != nil {
+			add(SpecViolation, "%v", err)
+		}
+		if m.Name != norm.NFKC.String(folder) {
+			add(SpecViolation, "name %q differs from its folder %q", m.Name, folder)
+		}
+	}
+
+	if doc.Has("license") {
+		if _, ok := doc.Scalar("license"); !ok {
+			add(SpecViolation, "license is %s, not a string (kept as is)", nodeKind(doc.Fields["license"]))
+		}
+	}
+	if doc.Has("compatibility") {
+		if c, ok := doc.Scalar("compatibility"); !ok {
+			add(SpecViolation, "compatibility is %s, not a string (kept as is)", nodeKind(doc.Fields["compatibility"]))
+		} else if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
+			add(SpecViolation, "compatibility is %d characters, over the spec's %d", n, MaxCompatibilityLen)
+		}
+	}
+	if n := doc.Fields["metadata"]; n != nil && n.Kind != yaml.MappingNode {
+		add(SpecViolation, "metadata is %s, not a mapping (kept as is)", nodeKind(n))
+	}
+	if doc.Has("allowed-tools") {
+		if _, ok := doc.Scalar("allowed-tools"); !ok {
+			add(SpecViolation, "allowed-tools is %s, not a space-separated string (kept as is)", nodeKind(doc.Fields["allowed-tools"]))
+		}
+	}
+	if doc.Has("disable-model-invocation") {
+		v, ok := doc.Bool("disable-model-invocation")
+		if !ok {
+			add(SpecViolation, "disable-model-invocation is %s, not a boolean; treated as false", nodeKind(doc.Fields["disable-model-invocation"]))
+		}
+		m.DisableModelInvocation = v
+	}
+	for _, k := range doc.Keys {
+		if !knownKeys[k] {
+			add(Advice, "unknown frontmatter key %q", k)
+		}
+	}
+	return m, doc.Body, fs
+}
+
+// ErrInvalidName is wrapped by ValidateName's errors.
+var ErrInvalidName = errors.New("invalid skill name")
+
+// ValidateName checks a (NFKC-normalized) name against the spec: 1–64
+// characters, lowercase letters of any script and digits, single hyphens
+// between them.
+func ValidateName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidName, name, why) }
+	n := utf8.RuneCountInString(name)
+	switch {
+	case n == 0:
+		return bad("empty")
+	case n > MaxNameLen:
+		return bad(fmt.Sprintf("%d characters, over the spec's %d", n, MaxNameLen))
+	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		return bad("starts or ends with a hyphen")
+	case strings.Contains(name, "--"):
+		return bad("has consecutive hyphens")
+	}
+	for _, r := range name {
+		switch {
+		case r == '-', unicode.IsDigit(r):
+		case unicode.IsUpper(r) || unicode.IsTitle(r):
+			return bad("has an uppercase letter; use lowercase")
+		case unicode.IsLetter(r):
+			// Lowercase letters and letters of scripts without case (技能).
+		default:
+			return bad(fmt.Sprintf("has %q; only lowercase letters, digits and hyphens are allowed", r))
+		}
+	}
+	return nil
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidToolName reports whether name can be a tool name for model APIs.
+func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+
+// isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.
+func isBinary(data []byte) bool {
+	const n = 8 << 10
+	head := data
+	if len(head) > n {
+		head = head[:n]
+		// A multi-byte rune may be cut at the boundary.
+		for i := 0; i < 3 && !utf8.Valid(head); i++ {
+			head = head[:len(head)-1]
+		}
+	}
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)
+}
+
+func nodeKind(n *yaml.Node) string {
+	if n == nil {
+		return "missing"
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.ScalarNode:
+		return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "an unexpected value"
+}
+
+// describeFrontmatterError keeps the parser's message (it names file and line)
+// but drops the file name, which the warning already carries.
+func describeFrontmatterError(err error) string {
+	var fe *frontmatter.Error
+	if errors.As(err, &fe) {
+		if fe.Line > 0 {
+			return fmt.Sprintf("line %d: %s", fe.Line, fe.Reason)
+		}
+		return fe.Reason
+	}
+	return err.Error()
+}

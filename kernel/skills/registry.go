@@ -1,0 +1,214 @@
+package skills
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+)
+
+// Registry holds the registered skill sources in merge order and serves
+// merged catalogs. It is safe for concurrent use.
+//
+// Each registration keeps the last complete Set its provider returned; a
+// catalog is merged from those, and a provider is asked again only after its
+// own registration was invalidated. A clean catalog is served from cache with
+// no I/O. An incomplete observation is never cached.
+type Registry struct {
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	regs    []*Registration
+	gen     uint64 // moves on every register, close and invalidate
+	cache   *Catalog
+	nextID  int
+	watches map[int]func()
+}
+
+// RegistryConfig configures a Registry. The zero value works.
+type RegistryConfig struct {
+	// Logger receives listener failures. Nil discards.
+	Logger *slog.Logger
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(cfg RegistryConfig) *Registry {
+	l := cfg.Logger
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	return &Registry{logger: l, watches: map[int]func(){}}
+}
+
+// Registration is one provider's place in the registry. Only it can
+// invalidate that place, and once closed it cannot touch the registry at all,
+// so a stale callback from a replaced provider structurally does nothing.
+type Registration struct {
+	r      *Registry
+	source string
+	p      Provider
+
+	// guarded by r.mu
+	closed bool
+	dirty  bool
+	gen    uint64
+	last   *Set // last complete observation
+	done   chan struct{}
+}
+
+// Register appends a provider to the merge order.
+func (r *Registry) Register(source string, p Provider) *Registration {
+	g := &Registration{r: r, source: source, p: p, dirty: true, done: make(chan struct{})}
+	r.mu.Lock()
+	r.regs = append(r.regs, g)
+	r.gen++
+	r.cache = nil
+	r.mu.Unlock()
+	r.notify()
+	return g
+}
+
+// Source returns the registration's source label.
+func (g *Registration) Source() string { return g.source }
+
+// Done is closed when the registration is closed.
+func (g *Registration) Done() <-chan struct{} { return g.done }
+
+// Invalidate marks this registration's provider dirty and drops the cached
+// catalog. After Close it does nothing.
+func (g *Registration) Invalidate() {
+	r := g.r
+	r.mu.Lock()
+	if g.closed {
+		r.mu.Unlock()
+		return
+	}
+	g.dirty = true
+	g.gen++
+	r.gen++
+	r.cache = nil
+	r.mu.Unlock()
+	r.notify()
+}
+
+// Close removes the provider from the registry. Later Invalidate calls are
+// ignored.
+func (g *Registration) Close() {
+	r := g.r
+	r.mu.Lock()
+	if g.closed {
+		r.mu.Unlock()
+		return
+	}
+	g.closed = true
+	close(g.done)
+	for i, x := range r.regs {
+		if x == g {
+			r.regs = append(r.regs[:i:i], r.regs[i+1:]...)
+			break
+		}
+	}
+	r.gen++
+	r.cache = nil
+	r.mu.Unlock()
+	r.notify()
+}
+
+// maxRetries bounds how often Snapshot rediscovers when generations move
+// under it.
+const maxRetries = 3
+
+// Snapshot returns the merged catalog. A clean catalog comes from cache. If a
+// generation moves while providers are being asked, discovery is retried (a
+// bounded number of times) so the result is not already stale when returned.
+func (r *Registry) Snapshot(ctx context.Context) Catalog {
+	for attempt := 0; ; attempt++ {
+		r.mu.Lock()
+		if r.cache != nil {
+			c := *r.cache
+			r.mu.Unlock()
+			return c
+		}
+		startGen := r.gen
+		type job struct {
+			g   *Registration
+			gen uint64
+			set *Set
+		}
+		jobs := make([]job, len(r.regs))
+		for i, g := range r.regs {
+			jobs[i] = job{g: g, gen: g.gen}
+			if !g.dirty && g.last != nil {
+				jobs[i].set = g.last
+			}
+		}
+		r.mu.Unlock()
+
+		sets := make([]sourcedSet, len(jobs))
+		for i, j := range jobs {
+			if j.set != nil {
+				sets[i] = sourcedSet{source: j.g.source, set: *j.set}
+				continue
+			}
+			set, err := callProvider(ctx, j.g.p)
+			sets[i] = sourcedSet{source: j.g.source, set: set, err: err}
+		}
+		cat := mergeSets(sets)
+
+		r.mu.Lock()
+		for i, j := range jobs {
+			// Keep a provider's complete observation unless it was
+			// invalidated (or closed) while we asked it.
+			s := sets[i]
+			if j.set == nil && s.err == nil && !s.set.Incomplete && !j.g.closed && j.g.gen == j.gen {
+				set := s.set
+				j.g.last = &set
+				j.g.dirty = false
+			}
+		}
+		moved := r.gen != startGen
+		if !moved && cat.Complete {
+			r.cache = &cat
+		}
+		r.mu.Unlock()
+		if !moved || attempt >= maxRetries || ctx.Err() != nil {
+			return cat
+		}
+	}
+}
+
+// OnChange registers a listener for the bare "skills changed" signal. It is
+// called after every invalidation, without a diff; a listener that panics is
+// logged and does not affect the others. The returned function unregisters.
+func (r *Registry) OnChange(fn func()) (cancel func()) {
+	r.mu.Lock()
+	id := r.nextID
+	r.nextID++
+	r.watches[id] = fn
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.watches, id)
+		r.mu.Unlock()
+	}
+}
+
+func (r *Registry) notify() {
+	r.mu.Lock()
+	fns := make([]func(), 0, len(r.watches))
+	for _, fn := range r.watches {
+		fns = append(fns, fn)
+	}
+	r.mu.Unlock()
+	for _, fn := range fns {
+		r.callListener(fn)
+	}
+}
+
+func (r *Registry) callListener(fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.logger.Warn("skills change listener panicked", slog.Any("panic", v))
+		}
+	}()
+	fn()
+}

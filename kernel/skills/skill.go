@@ -1,0 +1,80 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/helios-agents/helios/kernel/contract"
+)
+
+// Source labels.
+const (
+	SourceUser    = "user"
+	SourceProject = "project"
+)
+
+// CapabilitySource is the source label of a capability's skills.
+func CapabilitySource(name string) string { return "capability:" + name }
+
+// Skill is one entry of the catalog.
+type Skill struct {
+	// Name is the NFKC-normalized frontmatter name (the folder's when the
+	// frontmatter has none).
+	Name string
+	// Description is the author's own sentence from the frontmatter. It is the
+	// only thing the model has to pick the skill by.
+	Description string
+	// Source is "user", "project" or "capability:<name>".
+	Source string
+	// BaseDir is the absolute directory relative paths in the body resolve
+	// against.
+	BaseDir string
+	// File is the SKILL.md (or flat .md) the skill was read from, when there
+	// is one; it is used in warnings.
+	File string
+	// DisableModelInvocation hides the skill from the model; a person can
+	// still load it by name.
+	DisableModelInvocation bool
+	// Load reads the skill's current content. Every call reads again: bodies
+	// are never cached.
+	Load func(ctx context.Context) (Content, error)
+}
+
+// Content is what a load returns.
+type Content struct {
+	// Name is the frontmatter name at load time (after normalization); a
+	// mismatch with Skill.Name means the file changed under the catalog.
+	Name string
+	Body string
+}
+
+// Origin names where a skill came from, for warnings.
+func (s Skill) Origin() string {
+	switch {
+	case s.File != "":
+		return fmt.Sprintf("%s (%s)", s.Source, s.File)
+	case s.BaseDir != "":
+		return fmt.Sprintf("%s (%s)", s.Source, s.BaseDir)
+	}
+	return s.Source
+}
+
+// Set is what a provider returns: its skills, the warnings about what it
+// skipped or doubted, and whether the observation is incomplete (a transient
+// failure means the list may be missing skills that exist).
+type Set struct {
+	Skills     []Skill
+	Warnings   []contract.Warning
+	Incomplete bool
+}
+
+// Provider produces skills. Capabilities implement it to contribute skills.
+type Provider interface {
+	Skills(ctx context.Context) (Set, error)
+}
+
+// ProviderFunc adapts a function to Provider.
+type ProviderFunc func(ctx context.Context) (Set, error)
+
+// Skills calls f.
+func (f ProviderFunc) Skills(ctx context.Context) (Set, error) { return f(ctx) }

@@ -1,0 +1,211 @@
+package skills
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/contract"
+)
+
+// Mode selects how skills reach the model. The zero value is ModeCatalog.
+type Mode int
+
+const (
+	// ModeCatalog offers one "skill" tool that takes a name; the names and
+	// descriptions reach the model as an appended catalog message. The tool
+	// list never changes, so earlier tokens stay cacheable.
+	ModeCatalog Mode = iota
+	// ModeTools offers one tool per skill, named by the skill and described
+	// by its description. The tool list is the catalog.
+	ModeTools
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeCatalog:
+		return "catalog"
+	case ModeTools:
+		return "tools"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "catalog" or "tools"; "" is ModeCatalog.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "catalog":
+		return ModeCatalog, nil
+	case "tools":
+		return ModeTools, nil
+	}
+	return 0, fmt.Errorf("unknown skills mode %q (want \"catalog\" or \"tools\")", s)
+}
+
+// SkillToolName is the name of the catalog-mode tool.
+const SkillToolName = "skill"
+
+// skillToolDescription describes skills by their role. It must not rely on a
+// tool-name pattern: skill tools are named by their authors.
+const skillToolDescription = "Load a skill: a folder of instructions, scripts and references written for one kind of task. " +
+	"The available skills and what each is for are listed in the <available_skills> message. " +
+	"When the task matches a skill's description, load that skill by name before starting, then follow its instructions."
+
+var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
+
+var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// ToSkillTools is the only place skills become what the model sees. Skills
+// with DisableModelInvocation are left out. In ModeTools a skill whose name is
+// not a valid tool name is left out with a warning.
+func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
+	visible := make([]Skill, 0, len(skills))
+	for _, s := range skills {
+		if !s.DisableModelInvocation {
+			visible = append(visible, s)
+		}
+	}
+	if mode == ModeCatalog {
+		return []contract.Tool{catalogTool(visible)}, nil
+	}
+	var tools []contract.Tool
+	var warns []contract.Warning
+	for _, s := range visible {
+		if !ValidToolName(s.Name) {
+			warns = append(warns, contract.Warning{Source: s.Source, Path: pathOf(s),
+				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
+			continue
+		}
+		tools = append(tools, contract.Tool{
+			Name:        s.Name,
+			Description: s.Description,
+			Schema:      emptySchema,
+			Call: func(ctx context.Context, _ json.RawMessage) (contract.ToolResult, error) {
+				return loadResult(ctx, s), nil
+			},
+		})
+	}
+	return tools, warns
+}
+
+func catalogTool(visible []Skill) contract.Tool {
+	return contract.Tool{
+		Name:        SkillToolName,
+		Description: skillToolDescription,
+		Schema:      nameSchema,
+		Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
+			var in struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil || in.Name == "" {
+				return contract.ErrorResult(`the skill tool takes {"name": "<skill name>"}`), nil
+			}
+			for _, s := range visible {
+				if s.Name == in.Name {
+					return loadResult(ctx, s), nil
+				}
+			}
+			names := make([]string, len(visible))
+			for i, s := range visible {
+				names[i] = s.Name
+			}
+			if close := CloseMatches(in.Name, names); len(close) > 0 {
+				return contract.ErrorResult("unknown skill %q; did you mean %s?", in.Name, strings.Join(close, ", ")), nil
+			}
+			return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
+		},
+	}
+}
+
+// loadResult loads a skill for the model. A load that fails is a tool result
+// the model can read, not a Go error.
+func loadResult(ctx context.Context, s Skill) contract.ToolResult {
+	text, err := Load(ctx, s)
+	if err != nil {
+		return contract.ErrorResult("%v", err)
+	}
+	return contract.ToolResult{Content: text}
+}
+
+// Load reads a skill now and renders the text the model receives.
+func Load(ctx context.Context, s Skill) (string, error) {
+	if s.Load == nil {
+		return "", fmt.Errorf("load skill %q: it has no loader", s.Name)
+	}
+	c, err := s.Load(ctx)
+	if err != nil {
+		return "", fmt.Errorf("load skill %q: %w", s.Name, err)
+	}
+	return LoadText(s.BaseDir, c.Body), nil
+}
+
+// LoadText renders a loaded skill: the absolute base directory, the rule for
+// resolving relative paths against it (a path alone is not enough: models then
+// run scripts from the work dir and burn turns searching), then the body.
+func LoadText(baseDir, body string) string {
+	var b strings.Builder
+	b.WriteString("Base directory for this skill: ")
+	b.WriteString(baseDir)
+	b.WriteString("\nRelative paths in this skill (scripts/, references/, assets/ and any other file it names) resolve against that directory, not your current working directory. ")
+	b.WriteString("Before running any of its scripts or shell commands, cd ")
+	b.WriteString(shellQuote(baseDir))
+	b.WriteString(" first (or use absolute paths under that directory).\n\n")
+	b.WriteString(strings.TrimLeft(body, "\n"))
+	return b.String()
+}
+
+// shellQuote quotes a path for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CloseMatches returns up to three names near want: sharing a prefix or
+// within a small edit distance.
+func CloseMatches(want string, names []string) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var cs []scored
+	limit := max(2, len([]rune(want))/3)
+	for _, n := range names {
+		d := editDistance(want, n)
+		if d <= limit || strings.HasPrefix(n, want) || strings.HasPrefix(want, n) {
+			cs = append(cs, scored{n, d})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b scored) int { return a.d - b.d })
+	out := []string{}
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const validCanary = `
+canary:
+  id: CANARY
+  breaks: Add subtracts
+  file: calc/calc.go
+  find: "return a + b"
+  replace: "return a - b"
+`
+
+func TestParseCatalogueDefaults(t *testing.T) {
+	cat, err := parseCatalogue([]byte(validCanary + `
+mutations:
+  - id: M1
+    breaks: tabs survive
+    file: calc/calc.go
+    find: |-
+      if x < 0 {
+      		return -x
+      	}
+    replace: "x"
+    expect: [TestAbs]
+  - id: M2
+    breaks: own packages
+    file: calc/calc.go
+    find: a
+    replace: b
+    packages: [./calc]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &catalogue{
+		Packages: []string{"./..."},
+		Canary: &entry{ID: "CANARY", Breaks: "Add subtracts", File: "calc/calc.go",
+			Find: "return a + b", Replace: "return a - b", Packages: []string{"./..."}},
+		Mutations: []*entry{
+			{ID: "M1", Breaks: "tabs survive", File: "calc/calc.go", Find: "if x < 0 {\n\t\treturn -x\n\t}",
+				Replace: "x", Packages: []string{"./..."}, Expect: []string{"TestAbs"}},
+			{ID: "M2", Breaks: "own packages", File: "calc/calc.go", Find: "a", Replace: "b",
+				Packages: []string{"./calc"}},
+		},
+	}
+	if diff := cmp.Diff(want, cat, cmp.AllowUnexported(catalogue{}, entry{})); diff != "" {
+		t.Errorf("parseCatalogue (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseCatalogueErrors(t *testing.T) {
+	mutation := func(extra string) string {
+		return validCanary + "mutations:\n  - id: M1\n    breaks: b\n    file: f.go\n    find: x\n    replace: y\n" + extra
+	}
+	for _, tc := range []struct {
+		name string
+		yaml string
+		want []string // substrings of the error
+	}{
+		{"empty", "", []string{"needs at least a canary"}},
+		{"no canary", "mutations: []\n", []string{"no canary"}},
+		{"unknown top-level key", validCanary + "mutation: []\n", []string{"top level", `unknown key "mutation"`}},
+		{"unknown canary key", validCanary + "  expcet: [T]\n", []string{"canary", `unknown key "expcet"`}},
+		{"unknown entry key names entry", mutation("    expct: [TestX]\n"),
+			[]string{"line 14", "mutations[0] (M1)", `unknown key "expct"`}},
+		{"duplicate id", mutation("  - {id: M1, breaks: b, file: f.go, find: x, replace: z}\n"),
+			[]string{"mutations[1] (M1)", `id "M1" already used by mutations[0] (M1)`}},
+		{"id reuses canary", mutation("  - {id: CANARY, breaks: b, file: f.go, find: x, replace: z}\n"),
+			[]string{"already used by canary"}},
+		{"bad id", mutation("  - {id: 'M 2', breaks: b, file: f.go, find: x, replace: z}\n"), []string{`id "M 2"`}},
+		{"no breaks", mutation("  - {id: M2, file: f.go, find: x, replace: z}\n"), []string{"mutations[1] (M2): breaks"}},
+		{"two-line breaks", mutation("  - {id: M2, breaks: \"a\\nb\", file: f.go, find: x, replace: z}\n"),
+			[]string{"one line"}},
+		{"file outside module", mutation("  - {id: M2, breaks: b, file: ../f.go, find: x, replace: z}\n"),
+			[]string{`file "../f.go"`}},
+		{"absolute file", mutation("  - {id: M2, breaks: b, file: /f.go, find: x, replace: z}\n"), []string{`file "/f.go"`}},
+		{"empty find", mutation("  - {id: M2, breaks: b, file: f.go, find: '', replace: z}\n"), []string{"find: empty"}},
+		{"no-op", mutation("  - {id: M2, breaks: b, file: f.go, find: z, replace: z}\n"), []string{"same as find"}},
+		{"flag as package", mutation("  - {id: M2, breaks: b, file: f.go, find: x, replace: z, packages: [-cover]}\n"),
+			[]string{`"-cover" is not a package pattern`}},
+		{"wrong type", mutation("  - {id: M2, breaks: b, file: f.go, find: x, replace: z, expect: TestX}\n"),
+			[]string{"cannot unmarshal"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseCatalogue([]byte(tc.yaml))
+			if err == nil {
+				t.Fatalf("parseCatalogue succeeded, want error containing %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSelectIDs(t *testing.T) {
+	cat, err := parseCatalogue([]byte(validCanary + `
+mutations:
+  - {id: M1, breaks: b, file: f.go, find: x, replace: y}
+  - {id: M2, breaks: b, file: f.go, find: x, replace: y}
+  - {id: M3, breaks: b, file: f.go, find: x, replace: y}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(es []*entry) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		only    []string
+		want    []string
+		wantErr string
+	}{
+		{"all", nil, []string{"M1", "M2", "M3"}, ""},
+		{"catalogue order", []string{"M3", "M1", "M3"}, []string{"M1", "M3"}, ""},
+		{"unknown", []string{"M1", "M9"}, nil, "unknown id M9; known: M1, M2, M3"},
+		{"canary", []string{"CANARY"}, nil, "CANARY is the canary"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := cat.selectIDs(tc.only)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("selectIDs(%q) error = %v, want %q", tc.only, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
+				t.Errorf("selectIDs(%q) (-want +got):\n%s", tc.only, diff)
+			}
+		})
+	}
+}
+
+func TestPackagesUnion(t *testing.T) {
+	got := packages([]*entry{
+		{Packages: []string{"./a", "./b"}},
+		{Packages: []string{"./b", "./c"}},
+	})
+	if diff := cmp.Diff([]string{"./a", "./b", "./c"}, got); diff != "" {
+		t.Errorf("packages (-want +got):\n%s", diff)
+	}
+}
+
+// TestCatalogueIsFresh keeps the real catalogue loadable and every entry
+// applicable, so that a change that makes an entry STALE fails here, in the
+// unit suite, before anyone runs the mutation suite.
+func TestCatalogueIsFresh(t *testing.T) {
+	root, err := moduleRoot("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := loadCatalogue(filepath.Join(root, defaultCatalogue))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range cat.entries() {
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.File)))
+		if err != nil {
+			t.Errorf("%s: %v", e.ID, err)
+			continue
+		}
+		if _, err := mutate(string(src), e.Find, e.Replace); err != nil {
+			t.Errorf("%s: %s: %v", e.ID, e.File, err)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// testRun is what one go test -json left behind.
+type testRun struct {
+	stdout   []byte // the test2json stream
+	stderr   string
+	exitCode int
+	elapsed  time.Duration
+	timedOut bool
+	timeout  time.Duration
+}
+
+// goTest runs go test -json on pkgs from root, with the overlay file if one is
+// given. A timeout of 0 means none. The error is for a go command that could
+// not be started and for ctx being done (the run was interrupted); a timeout
+// is a result.
+func goTest(ctx context.Context, root string, env []string, overlay string, pkgs []string, timeout time.Duration) (*testRun, error) {
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+
+	args := []string{"test", "-count=1", "-vet=off", "-json"}
+	if overlay != "" {
+		args = append(args, "-overlay="+overlay)
+	}
+	cmd := exec.CommandContext(runCtx, "go", append(args, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	killGroupOnCancel(cmd)
+	// If something outside the group still holds the pipes, do not wait for it.
+	cmd.WaitDelay = 10 * time.Second
+
+	start := time.Now()
+	err := cmd.Run()
+	r := &testRun{
+		stdout:  stdout.Bytes(),
+		stderr:  stderr.String(),
+		elapsed: time.Since(start),
+		timeout: timeout,
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("go test: %w", ctx.Err())
+	}
+	if runCtx.Err() != nil {
+		r.timedOut = true
+		return r, nil
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.exitCode = exit.ExitCode()
+	case err != nil:
+		return nil, fmt.Errorf("go test: %w", err)
+	}
+	return r, nil
+}
+
+// refuseCover fails when the GOFLAGS the go command will see (environment or
+// go env -w) ask for coverage, which silently drops overlays.
+func refuseCover(ctx context.Context, root string, env []string) error {
+	cmd := exec.CommandContext(ctx, "go", "env", "GOFLAGS")
+	cmd.Dir = root
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("go env GOFLAGS: %w", err)
+	}
+	if f, ok := coverFlag(string(out)); ok {
+		return fmt.Errorf("GOFLAGS holds %s: coverage instrumentation silently drops -overlay, "+
+			"so every mutant would run the original code; unset it for the mutation suite", f)
+	}
+	return nil
+}
+
+// coverFlag returns the first -cover, -covermode, -coverpkg or -coverprofile
+// flag in goflags.
+func coverFlag(goflags string) (string, bool) {
+	for _, f := range strings.Fields(goflags) {
+		if name := strings.TrimLeft(f, "-"); len(name) < len(f) && strings.HasPrefix(name, "cover") {
+			return f, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,65 @@
+package unit_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/helios-agents/helios"
+
+// The arrows that must never exist (DESIGN.md "Layout"): the kernel knows
+// nothing of capabilities, plugins, assembly or the CLI; capabilities know
+// nothing of plugins or assembly. Modelled on go/build/deps_test.go.
+var forbidden = []struct{ from, to string }{
+	{"kernel", "caps"},
+	{"kernel", "plugins"},
+	{"kernel", "assembly"},
+	{"kernel", "cmd"},
+	{"caps", "plugins"},
+	{"caps", "assembly"},
+	{"caps", "cmd"},
+	{"assembly", "cmd"},
+}
+
+func TestLayeringNeverArrows(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Deps", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for dec.More() {
+		var p struct {
+			ImportPath string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(p.ImportPath, module+"/") {
+			continue
+		}
+		for _, f := range forbidden {
+			if !under(p.ImportPath, f.from) {
+				continue
+			}
+			checked++
+			for _, d := range p.Deps {
+				if under(d, f.to) {
+					t.Errorf("%s imports %s: %s/... must never depend on %s/...", p.ImportPath, d, f.from, f.to)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no package of the module was checked; the test would pass vacuously")
+	}
+}
+
+// under reports whether pkg is the module's dir or below it.
+func under(pkg, dir string) bool {
+	p := module + "/" + dir
+	return pkg == p || strings.HasPrefix(pkg, p+"/")
+}

@@ -1,0 +1,75 @@
+package unit_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// heliosBin is the helios binary built once for the CLI tests.
+var heliosBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "helios-unit-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	heliosBin = filepath.Join(dir, "helios")
+	build := exec.Command("go", "build", "-o", heliosBin, "../../cmd/helios")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building helios:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// cliResult is one run of the helios binary.
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// helios runs the binary with HOME set to home (so user-level roots are
+// under the test's control) in dir.
+func helios(t *testing.T, home, dir string, args ...string) cliResult {
+	t.Helper()
+	cmd := exec.Command(heliosBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run helios %v: %v", args, err)
+	}
+	return cliResult{out.String(), errb.String(), code}
+}
+
+// writeFile creates path (and its parents) with content.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// skillMD renders a SKILL.md with the given frontmatter lines and body.
+func skillMD(frontmatter, body string) string {
+	return "---\n" + frontmatter + "\n---\n" + body
+}
