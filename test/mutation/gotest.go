@@ -34,6 +34,9 @@ func goTest(ctx context.Context, root string, env []string, overlay string, pkgs
 	args := []string{"test", "-count=1", "-vet=off", "-json"}
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
+		// Also through GOFLAGS, so that go commands the tests run themselves
+		// (a TestMain that builds the helios binary) compile the mutant too.
+		env = withOverlayFlag(env, overlay)
 	}
 	cmd := exec.CommandContext(runCtx, "go", append(args, pkgs...)...)
 	cmd.Dir = root
@@ -95,4 +98,18 @@ func coverFlag(goflags string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// withOverlayFlag returns env with -overlay=FILE added to GOFLAGS.
+func withOverlayFlag(env []string, overlay string) []string {
+	out := make([]string, 0, len(env)+1)
+	flags := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			flags = v
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -overlay="+overlay))
 }

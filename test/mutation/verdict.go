@@ -166,11 +166,29 @@ func judgeCaught(s summary, expect []string) outcome {
 		detail:   strings.Join(s.catchers, ", "),
 		excerpt:  head(lines, maxExcerpt),
 	}
-	if len(expect) > 0 && !slices.ContainsFunc(expect, s.caughtBy) {
+	switch {
+	case len(expect) > 0 && !slices.ContainsFunc(expect, s.caughtBy):
 		o.verdict = caughtElsewhere
 		o.detail = fmt.Sprintf("caught by %s; expected %s", o.detail, strings.Join(expect, ", "))
+	case len(expect) > 0:
+		o.detail = expectedFirst(s, expect)
 	}
 	return o
+}
+
+// expectedFirst names the expected tests that failed, then counts the rest,
+// so that a table row stays readable when a mutation breaks many tests.
+func expectedFirst(s summary, expect []string) string {
+	var named []string
+	for _, e := range expect {
+		if s.caughtBy(e) {
+			named = append(named, e)
+		}
+	}
+	if others := len(s.catchers) - len(named); others > 0 {
+		return fmt.Sprintf("%s (+%d more)", strings.Join(named, ", "), others)
+	}
+	return strings.Join(named, ", ")
 }
 
 // caughtBy reports whether test (a top-level name, a full subtest name or

@@ -1,0 +1,79 @@
+package frontmatter_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/helios-agents/helios/kernel/frontmatter"
+)
+
+// FuzzParse checks that Parse never panics, that every error is an *Error
+// carrying one of the sentinels and a line that exists in the file, and that
+// a parsed document is self-consistent.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"---\n---\n",
+		"---\nname: pdf\ndescription: Fill forms.\n---\n# Body\n",
+		"\ufeff---\r\nname: pdf\r\n---\r\nbody\r\n",
+		"---\ndescription: |-\n  ----\n  --- x\nname: a\n---\n",
+		"---\na: &x [1, 2]\nb: *x\nc: *nope\n---\n",
+		"---\nname: a\nname: b\n---\n",
+		"---\n- a\n---\n",
+		"---\nk: [a, b\n---\n",
+		"---\nk: \"\\q\"\n---\n",
+		"---\n? [a]\n: b\n---\n",
+		"---\na: b\n--- c\n---\n",
+		"---\na: \x00\xff\n---\n",
+		"---\nmetadata:\n  updated: 2024-01-01\n  n: {a: 1}\n---\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := frontmatter.Parse("f.md", data)
+		// Lines as the parser counts them: a BOM is not a line, LF ends one.
+		lineCount := strings.Count(strings.TrimPrefix(string(data), "\ufeff"), "\n") + 1
+		if err != nil {
+			var fe *frontmatter.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is %T, want *frontmatter.Error", err, err)
+			}
+			known := false
+			for _, s := range []error{frontmatter.ErrNoFrontmatter, frontmatter.ErrUnclosed, frontmatter.ErrNotMapping, frontmatter.ErrYAML} {
+				known = known || errors.Is(err, s)
+			}
+			if !known {
+				t.Fatalf("error %v carries no Parse sentinel", err)
+			}
+			if fe.File != "f.md" || fe.Line < 1 || fe.Line > lineCount {
+				t.Fatalf("error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			}
+			if doc != nil {
+				t.Fatalf("document returned with error %v", err)
+			}
+			return
+		}
+		if len(doc.Keys) != len(doc.Fields) {
+			t.Fatalf("%d keys but %d fields", len(doc.Keys), len(doc.Fields))
+		}
+		for _, k := range doc.Keys {
+			if doc.Fields[k] == nil {
+				t.Fatalf("key %q has no value node", k)
+			}
+			doc.Scalar(k)
+			doc.Bool(k)
+			var v any
+			_ = doc.Decode(k, &v)
+		}
+		if doc.BodyLine < 3 || doc.BodyLine > lineCount+1 {
+			t.Fatalf("BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
+		}
+		if strings.Contains(doc.Body, "\r\n") {
+			t.Fatalf("Body %q keeps a CRLF", doc.Body)
+		}
+		if !strings.HasSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), doc.Body) {
+			t.Fatalf("Body %q is not the end of the file", doc.Body)
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package workfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWorkFSLinkSwappedAfterTheCheck plays the race the walk cannot see: a
+// directory that was checked is replaced by a link pointing out before the
+// operation runs. os.Root must refuse it, and the refusal must surface as an
+// *EscapeError (this also pins the text of os.Root's unexported error, which
+// isRootEscape matches).
+func TestWorkFSLinkSwappedAfterTheCheck(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(base, "work")
+	for _, p := range []string{"work/d/file.txt", "outside/file.txt"} {
+		p = filepath.Join(base, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := New(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	ops := []struct {
+		name string
+		do   func(real string) error
+	}{
+		{"read", func(real string) error { _, err := f.root.ReadFile(real); return err }},
+		{"write", func(real string) error { return f.root.WriteFile(real, []byte("pwned"), 0o644) }},
+		{"stat", func(real string) error { _, err := f.root.Stat(real); return err }},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			if err := os.RemoveAll(filepath.Join(work, "d")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(work, "d"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tg, err := f.check("d/file.txt", true)
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			// The swap.
+			if err := os.RemoveAll(filepath.Join(work, "d")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../outside", filepath.Join(work, "d")); err != nil {
+				t.Fatal(err)
+			}
+
+			err = f.opErr(op.name, "d/file.txt", op.do(tg.real))
+
+			var esc *EscapeError
+			if !errors.As(err, &esc) || !errors.Is(err, ErrOutsideWorkDir) {
+				t.Fatalf("error = %v (%T), want an *EscapeError", err, err)
+			}
+			if esc.Path != "d/file.txt" || !strings.Contains(esc.Reason, "changed during the call") {
+				t.Errorf("EscapeError = %+v", esc)
+			}
+			b, err := os.ReadFile(filepath.Join(base, "outside/file.txt"))
+			if err != nil || strings.Contains(string(b), "pwned") {
+				t.Errorf("outside file = %q, %v; want it untouched", b, err)
+			}
+		})
+	}
+}

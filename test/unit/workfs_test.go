@@ -1,0 +1,707 @@
+package unit_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// workFixture is a work dir with links in and out, beside an outside dir and
+// a sibling whose name starts with the work dir's:
+//
+//	base/
+//	  outside/secret.txt
+//	  work-evil/secret.txt
+//	  work/
+//	    a.txt
+//	    sub/nested/file.txt
+//	    .helios/skills/good/SKILL.md
+//	    .helios/skills/evil -> base/outside         (absolute, out)
+//	    link-in -> sub                              (relative, in)
+//	    link-in-abs -> base/work/sub                (absolute, in)
+//	    link-file -> a.txt                          (in)
+//	    dangling-in -> sub/new.txt                  (missing target, in)
+//	    rel-out -> ../outside                       (relative, out)
+//	    out-file -> ../outside/secret.txt           (last element, out)
+//	    dangling-out -> ../outside/new.txt          (missing target, out)
+//	    chain1 -> chain2 -> ../outside              (out at the second link)
+//	    back-in -> ../work/a.txt                    (out and back in)
+//	    deep/er/link-up -> ../../../outside         (out, deeper)
+//	    loop1 -> loop2 -> loop1
+type workFixture struct {
+	fs   *workfs.FS
+	base string // symlink-resolved
+	work string
+}
+
+func newWorkFixture(t *testing.T) workFixture {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(base, "work")
+	files := map[string]string{
+		"outside/secret.txt":                "outside secret",
+		"work-evil/secret.txt":              "evil secret",
+		"work/a.txt":                        "a",
+		"work/sub/nested/file.txt":          "nested",
+		"work/.helios/skills/good/SKILL.md": "---\nname: good\n---\n",
+		"work/deep/er/keep.txt":             "keep",
+	}
+	for name, content := range files {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := [][2]string{
+		{"work/.helios/skills/evil", filepath.Join(base, "outside")},
+		{"work/link-in", "sub"},
+		{"work/link-in-abs", filepath.Join(work, "sub")},
+		{"work/link-file", "a.txt"},
+		{"work/dangling-in", "sub/new.txt"},
+		{"work/rel-out", "../outside"},
+		{"work/out-file", "../outside/secret.txt"},
+		{"work/dangling-out", "../outside/new.txt"},
+		{"work/chain1", "chain2"},
+		{"work/chain2", "../outside"},
+		{"work/back-in", "../work/a.txt"},
+		{"work/deep/er/link-up", "../../../outside"},
+		{"work/loop1", "loop2"},
+		{"work/loop2", "loop1"},
+	}
+	for _, l := range links {
+		if err := os.Symlink(l[1], filepath.Join(base, l[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := workfs.New(work)
+	if err != nil {
+		t.Fatalf("New(%q): %v", work, err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return workFixture{fs: f, base: base, work: work}
+}
+
+// snapshot records every entry under dir (name -> content, "dir" or the
+// link's target) without following links, so a
+// test can prove a refused call changed nothing outside.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			out[p] = "dir"
+			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			dest, err := os.Readlink(p)
+			out[p] = "-> " + dest
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type workfsOp struct {
+	name string
+	do   func(f *workfs.FS, path string) error
+}
+
+var (
+	workfsFollowOps = []workfsOp{
+		{"Resolve", func(f *workfs.FS, p string) error { _, err := f.Resolve(p); return err }},
+		{"Stat", func(f *workfs.FS, p string) error { _, err := f.Stat(p); return err }},
+		{"ReadFile", func(f *workfs.FS, p string) error { _, err := f.ReadFile(p); return err }},
+		{"ReadDir", func(f *workfs.FS, p string) error { _, err := f.ReadDir(p); return err }},
+		{"WriteFile", func(f *workfs.FS, p string) error { return f.WriteFile(p, []byte("pwned"), 0o644) }},
+		{"MkdirAll", func(f *workfs.FS, p string) error { return f.MkdirAll(p, 0o755) }},
+	}
+	workfsNoFollowOps = []workfsOp{
+		{"Lstat", func(f *workfs.FS, p string) error { _, err := f.Lstat(p); return err }},
+		{"Remove", func(f *workfs.FS, p string) error { return f.Remove(p) }},
+	}
+	workfsAllOps = append(append([]workfsOp{}, workfsFollowOps...), workfsNoFollowOps...)
+)
+
+func TestWorkFSRefuses(t *testing.T) {
+	tests := []struct {
+		name   string
+		path   func(fx workFixture) string
+		ops    []workfsOp
+		reason func(fx workFixture) string // substring of EscapeError.Reason
+	}{
+		{
+			name:   "dot-dot",
+			path:   func(workFixture) string { return "../outside/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "contains .." },
+		},
+		{
+			name:   "dot-dot alone",
+			path:   func(workFixture) string { return ".." },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "contains .." },
+		},
+		{
+			name:   "dot-dot after a descent",
+			path:   func(workFixture) string { return "sub/nested/../../../outside/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "contains .." },
+		},
+		{
+			name:   "absolute path elsewhere",
+			path:   func(fx workFixture) string { return filepath.Join(fx.base, "outside", "secret.txt") },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "absolute path outside" },
+		},
+		{
+			name:   "absolute system path",
+			path:   func(workFixture) string { return "/etc/passwd" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "absolute path outside" },
+		},
+		{
+			// A string-prefix check ("starts with /base/work") lets this through.
+			name:   "sibling whose name starts with the work dir's",
+			path:   func(fx workFixture) string { return fx.work + "-evil/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "absolute path outside" },
+		},
+		{
+			name:   "sibling directory itself",
+			path:   func(fx workFixture) string { return fx.work + "-evil" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "absolute path outside" },
+		},
+		{
+			name:   "absolute path climbing out of the work dir",
+			path:   func(fx workFixture) string { return fx.work + "/../work-evil/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "absolute path outside" },
+		},
+		{
+			name:   "NUL byte",
+			path:   func(workFixture) string { return "a.txt\x00.png" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "NUL byte" },
+		},
+		{
+			name: "absolute symlinked ancestor pointing out",
+			path: func(workFixture) string { return ".helios/skills/evil/secret.txt" },
+			ops:  workfsAllOps,
+			reason: func(fx workFixture) string {
+				return "symlink .helios/skills/evil points to " + filepath.Join(fx.base, "outside")
+			},
+		},
+		{
+			name:   "symlinked ancestor of a file that does not exist yet",
+			path:   func(workFixture) string { return ".helios/skills/evil/new/SKILL.md" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "symlink .helios/skills/evil points to" },
+		},
+		{
+			name:   "symlinked directory pointing out, itself",
+			path:   func(workFixture) string { return ".helios/skills/evil" },
+			ops:    workfsFollowOps,
+			reason: func(workFixture) string { return "symlink .helios/skills/evil points to" },
+		},
+		{
+			name:   "relative symlinked ancestor pointing out",
+			path:   func(workFixture) string { return "rel-out/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "symlink rel-out points to ../outside" },
+		},
+		{
+			name:   "symlink as the last element pointing to a file outside",
+			path:   func(workFixture) string { return "out-file" },
+			ops:    workfsFollowOps,
+			reason: func(workFixture) string { return "symlink out-file points to ../outside/secret.txt" },
+		},
+		{
+			name:   "dangling symlink as the last element of a write target",
+			path:   func(workFixture) string { return "dangling-out" },
+			ops:    workfsFollowOps,
+			reason: func(workFixture) string { return "symlink dangling-out points to ../outside/new.txt" },
+		},
+		{
+			name:   "second link of a chain points out",
+			path:   func(workFixture) string { return "chain1/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "symlink chain2 points to ../outside" },
+		},
+		{
+			name:   "link that goes out and comes back",
+			path:   func(workFixture) string { return "back-in" },
+			ops:    workfsFollowOps,
+			reason: func(workFixture) string { return "symlink back-in points to ../work/a.txt" },
+		},
+		{
+			name:   "symlink deep in the tree",
+			path:   func(workFixture) string { return "deep/er/link-up/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "symlink deep/er/link-up points to ../../../outside" },
+		},
+		{
+			name:   "inside link then outside link",
+			path:   func(workFixture) string { return "link-in/../rel-out/secret.txt" },
+			ops:    workfsAllOps,
+			reason: func(workFixture) string { return "symlink rel-out points to" },
+		},
+	}
+	for _, tt := range tests {
+		for _, op := range tt.ops {
+			t.Run(tt.name+"/"+op.name, func(t *testing.T) {
+				fx := newWorkFixture(t)
+				path := tt.path(fx)
+				before := snapshot(t, fx.base)
+
+				err := op.do(fx.fs, path)
+
+				if !errors.Is(err, workfs.ErrOutsideWorkDir) {
+					t.Fatalf("%s(%q) error = %v, want ErrOutsideWorkDir", op.name, path, err)
+				}
+				var esc *workfs.EscapeError
+				if !errors.As(err, &esc) {
+					t.Fatalf("%s(%q) error %T is not a *workfs.EscapeError", op.name, path, err)
+				}
+				if esc.Path != path {
+					t.Errorf("EscapeError.Path = %q, want the path as given %q", esc.Path, path)
+				}
+				if want := tt.reason(fx); !strings.Contains(esc.Reason, want) {
+					t.Errorf("EscapeError.Reason = %q, want it to contain %q", esc.Reason, want)
+				}
+				if errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("a refusal must not look like a missing file: %v", err)
+				}
+				if diff := cmp.Diff(before, snapshot(t, fx.base)); diff != "" {
+					t.Errorf("refused %s changed the disk (-before +after):\n%s", op.name, diff)
+				}
+			})
+		}
+	}
+}
+
+func TestWorkFSEscapeErrorMessage(t *testing.T) {
+	fx := newWorkFixture(t)
+	_, err := fx.fs.ReadFile("../x")
+	want := `workfs: "../x" is outside the work dir ` + fx.work + `: contains .. that climbs above it`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	if got := (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(); got != workfs.ErrOutsideWorkDir {
+		t.Errorf("Unwrap() = %v, want ErrOutsideWorkDir", got)
+	}
+}
+
+func TestWorkFSAccepts(t *testing.T) {
+	tests := []struct {
+		name        string
+		path        func(fx workFixture) string
+		wantResolve string // relative to the work dir
+		wantContent string // ReadFile result; "" for a directory
+	}{
+		{"work dir itself, relative", func(workFixture) string { return "." }, ".", ""},
+		{"work dir itself, absolute", func(fx workFixture) string { return fx.work }, ".", ""},
+		{"work dir with a trailing slash", func(fx workFixture) string { return fx.work + "/" }, ".", ""},
+		{"nested file", func(workFixture) string { return "sub/nested/file.txt" }, "sub/nested/file.txt", "nested"},
+		{"absolute path inside", func(fx workFixture) string { return filepath.Join(fx.work, "sub/nested/file.txt") }, "sub/nested/file.txt", "nested"},
+		{"dot-dot that stays inside", func(workFixture) string { return "sub/nested/../../a.txt" }, "a.txt", "a"},
+		{"relative symlinked directory inside", func(workFixture) string { return "link-in/nested/file.txt" }, "link-in/nested/file.txt", "nested"},
+		{"absolute symlinked directory inside", func(workFixture) string { return "link-in-abs/nested/file.txt" }, "link-in-abs/nested/file.txt", "nested"},
+		{"symlinked file inside", func(workFixture) string { return "link-file" }, "link-file", "a"},
+		{"dotfiles", func(workFixture) string { return ".helios/skills/good/SKILL.md" }, ".helios/skills/good/SKILL.md", "---\nname: good\n---\n"},
+		{"name starting with two dots", func(workFixture) string { return "..a.txt" }, "..a.txt", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newWorkFixture(t)
+			if err := os.WriteFile(filepath.Join(fx.work, "..a.txt"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := tt.path(fx)
+			got, err := fx.fs.Resolve(path)
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", path, err)
+			}
+			if want := filepath.Join(fx.work, tt.wantResolve); got != want {
+				t.Errorf("Resolve(%q) = %q, want %q", path, got, want)
+			}
+			fi, err := fx.fs.Stat(path)
+			if err != nil {
+				t.Fatalf("Stat(%q): %v", path, err)
+			}
+			if fi.IsDir() {
+				if _, err := fx.fs.ReadDir(path); err != nil {
+					t.Errorf("ReadDir(%q): %v", path, err)
+				}
+				return
+			}
+			b, err := fx.fs.ReadFile(path)
+			if err != nil {
+				t.Fatalf("ReadFile(%q): %v", path, err)
+			}
+			if string(b) != tt.wantContent {
+				t.Errorf("ReadFile(%q) = %q, want %q", path, b, tt.wantContent)
+			}
+		})
+	}
+}
+
+func TestWorkFSNew(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(base, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("dir is absolute and symlink-resolved", func(t *testing.T) {
+		t.Chdir(base)
+		f, err := workfs.New("link")
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		defer f.Close()
+		if want := filepath.Join(base, "real"); f.Dir() != want {
+			t.Errorf("Dir() = %q, want %q", f.Dir(), want)
+		}
+		// The absolute name New was given still leads inside.
+		for _, p := range []string{filepath.Join(base, "link", "x"), filepath.Join(base, "real", "x")} {
+			got, err := f.Resolve(p)
+			if want := filepath.Join(base, "real", "x"); err != nil || got != want {
+				t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, want)
+			}
+		}
+	})
+	t.Run("missing dir", func(t *testing.T) {
+		_, err := workfs.New(filepath.Join(base, "missing"))
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("New(missing) error = %v, want fs.ErrNotExist", err)
+		}
+	})
+	t.Run("file", func(t *testing.T) {
+		if _, err := workfs.New(filepath.Join(base, "file")); err == nil {
+			t.Errorf("New(file) succeeded, want an error")
+		}
+	})
+}
+
+func TestWorkFSOrdinaryErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		call     func(f *workfs.FS) error
+		wantOp   string
+		wantPath string
+		wantErr  error
+	}{
+		{"read missing file", func(f *workfs.FS) error { _, err := f.ReadFile("nope.txt"); return err }, "read", "nope.txt", fs.ErrNotExist},
+		{"stat missing under an inside link", func(f *workfs.FS) error { _, err := f.Stat("link-in/nope"); return err }, "stat", "link-in/nope", fs.ErrNotExist},
+		{"lstat missing", func(f *workfs.FS) error { _, err := f.Lstat("nope"); return err }, "lstat", "nope", fs.ErrNotExist},
+		{"readdir missing", func(f *workfs.FS) error { _, err := f.ReadDir("nope"); return err }, "readdir", "nope", fs.ErrNotExist},
+		{"remove missing", func(f *workfs.FS) error { return f.Remove("nope") }, "remove", "nope", fs.ErrNotExist},
+		{"read through a dangling inside link", func(f *workfs.FS) error { _, err := f.ReadFile("dangling-in"); return err }, "read", "dangling-in", fs.ErrNotExist},
+		{"read missing by absolute path", func(f *workfs.FS) error {
+			_, err := f.ReadFile(filepath.Join(f.Dir(), "nope"))
+			return err
+		}, "read", "", fs.ErrNotExist},
+		{"empty path", func(f *workfs.FS) error { _, err := f.ReadFile(""); return err }, "read", "", fs.ErrInvalid},
+		{"empty path to Resolve", func(f *workfs.FS) error { _, err := f.Resolve(""); return err }, "resolve", "", fs.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newWorkFixture(t)
+			err := tt.call(fx.fs)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error = %v, want %v", err, tt.wantErr)
+			}
+			if errors.Is(err, workfs.ErrOutsideWorkDir) {
+				t.Errorf("error %v is a refusal, want an ordinary error", err)
+			}
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v (%T) is not a *fs.PathError", err, err)
+			}
+			wantPath := tt.wantPath
+			if tt.name == "read missing by absolute path" {
+				wantPath = filepath.Join(fx.work, "nope")
+			}
+			if pe.Op != tt.wantOp || pe.Path != wantPath {
+				t.Errorf("PathError{Op: %q, Path: %q}, want {%q, %q}", pe.Op, pe.Path, tt.wantOp, wantPath)
+			}
+		})
+	}
+
+	t.Run("not a directory on the way", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		_, err := fx.fs.ReadFile("a.txt/x")
+		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
+			t.Errorf("ReadFile(a.txt/x) error = %v, want an ordinary error", err)
+		}
+	})
+	t.Run("symlink loop", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		_, err := fx.fs.ReadFile("loop1")
+		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
+			t.Errorf("ReadFile(loop1) error = %v, want an ordinary error", err)
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if _, err := fx.fs.ReadFile("a.txt"); err == nil {
+			t.Errorf("ReadFile after Close succeeded")
+		}
+	})
+}
+
+func TestWorkFSWrite(t *testing.T) {
+	t.Run("creates missing parents", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644); err != nil {
+			t.Fatalf("WriteFile: %v", err)
+		}
+		b, err := os.ReadFile(filepath.Join(fx.work, "new/deeper/x.txt"))
+		if err != nil || string(b) != "hi" {
+			t.Errorf("file on disk = %q, %v; want \"hi\"", b, err)
+		}
+	})
+	t.Run("through an inside link, creating parents", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644); err != nil {
+			t.Fatalf("WriteFile: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt")); err != nil || string(b) != "y" {
+			t.Errorf("sub/made/y.txt = %q, %v; want \"y\"", b, err)
+		}
+	})
+	t.Run("through a dangling inside link creates its target", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.WriteFile("dangling-in", []byte("z"), 0o644); err != nil {
+			t.Fatalf("WriteFile: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt")); err != nil || string(b) != "z" {
+			t.Errorf("sub/new.txt = %q, %v; want \"z\"", b, err)
+		}
+	})
+	t.Run("overwrites through an absolute path", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		p := filepath.Join(fx.work, "a.txt")
+		if err := fx.fs.WriteFile(p, []byte("new"), 0o644); err != nil {
+			t.Fatalf("WriteFile: %v", err)
+		}
+		if b, err := fx.fs.ReadFile("a.txt"); err != nil || string(b) != "new" {
+			t.Errorf("a.txt = %q, %v; want \"new\"", b, err)
+		}
+	})
+	t.Run("MkdirAll", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
+			t.Fatalf("MkdirAll: %v", err)
+		}
+		if fi, err := fx.fs.Stat("made/a/b"); err != nil || !fi.IsDir() {
+			t.Errorf("Stat(made/a/b) = %v, %v; want a directory", fi, err)
+		}
+		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
+			t.Errorf("MkdirAll on an existing dir: %v", err)
+		}
+	})
+}
+
+func TestWorkFSLinksThemselves(t *testing.T) {
+	t.Run("Lstat describes a link that points out", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		fi, err := fx.fs.Lstat("out-file")
+		if err != nil {
+			t.Fatalf("Lstat: %v", err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("Lstat(out-file) mode = %v, want a symlink", fi.Mode())
+		}
+	})
+	t.Run("Remove deletes the link, not its target", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		if err := fx.fs.Remove("out-file"); err != nil {
+			t.Fatalf("Remove: %v", err)
+		}
+		if _, err := os.Lstat(filepath.Join(fx.work, "out-file")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("link still there: %v", err)
+		}
+		if b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt")); err != nil || string(b) != "outside secret" {
+			t.Errorf("outside target = %q, %v; want it untouched", b, err)
+		}
+	})
+	t.Run("ReadDir lists in byte order without following", func(t *testing.T) {
+		fx := newWorkFixture(t)
+		for _, name := range []string{"B.txt", "_x", "b.txt", "Ä.txt"} {
+			if err := os.WriteFile(filepath.Join(fx.work, name), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		entries, err := fx.fs.ReadDir(".")
+		if err != nil {
+			t.Fatalf("ReadDir: %v", err)
+		}
+		var got []string
+		for _, e := range entries {
+			name := e.Name()
+			if e.Type()&fs.ModeSymlink != 0 {
+				name += "@"
+			}
+			got = append(got, name)
+		}
+		want := []string{".helios", "B.txt", "_x", "a.txt", "b.txt", "back-in@", "chain1@", "chain2@",
+			"dangling-in@", "dangling-out@", "deep", "link-file@", "link-in@", "link-in-abs@",
+			"loop1@", "loop2@", "out-file@", "rel-out@", "sub", "Ä.txt"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ReadDir(.) (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// globFixture:
+//
+//	base/outside/x.go
+//	base/work/{.hidden.go, a.go, b.txt, sub/c.go, sub/deep/{d.go, e.txt}}
+//	base/work/linkdir -> sub, base/work/out -> ../outside
+func newGlobFixture(t *testing.T) workFixture {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(base, "work")
+	for _, name := range []string{"outside/x.go", "work-evil/y.go", "work/.hidden.go", "work/a.go", "work/b.txt",
+		"work/sub/c.go", "work/sub/deep/d.go", "work/sub/deep/e.txt"} {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("sub", filepath.Join(work, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(work, "out")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := workfs.New(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return workFixture{fs: f, base: base, work: work}
+}
+
+func TestWorkFSGlob(t *testing.T) {
+	tests := []struct {
+		pattern func(fx workFixture) string
+		name    string
+		want    []string // relative to the work dir
+	}{
+		{name: "star", pattern: lit("*.go"), want: []string{".hidden.go", "a.go"}},
+		{name: "double star at any depth", pattern: lit("**/*.go"), want: []string{".hidden.go", "a.go", "sub/c.go", "sub/deep/d.go"}},
+		{name: "trailing double star", pattern: lit("sub/**"), want: []string{"sub/c.go", "sub/deep", "sub/deep/d.go", "sub/deep/e.txt"}},
+		{name: "double star in the middle matches zero dirs", pattern: lit("sub/**/c.go"), want: []string{"sub/c.go"}},
+		{name: "double star in the middle matches dirs", pattern: lit("**/deep/*.txt"), want: []string{"sub/deep/e.txt"}},
+		{name: "question mark", pattern: lit("sub/?.go"), want: []string{"sub/c.go"}},
+		{name: "class", pattern: lit("sub/deep/[d-e].*"), want: []string{"sub/deep/d.go", "sub/deep/e.txt"}},
+		{name: "every entry, minus the link that points out", pattern: lit("*"), want: []string{".hidden.go", "a.go", "b.txt", "linkdir", "sub"}},
+		{name: "literal segment through an inside link", pattern: lit("linkdir/*.go"), want: []string{"linkdir/c.go"}},
+		{name: "through a link that points out", pattern: lit("out/*"), want: nil},
+		{name: "absolute inside", pattern: func(fx workFixture) string { return fx.work + "/sub/*.go" }, want: []string{"sub/c.go"}},
+		{name: "literal file", pattern: lit("b.txt"), want: []string{"b.txt"}},
+		{name: "no match", pattern: lit("*.rs"), want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newGlobFixture(t)
+			pattern := tt.pattern(fx)
+			got, err := fx.fs.Glob(pattern)
+			if err != nil {
+				t.Fatalf("Glob(%q): %v", pattern, err)
+			}
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, filepath.Join(fx.work, w))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Glob(%q) (-want +got):\n%s", pattern, diff)
+			}
+		})
+	}
+}
+
+func TestWorkFSGlobRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		pattern func(fx workFixture) string
+		reason  string
+	}{
+		{"dot-dot double star", lit("../**"), "glob pattern reaches outside"},
+		{"dot-dot into a sibling", lit("../outside/*.go"), "glob pattern reaches outside"},
+		{"climbing after a descent", lit("sub/../../*"), "glob pattern reaches outside"},
+		{"absolute elsewhere", lit("/etc/*"), "glob pattern reaches outside"},
+		{"sibling sharing the prefix", func(fx workFixture) string { return fx.work + "-evil/*.go" }, "glob pattern reaches outside"},
+		{"wildcard over the work dir's name", func(fx workFixture) string { return fx.base + "/wor*/*.go" }, "glob pattern reaches outside"},
+		{"NUL byte", lit("*.go\x00"), "NUL byte"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newGlobFixture(t)
+			pattern := tt.pattern(fx)
+			got, err := fx.fs.Glob(pattern)
+			var esc *workfs.EscapeError
+			if !errors.As(err, &esc) || !errors.Is(err, workfs.ErrOutsideWorkDir) {
+				t.Fatalf("Glob(%q) = %q, %v; want an *EscapeError", pattern, got, err)
+			}
+			if esc.Path != pattern || esc.Reason != tt.reason {
+				t.Errorf("EscapeError{Path: %q, Reason: %q}, want {%q, %q}", esc.Path, esc.Reason, pattern, tt.reason)
+			}
+		})
+	}
+
+	t.Run("malformed pattern", func(t *testing.T) {
+		fx := newGlobFixture(t)
+		_, err := fx.fs.Glob("sub/[")
+		if !errors.Is(err, filepath.ErrBadPattern) {
+			t.Errorf("Glob(sub/[) error = %v, want filepath.ErrBadPattern", err)
+		}
+	})
+}
+
+func lit(s string) func(workFixture) string { return func(workFixture) string { return s } }
