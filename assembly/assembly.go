@@ -30,6 +30,10 @@ type Options struct {
 	Logger *slog.Logger
 	// OnWarning receives hook-handler failures.
 	OnWarning func(contract.Warning)
+	// Watch starts the file watchers of skills.watch, for long-running
+	// commands (skills watch, run, the UI). One-shot commands leave it off:
+	// they read the folders once and exit.
+	Watch bool
 }
 
 // Load reads the config file at path and assembles a kernel. An empty path

@@ -38,6 +38,30 @@ type SkillsConfig struct {
 	// ProjectRoots replaces the project roots, relative to the work dir
 	// (default .helios/skills then .agents/skills).
 	ProjectRoots *[]string `json:"projectRoots"`
+	// Watch configures how long-running commands keep the catalog fresh.
+	Watch WatchConfig `json:"watch"`
+}
+
+// WatchConfig is the "skills.watch" key.
+type WatchConfig struct {
+	// Mode is "native" (default: inotify through fsnotify), "poll" (stat the
+	// roots every pollInterval; for network file systems and containers
+	// where events do not arrive) or "off" (read the folders at every
+	// snapshot).
+	Mode string `json:"mode"`
+	// PollInterval is the poll period, also used to look for a missing
+	// root's next folder. Default "1s".
+	PollInterval Duration `json:"pollInterval"`
+	// WriteStability holds back a changed SKILL.md until its size and mtime
+	// stayed the same this long, so a half-written file is not published.
+	// Default "0s" (off): events are already coalesced over 50ms.
+	WriteStability Duration `json:"writeStability"`
+	// FollowSymlinks watches the target of a symlinked skill folder.
+	// Default true.
+	FollowSymlinks *bool `json:"followSymlinks"`
+	// ProjectWatchers bounds the watched sets of roots; the least recently
+	// observed is evicted beyond it. Default 32.
+	ProjectWatchers int `json:"projectWatchers"`
 }
 
 // ExtensionConfig is one entry of "extensions".
@@ -49,8 +73,12 @@ type ExtensionConfig struct {
 // Duration is a time.Duration written as a string ("500ms", "2s").
 type Duration time.Duration
 
-// UnmarshalJSON accepts a Go duration string.
+// UnmarshalJSON accepts a Go duration string. null leaves d unchanged, as
+// encoding/json's convention for Unmarshalers asks.
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("a duration must be a string such as \"500ms\", got %s", b)
@@ -250,16 +278,27 @@ func describeKind(k reflect.Kind) string {
 // syntaxError turns a JSON syntax error into "line L, column C: reason".
 func syntaxError(data []byte, err error) string {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line, col := 1, 1
-		for _, b := range data[:min(int(se.Offset), len(data))] {
-			if b == '\n' {
-				line, col = line+1, 1
-			} else {
-				col++
-			}
-		}
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the offending byte too: it is data[Offset-1].
+		line, col := position(data, int(se.Offset)-1)
 		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := position(data, len(data))
+		return fmt.Sprintf("line %d, column %d: unexpected end of file", line, col)
 	}
 	return err.Error()
+}
+
+// position returns the 1-based line and column of data[off].
+func position(data []byte, off int) (line, col int) {
+	line, col = 1, 1
+	for _, b := range data[:max(0, min(off, len(data)))] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
 }

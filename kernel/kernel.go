@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
@@ -33,6 +34,14 @@ type Config struct {
 	// SkillsMode is how skills reach the model; the zero value is
 	// skills.ModeCatalog.
 	SkillsMode skills.Mode
+	// SkillWatcher, when set, watches every folder of skills (user roots, and
+	// each provider with a SetRootWatcher method) so that catalogs are
+	// served from cache until something changes. Nil: folders are read at
+	// every snapshot. To have the kernel close it, list it in Resources.
+	SkillWatcher skills.RootWatcher
+	// Resources are closed by Close after the capabilities, last first
+	// (the assembly hands over the watcher it made, for example).
+	Resources []io.Closer
 	// Logger receives warnings. Nil discards.
 	Logger *slog.Logger
 	// OnWarning also receives hook-handler failures.
@@ -59,6 +68,9 @@ type Kernel struct {
 	skills  *skills.Registry
 	regs    []*skills.Registration
 	userSrc *skills.DirSource
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 type installed struct {
@@ -90,7 +102,7 @@ func New(cfg Config) (*Kernel, error) {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 	}
-	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots}
+	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher}
 
 	// The project provider is usually a capability itself (caps/skills); it
 	// is installed first, as a builtin.
@@ -126,16 +138,42 @@ func New(cfg Config) (*Kernel, error) {
 	// Sources merge in this order, first wins: user, project, capabilities
 	// (builtins, then plugins).
 	k.skills = skills.NewRegistry(skills.RegistryConfig{Logger: k.logger})
-	k.regs = append(k.regs, k.skills.Register(skills.SourceUser, k.userSrc))
+	k.register(skills.SourceUser, k.userSrc)
 	if cfg.Project != nil {
-		k.regs = append(k.regs, k.skills.Register(skills.SourceProject, cfg.Project))
+		k.register(skills.SourceProject, cfg.Project)
 	}
 	for _, c := range k.caps {
 		if p, ok := c.Capability.(skills.Provider); ok && !c.project {
-			k.regs = append(k.regs, k.skills.Register(skills.CapabilitySource(c.Name()), p))
+			k.register(skills.CapabilitySource(c.Name()), p)
 		}
 	}
 	return k, nil
+}
+
+// rootWatched is a provider that reads folders and can be told to watch them.
+type rootWatched interface {
+	SetRootWatcher(skills.RootWatcher)
+}
+
+// register adds a provider to the skill registry, giving it the kernel's
+// watcher first when it reads folders.
+func (k *Kernel) register(source string, p skills.Provider) {
+	if w, ok := p.(rootWatched); ok && k.cfg.SkillWatcher != nil {
+		w.SetRootWatcher(k.cfg.SkillWatcher)
+	}
+	k.regs = append(k.regs, k.skills.Register(source, p))
+}
+
+// InvalidatePath is the synchronous entry point for first-party file tools:
+// after Write or Edit touched path, the provider whose catalog it can affect
+// is invalidated at once, so the next step's snapshot sees the change
+// without waiting for the OS event. It reports whether anything was
+// invalidated.
+func (k *Kernel) InvalidatePath(path string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(k.workDir, path)
+	}
+	return k.skills.InvalidatePath(path)
 }
 
 // mountAll mounts every capability's mounts of r's scope, with the origin the
@@ -323,9 +361,15 @@ func (k *Kernel) SkillsPrompt() string {
 	return b.String()
 }
 
-// Close releases the skill registrations and closes every capability that
-// is an io.Closer, joining their errors.
+// Close releases the skill registrations, closes every capability that is an
+// io.Closer, then the Resources, joining their errors. Later calls return the
+// first call's result.
 func (k *Kernel) Close() error {
+	k.closeOnce.Do(func() { k.closeErr = k.close() })
+	return k.closeErr
+}
+
+func (k *Kernel) close() error {
 	for _, g := range k.regs {
 		g.Close()
 	}
@@ -335,6 +379,11 @@ func (k *Kernel) Close() error {
 			if err := c.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close capability %q: %w", k.caps[i].Name(), err))
 			}
+		}
+	}
+	for i := len(k.cfg.Resources) - 1; i >= 0; i-- {
+		if err := k.cfg.Resources[i].Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -69,5 +69,16 @@ func (c *Capability) Description() string { return c.doc.Description }
 // Roots returns the folder's skills/ root.
 func (c *Capability) Roots() []string { return c.src.Roots }
 
+// SetRootWatcher makes the skills/ root watched.
+func (c *Capability) SetRootWatcher(w skills.RootWatcher) { c.src.Watcher = w }
+
+// Watch starts watching the skills/ root; see skills.DirSource.Watch.
+func (c *Capability) Watch(invalidate func(), done <-chan struct{}) error {
+	return c.src.Watch(invalidate, done)
+}
+
+// PathChanged is the first-party write entry point; see skills.DirSource.
+func (c *Capability) PathChanged(path string) bool { return c.src.PathChanged(path) }
+
 // Skills reads the folder's skills/ root.
 func (c *Capability) Skills(ctx context.Context) (skills.Set, error) { return c.src.Skills(ctx) }

@@ -17,7 +17,11 @@ type Capability struct {
 	src  *kskills.DirSource
 }
 
-var _ kskills.Provider = (*Capability)(nil)
+var (
+	_ kskills.Provider    = (*Capability)(nil)
+	_ kskills.Watchable   = (*Capability)(nil)
+	_ kskills.PathWatcher = (*Capability)(nil)
+)
 
 // New returns the capability reading roots (relative to the work dir; nil
 // means DefaultRoots) through port. The capability owns port: Close closes it.
@@ -44,6 +48,18 @@ func (c *Capability) Description() string { return "" }
 
 // Roots returns the absolute roots read, in merge order.
 func (c *Capability) Roots() []string { return c.src.Roots }
+
+// SetRootWatcher makes the roots watched (the kernel calls it before
+// registering the capability, when watching is on).
+func (c *Capability) SetRootWatcher(w kskills.RootWatcher) { c.src.Watcher = w }
+
+// Watch starts watching the roots; see skills.DirSource.Watch.
+func (c *Capability) Watch(invalidate func(), done <-chan struct{}) error {
+	return c.src.Watch(invalidate, done)
+}
+
+// PathChanged is the first-party write entry point; see skills.DirSource.
+func (c *Capability) PathChanged(path string) bool { return c.src.PathChanged(path) }
 
 // Skills reads the project roots.
 func (c *Capability) Skills(ctx context.Context) (kskills.Set, error) {

@@ -14,6 +14,7 @@ func hooksCmd(g *globals) *cobra.Command {
 		Use:   "hooks",
 		Short: "Inspect hook mount points",
 		Args:  args(cobra.NoArgs),
+		RunE:  groupHelp,
 	}
 	c.AddCommand(&cobra.Command{
 		Use:   "describe",

@@ -28,6 +28,7 @@ type globals struct {
 	workDir string
 	config  string
 	json    bool
+	watch   bool // start the file watchers (long-running commands only)
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -94,13 +95,19 @@ func args(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// groupHelp runs a command group given no subcommand. A group must be
+// runnable: cobra checks Args only on runnable commands, so without it
+// `helios skills bogus` would print help and exit 0 instead of being a usage
+// error.
+func groupHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+
 // openKernel assembles the kernel the flags describe.
 func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	cfgPath, workDir, err := g.resolve()
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir})
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch})
 }
 
 // resolve finds the config file and the work dir: --work-dir wins over the
@@ -128,6 +135,13 @@ func (g *globals) resolve() (cfgPath, workDir string, err error) {
 	}
 	cfgPath, err = assembly.FindConfig(lookIn)
 	return cfgPath, workDir, err
+}
+
+// writeJSONLine writes v as one line of JSON.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func writeJSON(w io.Writer, v any) error {

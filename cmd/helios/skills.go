@@ -19,8 +19,9 @@ func skillsCmd(g *globals) *cobra.Command {
 		Use:   "skills",
 		Short: "List, load and validate skills",
 		Args:  args(cobra.NoArgs),
+		RunE:  groupHelp,
 	}
-	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g))
+	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g), skillsWatchCmd(g))
 	return c
 }
 
@@ -40,6 +41,10 @@ type skillJSON struct {
 	DisableModelInvocation bool   `json:"disableModelInvocation,omitempty"`
 }
 
+func toSkillJSON(s skills.Skill) skillJSON {
+	return skillJSON{s.Name, s.Description, s.Source, s.BaseDir, s.File, s.DisableModelInvocation}
+}
+
 func skillsListCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
@@ -54,7 +59,7 @@ func skillsListCmd(g *globals) *cobra.Command {
 			cat := k.Catalog(cmd.Context())
 			out := listJSON{Complete: cat.Complete, Skills: []skillJSON{}, Warnings: []contract.Warning{}}
 			for _, s := range cat.Skills {
-				out.Skills = append(out.Skills, skillJSON{s.Name, s.Description, s.Source, s.BaseDir, s.File, s.DisableModelInvocation})
+				out.Skills = append(out.Skills, toSkillJSON(s))
 			}
 			out.Warnings = append(out.Warnings, cat.Warnings...)
 			if g.json {

@@ -2,9 +2,35 @@ package skills
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 )
+
+// Watchable is a provider that reports its own changes. Register hands it
+// the registration's own invalidate function and done signal, so only that
+// registration can be invalidated by it and a stale provider structurally
+// cannot touch a newer one. When Watch returns nil the registry trusts the
+// provider's last complete answer until invalidate is called; otherwise the
+// provider is asked again at every snapshot.
+type Watchable interface {
+	Watch(invalidate func(), done <-chan struct{}) error
+}
+
+// PathWatcher is a provider that reads folders. PathChanged tells it a path
+// was written or removed by a first-party tool and reports whether that can
+// change its catalog.
+type PathWatcher interface {
+	PathChanged(path string) bool
+}
+
+// ErrNotWatched is what Watch returns when a provider has no way to watch.
+var ErrNotWatched = errors.New("not watched")
+
+// ErrStaleSkill is returned by a load whose file no longer carries the name
+// the catalog listed it under (it was renamed or replaced since the snapshot).
+var ErrStaleSkill = errors.New("stale skill")
 
 // Registry holds the registered skill sources in merge order and serves
 // merged catalogs. It is safe for concurrent use.
@@ -47,6 +73,10 @@ type Registration struct {
 	source string
 	p      Provider
 
+	// trusted: the provider watches itself, so its last answer holds until
+	// it invalidates. Set once by Register.
+	trusted bool
+
 	// guarded by r.mu
 	closed bool
 	dirty  bool
@@ -55,9 +85,21 @@ type Registration struct {
 	done   chan struct{}
 }
 
-// Register appends a provider to the merge order.
+// Register appends a provider to the merge order. A Watchable provider is
+// started with the registration's invalidate function; if it cannot watch,
+// the registration still works, asking the provider at every snapshot, and
+// the error is logged.
 func (r *Registry) Register(source string, p Provider) *Registration {
 	g := &Registration{r: r, source: source, p: p, dirty: true, done: make(chan struct{})}
+	if w, ok := p.(Watchable); ok {
+		err := w.Watch(g.Invalidate, g.done)
+		switch {
+		case err == nil:
+			g.trusted = true
+		case !errors.Is(err, ErrNotWatched):
+			r.logger.Warn("skills source cannot be watched; it is read at every snapshot", slog.String("source", source), slog.Any("error", err))
+		}
+	}
 	r.mu.Lock()
 	r.regs = append(r.regs, g)
 	r.gen++
@@ -113,6 +155,13 @@ func (g *Registration) Close() {
 	r.notify()
 }
 
+// job is one provider's part of a snapshot.
+type job struct {
+	g   *Registration
+	gen uint64
+	set *Set // the cached answer, when it can be trusted
+}
+
 // maxRetries bounds how often Snapshot rediscovers when generations move
 // under it.
 const maxRetries = 3
@@ -129,15 +178,10 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 			return c
 		}
 		startGen := r.gen
-		type job struct {
-			g   *Registration
-			gen uint64
-			set *Set
-		}
 		jobs := make([]job, len(r.regs))
 		for i, g := range r.regs {
 			jobs[i] = job{g: g, gen: g.gen}
-			if !g.dirty && g.last != nil {
+			if g.trusted && !g.dirty && g.last != nil {
 				jobs[i].set = g.last
 			}
 		}
@@ -150,9 +194,12 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 				continue
 			}
 			set, err := callProvider(ctx, j.g.p)
+			if err == nil {
+				set = j.g.guardLoads(set)
+			}
 			sets[i] = sourcedSet{source: j.g.source, set: set, err: err}
 		}
-		cat := mergeSets(sets)
+		var cat Catalog
 
 		r.mu.Lock()
 		for i, j := range jobs {
@@ -160,13 +207,15 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 			// invalidated (or closed) while we asked it.
 			s := sets[i]
 			if j.set == nil && s.err == nil && !s.set.Incomplete && !j.g.closed && j.g.gen == j.gen {
-				set := s.set
+				set := j.g.guardLoads(s.set)
 				j.g.last = &set
 				j.g.dirty = false
+				sets[i].set = set
 			}
 		}
 		moved := r.gen != startGen
-		if !moved && cat.Complete {
+		cat = mergeSets(sets)
+		if !moved && cat.Complete && r.allTrusted(jobs) {
 			r.cache = &cat
 		}
 		r.mu.Unlock()
@@ -174,6 +223,63 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 			return cat
 		}
 	}
+}
+
+// allTrusted reports whether every provider of a merge watches itself, so
+// the merged catalog can be served from cache until one invalidates.
+func (r *Registry) allTrusted(jobs []job) bool {
+	for _, j := range jobs {
+		if !j.g.trusted {
+			return false
+		}
+	}
+	return true
+}
+
+// guardLoads wraps each skill's Load so that a load whose file now carries
+// another name is refused as stale and invalidates this registration: the
+// next snapshot then publishes the new name.
+func (g *Registration) guardLoads(set Set) Set {
+	skills := make([]Skill, len(set.Skills))
+	for i, s := range set.Skills {
+		load := s.Load
+		if load != nil {
+			name := s.Name
+			s.Load = func(ctx context.Context) (Content, error) {
+				c, err := load(ctx)
+				if err != nil {
+					return c, err
+				}
+				if c.Name != name {
+					g.Invalidate()
+					return Content{}, fmt.Errorf("%w: %q is now named %q on disk; the catalog will be refreshed", ErrStaleSkill, name, c.Name)
+				}
+				return c, nil
+			}
+		}
+		skills[i] = s
+	}
+	set.Skills = skills
+	return set
+}
+
+// InvalidatePath is the synchronous entry point for first-party file tools
+// (Write, Edit): it tells every folder-reading provider that path changed and
+// invalidates exactly the registrations whose catalog it can affect, so the
+// next snapshot sees the change without waiting for the OS event. It reports
+// whether any registration was invalidated.
+func (r *Registry) InvalidatePath(path string) bool {
+	r.mu.Lock()
+	regs := append([]*Registration(nil), r.regs...)
+	r.mu.Unlock()
+	hit := false
+	for _, g := range regs {
+		if pw, ok := g.p.(PathWatcher); ok && pw.PathChanged(path) {
+			g.Invalidate()
+			hit = true
+		}
+	}
+	return hit
 }
 
 // OnChange registers a listener for the bare "skills changed" signal. It is

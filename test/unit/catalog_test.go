@@ -1,0 +1,522 @@
+package unit_test
+
+// Contract C4 at the registry level: complete snapshots, exact invalidation,
+// generation retry, stale names, first-party invalidation and O(changed)
+// refreshes. The file watcher itself is tested in kernel/watch; here a fake
+// RootWatcher fires changes on demand, so every test is deterministic.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// catFakeWatcher is a RootWatcher whose changes the test fires by hand.
+type catFakeWatcher struct {
+	mu      sync.Mutex
+	subs    []*catFakeWatch
+	healthy atomic.Bool
+}
+
+type catFakeWatch struct {
+	w        *catFakeWatcher
+	onChange func([]string, bool)
+	closed   atomic.Bool
+	touches  atomic.Int64
+}
+
+func newCatFakeWatcher() *catFakeWatcher {
+	w := &catFakeWatcher{}
+	w.healthy.Store(true)
+	return w
+}
+
+func (w *catFakeWatcher) WatchRoots(_ []string, onChange func([]string, bool)) (skills.RootWatch, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := &catFakeWatch{w: w, onChange: onChange}
+	w.subs = append(w.subs, s)
+	return s, nil
+}
+
+// fire delivers a change to every open watch, as the OS watcher would.
+func (w *catFakeWatcher) fire(entries []string, rescan bool) {
+	w.mu.Lock()
+	subs := append([]*catFakeWatch(nil), w.subs...)
+	w.mu.Unlock()
+	for _, s := range subs {
+		if !s.closed.Load() {
+			s.onChange(entries, rescan)
+		}
+	}
+}
+
+func (s *catFakeWatch) Touch()        { s.touches.Add(1) }
+func (s *catFakeWatch) Healthy() bool { return s.w.healthy.Load() }
+func (s *catFakeWatch) Close()        { s.closed.Store(true) }
+
+// catCountingFS counts file reads.
+type catCountingFS struct {
+	skills.OSFS
+	reads atomic.Int64
+}
+
+func (c *catCountingFS) ReadFile(name string) ([]byte, error) {
+	c.reads.Add(1)
+	return c.OSFS.ReadFile(name)
+}
+
+// catProvider is a Watchable provider whose answer and calls the test controls.
+type catProvider struct {
+	mu         sync.Mutex
+	names      []string
+	incomplete bool
+	err        error
+	calls      int
+	during     func() // runs inside Skills, before it answers
+	invalidate func()
+	watch      bool
+}
+
+func (p *catProvider) Skills(context.Context) (skills.Set, error) {
+	p.mu.Lock()
+	p.calls++
+	during := p.during
+	p.during = nil
+	p.mu.Unlock()
+	if during != nil {
+		during()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return skills.Set{}, p.err
+	}
+	set := skills.Set{Incomplete: p.incomplete}
+	for _, n := range p.names {
+		set.Skills = append(set.Skills, skills.Skill{Name: n, Description: "d " + n})
+	}
+	return set, nil
+}
+
+func (p *catProvider) Watch(invalidate func(), _ <-chan struct{}) error {
+	if !p.watch {
+		return skills.ErrNotWatched
+	}
+	p.invalidate = invalidate
+	return nil
+}
+
+func (p *catProvider) set(names ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.names = names
+}
+
+func (p *catProvider) callCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls
+}
+
+func catNames(c skills.Catalog) []string {
+	out := []string{}
+	for _, s := range c.Skills {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// C4: a clean snapshot is served from cache: the provider is not asked again.
+func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
+	ctx := context.Background()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	p := &catProvider{names: []string{"a"}, watch: true}
+	reg.Register("user", p)
+	for range 3 {
+		if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a"}) {
+			t.Fatalf("Snapshot = %v, want [a]", got)
+		}
+	}
+	if n := p.callCount(); n != 1 {
+		t.Errorf("provider asked %d times for three clean snapshots, want 1", n)
+	}
+
+	// A provider that cannot watch itself is asked every time: its answer
+	// cannot be trusted past the moment it was given.
+	unwatched := &catProvider{names: []string{"b"}}
+	reg2 := skills.NewRegistry(skills.RegistryConfig{})
+	reg2.Register("user", unwatched)
+	reg2.Snapshot(ctx)
+	reg2.Snapshot(ctx)
+	if n := unwatched.callCount(); n != 2 {
+		t.Errorf("unwatched provider asked %d times for two snapshots, want 2", n)
+	}
+}
+
+// C4: invalidation marks exactly the registration that asked, by identity.
+func TestCatalogInvalidateMarksExactlyOneProvider(t *testing.T) {
+	ctx := context.Background()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	a := &catProvider{names: []string{"a"}, watch: true}
+	b := &catProvider{names: []string{"b"}, watch: true}
+	// Two registrations of equal-looking providers: identity, not equality.
+	b2 := &catProvider{names: []string{"b2"}, watch: true}
+	reg.Register("user", a)
+	reg.Register("project", b)
+	reg.Register("capability:x", b2)
+	reg.Snapshot(ctx)
+
+	a.set("a", "a2")
+	a.invalidate()
+	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "a2", "b", "b2"}; !cmp.Equal(got, want) {
+		t.Errorf("after invalidating a: %v, want %v", got, want)
+	}
+	if a.callCount() != 2 || b.callCount() != 1 || b2.callCount() != 1 {
+		t.Errorf("calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
+	}
+}
+
+// C4: a callback from a registration that was closed or replaced does nothing.
+func TestCatalogStaleRegistrationCannotInvalidate(t *testing.T) {
+	ctx := context.Background()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	old := &catProvider{names: []string{"old"}, watch: true}
+	g := reg.Register("project", old)
+	staleInvalidate := old.invalidate
+	g.Close()
+	select {
+	case <-g.Done():
+	default:
+		t.Fatal("Done not closed by Close")
+	}
+	fresh := &catProvider{names: []string{"new"}, watch: true}
+	reg.Register("project", fresh)
+	reg.Snapshot(ctx)
+
+	var signals atomic.Int64
+	cancel := reg.OnChange(func() { signals.Add(1) })
+	defer cancel()
+	staleInvalidate()
+	reg.Snapshot(ctx)
+	if n := fresh.callCount(); n != 1 {
+		t.Errorf("fresh provider asked %d times, want 1: a stale callback invalidated it", n)
+	}
+	if n := signals.Load(); n != 0 {
+		t.Errorf("stale callback sent %d change signals, want 0", n)
+	}
+	if old.callCount() != 0 {
+		t.Errorf("closed provider asked %d times", old.callCount())
+	}
+}
+
+// C4: an incomplete observation (or a provider error) is never cached and
+// never published as an authoritative list.
+func TestCatalogIncompleteNeverCached(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		breakIt func(p *catProvider)
+		fix     func(p *catProvider)
+	}{
+		{"incomplete", func(p *catProvider) { p.incomplete = true }, func(p *catProvider) { p.incomplete = false }},
+		{"error", func(p *catProvider) { p.err = errors.New("disk hiccup") }, func(p *catProvider) { p.err = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := skills.NewRegistry(skills.RegistryConfig{})
+			p := &catProvider{names: []string{"a"}, watch: true}
+			reg.Register("user", p)
+			p.mu.Lock()
+			tc.breakIt(p)
+			p.mu.Unlock()
+			if c := reg.Snapshot(ctx); c.Complete {
+				t.Fatalf("Snapshot complete=%v with a failing provider", c.Complete)
+			}
+			// No invalidation happened, yet the next snapshot must ask again.
+			p.mu.Lock()
+			tc.fix(p)
+			p.mu.Unlock()
+			c := reg.Snapshot(ctx)
+			if !c.Complete || !cmp.Equal(catNames(c), []string{"a"}) {
+				t.Errorf("after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
+			}
+			if n := p.callCount(); n != 2 {
+				t.Errorf("provider asked %d times, want 2 (the incomplete answer must not be cached)", n)
+			}
+			reg.Snapshot(ctx)
+			if n := p.callCount(); n != 2 {
+				t.Errorf("provider asked %d times after a complete answer, want it cached (2)", n)
+			}
+		})
+	}
+}
+
+// C4: when a generation moves while providers are being asked, discovery is
+// retried so the snapshot is not stale on return.
+func TestCatalogGenerationRetryUnderConcurrentInvalidation(t *testing.T) {
+	ctx := context.Background()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	a := &catProvider{names: []string{"a-v1"}, watch: true}
+	b := &catProvider{names: []string{"b"}, watch: true}
+	reg.Register("user", a)
+	reg.Register("project", b)
+	// While b is being asked, a changes and invalidates itself (an editor
+	// saving during discovery). a was already asked: without a retry the
+	// snapshot would carry a-v1 and be cached as clean.
+	b.during = func() {
+		a.set("a-v2")
+		a.invalidate()
+	}
+	got := catNames(reg.Snapshot(ctx))
+	if want := []string{"a-v2", "b"}; !cmp.Equal(got, want) {
+		t.Errorf("Snapshot = %v, want %v (retry after the generation moved)", got, want)
+	}
+	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a-v2", "b"}) {
+		t.Errorf("cached Snapshot = %v", got)
+	}
+}
+
+// C4: change listeners get a bare signal; one that panics does not affect
+// the others.
+func TestCatalogPanickingListenerDoesNotAffectOthers(t *testing.T) {
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	p := &catProvider{names: []string{"a"}, watch: true}
+	reg.Register("user", p)
+	var got atomic.Int64
+	c1 := reg.OnChange(func() { panic("listener bug") })
+	c2 := reg.OnChange(func() { got.Add(1) })
+	defer c1()
+	defer c2()
+	p.invalidate()
+	p.invalidate()
+	if n := got.Load(); n != 2 {
+		t.Errorf("healthy listener called %d times, want 2", n)
+	}
+}
+
+// catWriteSkill writes root/name/SKILL.md.
+func catWriteSkill(t *testing.T, root, name, desc, body string) string {
+	t.Helper()
+	p := filepath.Join(root, name, "SKILL.md")
+	writeFile(t, p, skillMD("name: "+name+"\ndescription: "+desc, body))
+	return p
+}
+
+func catDirSource(root string, w skills.RootWatcher, fsys skills.FS) *skills.DirSource {
+	if fsys == nil {
+		fsys = skills.OSFS{}
+	}
+	return &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w}
+}
+
+// C4: bodies are progressive; if the loaded frontmatter name no longer
+// matches, the load is refused as stale and the provider invalidated.
+func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	file := catWriteSkill(t, root, "deploy", "Deploy things.", "v1")
+	w := newCatFakeWatcher()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, w, nil))
+	cat := reg.Snapshot(ctx)
+	s, ok := cat.Lookup("deploy")
+	if !ok {
+		t.Fatalf("deploy not in %v", catNames(cat))
+	}
+
+	// The file now says another name; no OS event has arrived yet.
+	writeFile(t, file, skillMD("name: ship\ndescription: Deploy things.", "v2"))
+	var signals atomic.Int64
+	cancel := reg.OnChange(func() { signals.Add(1) })
+	defer cancel()
+	_, err := s.Load(ctx)
+	if !errors.Is(err, skills.ErrStaleSkill) {
+		t.Fatalf("Load after rename: err = %v, want ErrStaleSkill", err)
+	}
+	if signals.Load() == 0 {
+		t.Error("stale load did not invalidate the provider")
+	}
+	// The catalog tool turns it into a result the model can read.
+	tools, _ := skills.ToSkillTools(cat.Skills, skills.ModeCatalog)
+	res, err := tools[0].Call(ctx, []byte(`{"name":"deploy"}`))
+	if err != nil || !res.IsError {
+		t.Errorf("skill tool on a stale name: %+v, %v; want an error result", res, err)
+	}
+	// The next snapshot rescans the entry and publishes the new name.
+	w.fire([]string{"deploy"}, false)
+	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"ship"}) {
+		t.Errorf("after refresh: %v, want [ship]", got)
+	}
+}
+
+// C4: no body cache — every load re-reads and re-parses the current file.
+func TestCatalogLoadRereadsBody(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	file := catWriteSkill(t, root, "notes", "Take notes.", "first body")
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, newCatFakeWatcher(), nil))
+	s, _ := reg.Snapshot(ctx).Lookup("notes")
+	for _, body := range []string{"second body", "third body"} {
+		writeFile(t, file, skillMD("name: notes\ndescription: Take notes.", body))
+		c, err := s.Load(ctx)
+		if err != nil || c.Body != body {
+			t.Errorf("Load = %q, %v; want the current body %q", c.Body, err, body)
+		}
+	}
+}
+
+// C4: a first-party write invalidates the affected provider synchronously:
+// the very next snapshot sees it, with no OS event at all. Writes deep in a
+// bundle do not invalidate.
+func TestCatalogFirstPartyInvalidationVisibleAtNextSnapshot(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	catWriteSkill(t, root, "a", "A.", "")
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, newCatFakeWatcher(), nil)) // never fires
+	other := &catProvider{names: []string{"z"}, watch: true}
+	reg.Register("capability:x", other)
+	reg.Snapshot(ctx)
+
+	p := catWriteSkill(t, root, "b", "B.", "")
+	if !reg.InvalidatePath(p) {
+		t.Fatal("InvalidatePath(new SKILL.md) = false")
+	}
+	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "b", "z"}; !cmp.Equal(got, want) {
+		t.Errorf("next snapshot = %v, want %v", got, want)
+	}
+	if other.callCount() != 1 {
+		t.Errorf("unrelated provider asked %d times, want 1", other.callCount())
+	}
+
+	script := filepath.Join(root, "b", "scripts", "run.sh")
+	writeFile(t, script, "echo hi")
+	if reg.InvalidatePath(script) {
+		t.Error("InvalidatePath(deep resource) = true; resources never change the catalog")
+	}
+	if reg.InvalidatePath(filepath.Join(t.TempDir(), "x", "SKILL.md")) {
+		t.Error("InvalidatePath(path outside every root) = true")
+	}
+}
+
+// C4 (O(changed)): after one entry changes, a refresh reads only that entry.
+func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for i := range 40 {
+		catWriteSkill(t, root, fmt.Sprintf("s%02d", i), "Skill.", "")
+	}
+	fsys := &catCountingFS{}
+	w := newCatFakeWatcher()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, w, fsys))
+	if n := len(reg.Snapshot(ctx).Skills); n != 40 {
+		t.Fatalf("%d skills, want 40", n)
+	}
+	if n := fsys.reads.Swap(0); n != 40 {
+		t.Fatalf("first scan read %d files, want 40", n)
+	}
+
+	catWriteSkill(t, root, "s07", "Changed.", "")
+	w.fire([]string{"s07"}, false)
+	cat := reg.Snapshot(ctx)
+	if n := fsys.reads.Swap(0); n != 1 {
+		t.Errorf("refresh after one edit read %d files, want 1", n)
+	}
+	if s, _ := cat.Lookup("s07"); s.Description != "Changed." {
+		t.Errorf("s07 description = %q", s.Description)
+	}
+
+	if err := os.RemoveAll(filepath.Join(root, "s08")); err != nil {
+		t.Fatal(err)
+	}
+	w.fire([]string{"s08"}, false)
+	if n := len(reg.Snapshot(ctx).Skills); n != 39 {
+		t.Errorf("after removing s08: %d skills, want 39", n)
+	}
+	w.fire(nil, true)
+	reg.Snapshot(ctx)
+	if n := fsys.reads.Load(); n != 39 {
+		t.Errorf("a rescan read %d files, want 39", n)
+	}
+}
+
+// C4/C7: a body-only edit changes neither membership nor the digest.
+func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	catWriteSkill(t, root, "a", "A.", "body 1")
+	w := newCatFakeWatcher()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, w, nil))
+	before := reg.Snapshot(ctx)
+	catWriteSkill(t, root, "a", "A.", "body 2, much longer")
+	w.fire([]string{"a"}, false)
+	after := reg.Snapshot(ctx)
+	if before.Digest() != after.Digest() {
+		t.Error("digest changed on a body-only edit")
+	}
+	if skills.RenderCatalog(before.Skills) != skills.RenderCatalog(after.Skills) {
+		t.Error("rendered catalog changed on a body-only edit")
+	}
+	catWriteSkill(t, root, "a", "A, now described differently.", "body 2")
+	w.fire([]string{"a"}, false)
+	if reg.Snapshot(ctx).Digest() == before.Digest() {
+		t.Error("digest unchanged after a description change")
+	}
+}
+
+// C4: while the watcher cannot observe reliably, results are incomplete
+// (never cached); when it recovers they are complete again.
+func TestCatalogUnhealthyWatcherMakesIncomplete(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	catWriteSkill(t, root, "a", "A.", "")
+	w := newCatFakeWatcher()
+	reg := skills.NewRegistry(skills.RegistryConfig{})
+	reg.Register("project", catDirSource(root, w, nil))
+	w.healthy.Store(false)
+	w.fire(nil, true)
+	if c := reg.Snapshot(ctx); c.Complete {
+		t.Error("snapshot complete while the watcher is unhealthy")
+	}
+	w.healthy.Store(true)
+	w.fire(nil, true)
+	if c := reg.Snapshot(ctx); !c.Complete || len(c.Skills) != 1 {
+		t.Errorf("after recovery: complete=%v skills=%v", c.Complete, catNames(c))
+	}
+}
+
+// C4: a missing root is a real, complete absence; a root that cannot be
+// listed for another reason is incomplete.
+func TestCatalogMissingRootCompleteTransientIncomplete(t *testing.T) {
+	ctx := context.Background()
+	missing := filepath.Join(t.TempDir(), "nope", "skills")
+	set, err := catDirSource(missing, nil, nil).Skills(ctx)
+	if err != nil || set.Incomplete || len(set.Skills) != 0 {
+		t.Errorf("missing root: %+v, %v; want complete and empty", set, err)
+	}
+	flaky := catFlakyFS{err: errors.New("input/output error")}
+	set, _ = catDirSource(t.TempDir(), nil, flaky).Skills(ctx)
+	if !set.Incomplete || len(set.Warnings) == 0 {
+		t.Errorf("listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
+	}
+}
+
+type catFlakyFS struct {
+	skills.OSFS
+	err error
+}
+
+func (f catFlakyFS) ReadDir(string) ([]fs.DirEntry, error) { return nil, f.err }
