@@ -1,0 +1,104 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"time"
+)
+
+// Type is the kind of an event.
+type Type string
+
+const (
+	// User is a message from the person.
+	User Type = "user"
+	// Assistant is text from the model. Tool calls it made in the same reply
+	// follow as ToolUse events.
+	Assistant Type = "assistant"
+	// ToolUse is one tool call by the model.
+	ToolUse Type = "tool_use"
+	// ToolResult is the result of the ToolUse with the same ToolUseID.
+	ToolResult Type = "tool_result"
+	// Injected is a message the kernel added on the user's side (the skills
+	// catalog, for example); Provenance says who added it.
+	Injected Type = "injected"
+	// Compaction replaces the events with Seq in [From, To] by Text in the
+	// model's view. The events themselves stay in the log.
+	Compaction Type = "compaction"
+)
+
+// Event is one entry of the log. Seq and Time are set by Append.
+type Event struct {
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"`
+	Type Type      `json:"type"`
+	// Text is the message text, the tool result content or the compaction
+	// summary.
+	Text string `json:"text,omitempty"`
+	// ToolUseID pairs a ToolUse with its ToolResult.
+	ToolUseID string `json:"toolUseId,omitempty"`
+	// ToolName and Input describe a ToolUse.
+	ToolName string          `json:"toolName,omitempty"`
+	Input    json.RawMessage `json:"input,omitempty"`
+	// IsError marks a ToolResult the model should read as a failure.
+	IsError bool `json:"isError,omitempty"`
+	// Provenance names who injected an Injected event ("skills-catalog").
+	Provenance string `json:"provenance,omitempty"`
+	// Meta carries small facts about the event (an injected catalog's
+	// digest, a model's finish reason).
+	Meta map[string]string `json:"meta,omitempty"`
+	// From and To bound the span a Compaction replaces (inclusive Seqs).
+	From int64 `json:"from,omitempty"`
+	To   int64 `json:"to,omitempty"`
+}
+
+// Info describes a session for listings.
+type Info struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Events  int       `json:"events"`
+	// Title is the first user message, shortened.
+	Title string `json:"title"`
+	// ForkOf and ForkAt name the session and Seq this one was forked from.
+	ForkOf string `json:"forkOf,omitempty"`
+	ForkAt int64  `json:"forkAt,omitempty"`
+}
+
+// Errors callers test for.
+var (
+	ErrNotFound = errors.New("session not found")
+	ErrClosed   = errors.New("session log is closed")
+)
+
+// Store creates, opens, lists and forks session logs.
+type Store interface {
+	// Create starts a new, empty session.
+	Create(ctx context.Context) (Log, error)
+	// Open reopens a session to resume it. ErrNotFound when it does not exist.
+	Open(ctx context.Context, id string) (Log, error)
+	// List returns every session, most recently updated first.
+	List(ctx context.Context) ([]Info, error)
+	// Fork creates a new session holding a copy of id's events with Seq <=
+	// at (at <= 0: all of them).
+	Fork(ctx context.Context, id string, at int64) (Log, error)
+}
+
+// Log is one session's event log. It is safe for concurrent use.
+type Log interface {
+	ID() string
+	// Append adds events in order, setting Seq (one more than the last) and
+	// Time. When it returns nil the events are durable.
+	Append(ctx context.Context, evs ...Event) ([]Event, error)
+	// Len is the number of events.
+	Len() int
+	// At returns the i-th event (0-based). It does not copy the log.
+	At(i int) Event
+	// Backward yields events from the newest to the oldest, without copying
+	// the log; stop early by returning false.
+	Backward() iter.Seq[Event]
+	// Close releases the log; later Appends fail with ErrClosed.
+	Close() error
+}
