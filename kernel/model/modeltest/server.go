@@ -1,0 +1,390 @@
+package modeltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/helios-agents/helios/kernel/model"
+)
+
+// Step is what the model says for one request. It may look at the request,
+// e.g. at the last tool result. It runs on the server's goroutine and must
+// not call t.FailNow.
+type Step func(req Recorded) Reply
+
+// Reply is one scripted answer.
+type Reply struct {
+	Text string
+	// ToolCalls the model makes. A call without an ID gets
+	// "call_<request>_<position>" (request counted from 1), unique within
+	// the server.
+	ToolCalls []model.ToolCall
+	// Status, when 400 or above, makes the answer an HTTP error with
+	// ErrorMessage as {"error":{"message":...}}; Text and ToolCalls are then
+	// ignored. Zero means 200.
+	Status       int
+	ErrorMessage string
+	// Chunked splits the text into several deltas (three runes each) and
+	// each call's arguments into several fragments, when streaming.
+	Chunked bool
+}
+
+// Recorded is one request the server received, decoded.
+type Recorded struct {
+	Model string
+	// System is the content of a leading system message.
+	System string
+	// Messages are the other messages, in order; a later system message
+	// keeps Role "system".
+	Messages []model.Message
+	Tools    []model.Tool
+	Stream   bool
+	Header   http.Header
+	// Body is the request body as sent.
+	Body json.RawMessage
+}
+
+// Last returns the last message, or the zero Message when there is none.
+func (r Recorded) Last() model.Message {
+	if len(r.Messages) == 0 {
+		return model.Message{}
+	}
+	return r.Messages[len(r.Messages)-1]
+}
+
+// Say answers with text.
+func Say(text string) Step {
+	return func(Recorded) Reply { return Reply{Text: text} }
+}
+
+// Call answers with one tool call; argsJSON is the arguments object.
+func Call(name, argsJSON string) Step {
+	return Calls(model.ToolCall{Name: name, Arguments: json.RawMessage(argsJSON)})
+}
+
+// Calls answers with several tool calls at once (parallel calls).
+func Calls(calls ...model.ToolCall) Step {
+	return func(Recorded) Reply { return Reply{ToolCalls: calls} }
+}
+
+// Fail answers with an HTTP error status and message.
+func Fail(status int, message string) Step {
+	return func(Recorded) Reply { return Reply{Status: status, ErrorMessage: message} }
+}
+
+// Server is a scripted Chat Completions endpoint. It is safe for concurrent
+// use and closes when the test ends.
+type Server struct {
+	t     testing.TB
+	srv   *httptest.Server
+	mu    sync.Mutex
+	steps []Step
+	next  int
+	reqs  []Recorded
+}
+
+// NewServer starts a server that answers the i-th request with steps[i].
+// When the test ends, the server closes and reports unused steps.
+func NewServer(t testing.TB, steps ...Step) *Server {
+	t.Helper()
+	s := &Server{t: t, steps: steps}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		s.srv.Close()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.next < len(s.steps) && !t.Failed() {
+			t.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
+		}
+	})
+	return s
+}
+
+// URL is the base URL to configure the adapter with; it ends in /v1.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Requests returns every request received so far, in arrival order.
+func (s *Server) Requests() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Recorded, len(s.reqs))
+	copy(out, s.reqs)
+	return out
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+		s.t.Errorf("modeltest: unexpected %s %s (only POST /v1/chat/completions is served)", r.Method, r.URL.Path)
+		writeError(w, http.StatusNotFound, "modeltest: no such endpoint: "+r.URL.Path)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "modeltest: reading body: "+err.Error())
+		return
+	}
+	rec, opts, err := decode(body)
+	if err != nil {
+		s.t.Errorf("modeltest: request is not a Chat Completions request: %v\n%s", err, body)
+		writeError(w, http.StatusBadRequest, "modeltest: "+err.Error())
+		return
+	}
+	rec.Header = r.Header.Clone()
+
+	s.mu.Lock()
+	s.reqs = append(s.reqs, rec)
+	n := len(s.reqs)
+	var step Step
+	scripted := s.next < len(s.steps)
+	if scripted {
+		step = s.steps[s.next]
+		s.next++
+	}
+	total := len(s.steps)
+	s.mu.Unlock()
+
+	if !scripted {
+		msg := fmt.Sprintf("modeltest: script exhausted: request %d has no step (%d scripted)", n, total)
+		s.t.Errorf("%s; last message: %+v", msg, rec.Last())
+		writeError(w, http.StatusInternalServerError, msg)
+		return
+	}
+	var reply Reply
+	if step != nil {
+		reply = step(rec)
+	}
+	if reply.Status >= 400 {
+		writeError(w, reply.Status, reply.ErrorMessage)
+		return
+	}
+	calls := make([]model.ToolCall, len(reply.ToolCalls))
+	for i, c := range reply.ToolCalls {
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("call_%d_%d", n, i)
+		}
+		calls[i] = c
+	}
+	a := answer{id: fmt.Sprintf("chatcmpl-modeltest-%d", n), model: rec.Model, text: reply.Text, calls: calls,
+		usage: usage(body, reply.Text, calls)}
+	if rec.Stream {
+		a.stream(w, reply.Chunked, opts.includeUsage)
+		return
+	}
+	a.complete(w)
+}
+
+// The request side of the wire format.
+
+type wireRequest struct {
+	Model         string        `json:"model"`
+	Messages      []wireMessage `json:"messages"`
+	Tools         []wireTool    `json:"tools"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []wireToolCall  `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+type wireToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+type options struct{ includeUsage bool }
+
+func decode(body []byte) (Recorded, options, error) {
+	var req wireRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return Recorded{}, options{}, err
+	}
+	if req.Model == "" {
+		return Recorded{}, options{}, fmt.Errorf("no model")
+	}
+	rec := Recorded{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body)}
+	for i, m := range req.Messages {
+		text, err := content(m.Content)
+		if err != nil {
+			return Recorded{}, options{}, fmt.Errorf("messages[%d].content: %w", i, err)
+		}
+		if i == 0 && m.Role == "system" {
+			rec.System = text
+			continue
+		}
+		msg := model.Message{Role: model.Role(m.Role), Content: text, ToolCallID: m.ToolCallID}
+		for j, c := range m.ToolCalls {
+			if c.Type != "function" {
+				return Recorded{}, options{}, fmt.Errorf("messages[%d].tool_calls[%d].type is %q, want \"function\"", i, j, c.Type)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: json.RawMessage(c.Function.Arguments)})
+		}
+		rec.Messages = append(rec.Messages, msg)
+	}
+	for i, t := range req.Tools {
+		if t.Type != "function" {
+			return Recorded{}, options{}, fmt.Errorf("tools[%d].type is %q, want \"function\"", i, t.Type)
+		}
+		rec.Tools = append(rec.Tools, model.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+	}
+	return rec, options{includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}, nil
+}
+
+// content reads a message content: a string, null, or text parts.
+func content(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", fmt.Errorf("neither a string nor text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// The response side.
+
+type answer struct {
+	id, model, text string
+	calls           []model.ToolCall
+	usage           map[string]int
+}
+
+func (a answer) finish() string {
+	if len(a.calls) > 0 {
+		return "tool_calls"
+	}
+	return "stop"
+}
+
+func (a answer) complete(w http.ResponseWriter) {
+	msg := map[string]any{"role": "assistant", "content": nil}
+	if a.text != "" || len(a.calls) == 0 {
+		msg["content"] = a.text
+	}
+	if len(a.calls) > 0 {
+		calls := make([]any, len(a.calls))
+		for i, c := range a.calls {
+			calls[i] = map[string]any{"id": c.ID, "type": "function",
+				"function": map[string]any{"name": c.Name, "arguments": string(c.Arguments)}}
+		}
+		msg["tool_calls"] = calls
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": a.id, "object": "chat.completion", "created": 0, "model": a.model,
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.finish()}},
+		"usage":   a.usage,
+	})
+}
+
+func (a answer) stream(w http.ResponseWriter, chunked, includeUsage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": a.id, "object": "chat.completion.chunk", "created": 0, "model": a.model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	send(chunk(map[string]any{"role": "assistant", "content": ""}, nil))
+	for _, piece := range split(a.text, chunked, 3) {
+		send(chunk(map[string]any{"content": piece}, nil))
+	}
+	for i, c := range a.calls {
+		// As OpenAI does: id and name first, then the arguments in pieces.
+		send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil))
+		for _, piece := range split(string(c.Arguments), chunked, 8) {
+			send(chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i,
+				"function": map[string]any{"arguments": piece}}}}, nil))
+		}
+	}
+	send(chunk(map[string]any{}, a.finish()))
+	if includeUsage {
+		send(map[string]any{"id": a.id, "object": "chat.completion.chunk", "created": 0, "model": a.model,
+			"choices": []any{}, "usage": a.usage})
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// split cuts s into pieces of n runes when chunked, else one piece; "" has
+// none.
+func split(s string, chunked bool, n int) []string {
+	if s == "" {
+		return nil
+	}
+	if !chunked {
+		return []string{s}
+	}
+	var out []string
+	for s != "" {
+		i, k := 0, 0
+		for k < n && i < len(s) {
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			k++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
+}
+
+// usage is a rough, deterministic count: four bytes a token.
+func usage(body []byte, text string, calls []model.ToolCall) map[string]int {
+	out := len(text)
+	for _, c := range calls {
+		out += len(c.Name) + len(c.Arguments)
+	}
+	p, c := len(body)/4, out/4
+	return map[string]int{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+}
+
+func writeError(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": "modeltest_error"}})
+}

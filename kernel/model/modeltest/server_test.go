@@ -1,0 +1,280 @@
+package modeltest_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+)
+
+// recorder stands in for the test a Server reports to, so failures the
+// server should report can be asserted instead of failing this test.
+type recorder struct {
+	testing.TB
+	mu       sync.Mutex
+	errs     []string
+	cleanups []func()
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.errs) > 0
+}
+
+func (r *recorder) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+// end runs the cleanups as the testing package would and returns the
+// errors reported.
+func (r *recorder) end() []string {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.errs
+}
+
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	res, err := http.Post(url+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	return res
+}
+
+const hello = `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+
+func TestExhaustedScriptFailsTheTest(t *testing.T) {
+	rec := &recorder{TB: t}
+	srv := modeltest.NewServer(rec, modeltest.Say("one"))
+	post(t, srv.URL(), hello)
+	res := post(t, srv.URL(), hello)
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "script exhausted: request 2 has no step (1 scripted)") {
+		t.Errorf("second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
+	}
+	errs := rec.end()
+	if len(errs) != 1 || !strings.Contains(errs[0], "script exhausted") {
+		t.Errorf("reported %q; want one error saying the script is exhausted", errs)
+	}
+}
+
+func TestUnfinishedScriptFailsTheTest(t *testing.T) {
+	rec := &recorder{TB: t}
+	srv := modeltest.NewServer(rec, modeltest.Say("one"), modeltest.Say("two"), modeltest.Say("three"))
+	post(t, srv.URL(), hello)
+	errs := rec.end()
+	if len(errs) != 1 || !strings.Contains(errs[0], "2 of 3 steps were never requested") {
+		t.Errorf("reported %q; want one error about 2 unused steps", errs)
+	}
+}
+
+func TestUnexpectedRequestsFailTheTest(t *testing.T) {
+	tests := []struct{ name, method, path, body string }{
+		{"wrong path", http.MethodPost, "/v1/completions", hello},
+		{"wrong method", http.MethodGet, "/v1/chat/completions", ""},
+		{"not a chat request", http.MethodPost, "/v1/chat/completions", `{"prompt":"hi"}`},
+		{"tool without type", http.MethodPost, "/v1/chat/completions", `{"model":"m","messages":[],"tools":[{"function":{"name":"x"}}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			srv := modeltest.NewServer(rec)
+			req, _ := http.NewRequest(tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, strings.NewReader(tt.body))
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode < 400 {
+				t.Errorf("status %d, want an error", res.StatusCode)
+			}
+			if errs := rec.end(); len(errs) != 1 {
+				t.Errorf("reported %q; want one error", errs)
+			}
+		})
+	}
+}
+
+func TestRecordsRequests(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Say("ok"))
+	body := `{"model":"m","stream":false,"messages":[
+		{"role":"system","content":"sys"},
+		{"role":"user","content":[{"type":"text","text":"part one, "},{"type":"text","text":"part two"}]},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"Read","arguments":"{\"path\":\"a\"}"}}]},
+		{"role":"tool","tool_call_id":"c1","content":"A"},
+		{"role":"system","content":"late note"}],
+		"tools":[{"type":"function","function":{"name":"Read","description":"Read a file.","parameters":{"type":"object"}}}]}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	got := srv.Requests()
+	if len(got) != 1 {
+		t.Fatalf("%d requests recorded, want 1", len(got))
+	}
+	want := modeltest.Recorded{
+		Model:  "m",
+		System: "sys",
+		Messages: []model.Message{
+			{Role: model.RoleUser, Content: "part one, part two"},
+			{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "c1", Name: "Read", Arguments: json.RawMessage(`{"path":"a"}`)}}},
+			{Role: model.RoleTool, ToolCallID: "c1", Content: "A"},
+			{Role: "system", Content: "late note"},
+		},
+		Tools: []model.Tool{{Name: "Read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Body:  json.RawMessage(body),
+	}
+	if got[0].Header.Get("Authorization") != "Bearer k" {
+		t.Errorf("Header %v lacks the Authorization sent", got[0].Header)
+	}
+	got[0].Header = nil
+	if d := cmp.Diff(want, got[0]); d != "" {
+		t.Errorf("recorded (-want +got):\n%s", d)
+	}
+	if last := got[0].Last(); last.Content != "late note" {
+		t.Errorf("Last() = %+v", last)
+	}
+}
+
+func TestPlainJSONWhenNotStreaming(t *testing.T) {
+	srv := modeltest.NewServer(t, func(modeltest.Recorded) modeltest.Reply {
+		return modeltest.Reply{ToolCalls: []model.ToolCall{{Name: "Glob", Arguments: json.RawMessage(`{"pattern":"*"}`)}}}
+	})
+	res := post(t, srv.URL(), hello)
+	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var got any
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	var want any
+	json.Unmarshal([]byte(`{"id":"chatcmpl-modeltest-1","object":"chat.completion","created":0,"model":"m",
+		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+			"tool_calls":[{"id":"call_1_0","type":"function","function":{"name":"Glob","arguments":"{\"pattern\":\"*\"}"}}]}}],
+		"usage":{"prompt_tokens":14,"completion_tokens":4,"total_tokens":18}}`), &want)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("completion (-want +got):\n%s", d)
+	}
+}
+
+func TestStreamWireFormat(t *testing.T) {
+	srv := modeltest.NewServer(t, func(modeltest.Recorded) modeltest.Reply {
+		return modeltest.Reply{Text: "héllo!", Chunked: true,
+			ToolCalls: []model.ToolCall{{ID: "x", Name: "Bash", Arguments: json.RawMessage(`{"cmd":"echo hi"}`)}}}
+	})
+	res := post(t, srv.URL(), `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`)
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var data []string
+	sc := bufio.NewScanner(res.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			continue
+		}
+		d, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			t.Fatalf("line %q is not a data line", line)
+		}
+		// The fields every chunk repeats are checked once, then dropped.
+		var m map[string]any
+		if d != "[DONE]" {
+			if err := json.Unmarshal([]byte(d), &m); err != nil {
+				t.Fatal(err)
+			}
+			if m["id"] != "chatcmpl-modeltest-1" || m["object"] != "chat.completion.chunk" || m["model"] != "m" {
+				t.Errorf("chunk %s lacks id, object or model", d)
+			}
+			delete(m, "id")
+			delete(m, "object")
+			delete(m, "model")
+			delete(m, "created")
+			b, _ := json.Marshal(m)
+			d = string(b)
+		}
+		data = append(data, d)
+	}
+	want := []string{
+		`{"choices":[{"delta":{"content":"","role":"assistant"},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"content":"hél"},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"content":"lo!"},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"","name":"Bash"},"id":"x","index":0,"type":"function"}]},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"cmd\":\""},"index":0}]},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"echo hi\""},"index":0}]},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"}"},"index":0}]},"finish_reason":null,"index":0}]}`,
+		`{"choices":[{"delta":{},"finish_reason":"tool_calls","index":0}]}`,
+		`{"choices":[],"usage":{"completion_tokens":7,"prompt_tokens":20,"total_tokens":27}}`,
+		`[DONE]`,
+	}
+	if d := cmp.Diff(want, data); d != "" {
+		t.Errorf("events (-want +got):\n%s", d)
+	}
+}
+
+func TestFail(t *testing.T) {
+	srv := modeltest.NewServer(t, modeltest.Fail(http.StatusTooManyRequests, "slow down"))
+	res := post(t, srv.URL(), hello)
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("status %d, want 429", res.StatusCode)
+	}
+	var e struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || e.Error.Message != "slow down" {
+		t.Errorf("body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	const n = 16
+	steps := make([]modeltest.Step, n)
+	for i := range steps {
+		steps[i] = modeltest.Say("ok")
+	}
+	srv := modeltest.NewServer(t, steps...)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			res, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(hello))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusOK {
+				t.Errorf("status %d", res.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+	if got := len(srv.Requests()); got != n {
+		t.Errorf("%d requests recorded, want %d", got, n)
+	}
+}

@@ -1,0 +1,232 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/helios-agents/helios/kernel/model"
+)
+
+// Config configures a Client. Zero values are documented per field; BaseURL
+// and Model are required.
+type Config struct {
+	// BaseURL is the API root the endpoint paths hang from, e.g.
+	// https://api.deepseek.com/v1 or http://localhost:11434/v1. Required.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>". Empty sends no
+	// Authorization header, which local servers accept.
+	APIKey string
+	// Model is the model name the server knows, e.g. "deepseek-chat". Required.
+	Model string
+	// HTTPClient sends the requests. Nil uses a client without a timeout:
+	// answers stream for minutes, so the request's context is the deadline.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a failed attempt is retried (429, 5xx,
+	// connection failures before any output). Zero means 3; negative means
+	// never retry.
+	MaxRetries int
+	// Backoff is the wait before retry number attempt (1, 2, ...) when the
+	// server sends no Retry-After. Nil means exponential from 500ms with
+	// jitter, capped at 10s.
+	Backoff func(attempt int) time.Duration
+	// Temperature, when set, is sent as "temperature"; nil leaves the
+	// server's default.
+	Temperature *float64
+	// MaxTokens, when positive, is sent as "max_tokens"; zero leaves the
+	// server's default.
+	MaxTokens int
+	// Logger receives retries (Warn) and request summaries (Debug). Nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// Client is a model.Model over one endpoint and model name. It is safe for
+// concurrent use.
+type Client struct {
+	endpoint    string
+	apiKey      string
+	model       string
+	http        *http.Client
+	maxRetries  int
+	backoff     func(attempt int) time.Duration
+	temperature *float64
+	maxTokens   int
+	logger      *slog.Logger
+}
+
+var _ model.Model = (*Client)(nil)
+
+// Retry-After values above this are not waited for: a server asking for
+// minutes is reporting a quota, not a blip, and the caller should hear it.
+const maxRetryAfter = time.Minute
+
+// New validates cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	var errs []error
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	if base == "" {
+		errs = append(errs, errors.New("openai config: BaseURL is required (e.g. https://api.deepseek.com/v1 or http://localhost:11434/v1)"))
+	} else if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("openai config: BaseURL %q is not an http(s) URL with a host", cfg.BaseURL))
+	} else if strings.HasSuffix(u.Path, "/chat/completions") {
+		errs = append(errs, fmt.Errorf("openai config: BaseURL %q must be the API root; /chat/completions is appended", cfg.BaseURL))
+	}
+	if strings.TrimSpace(cfg.Model) == "" {
+		errs = append(errs, errors.New("openai config: Model is required (the model name the server knows)"))
+	}
+	if cfg.MaxTokens < 0 {
+		errs = append(errs, fmt.Errorf("openai config: MaxTokens %d is negative", cfg.MaxTokens))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	c := &Client{
+		endpoint:    base + "/chat/completions",
+		apiKey:      cfg.APIKey,
+		model:       cfg.Model,
+		http:        cfg.HTTPClient,
+		maxRetries:  cfg.MaxRetries,
+		backoff:     cfg.Backoff,
+		temperature: cfg.Temperature,
+		maxTokens:   cfg.MaxTokens,
+		logger:      cfg.Logger,
+	}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = 3
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.backoff == nil {
+		c.backoff = defaultBackoff
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// Generate sends one streaming Chat Completions request and assembles the
+// answer. Text deltas reach req.OnText as they arrive, in order, on the
+// calling goroutine.
+//
+// Failures are retried (429 and 5xx, honouring Retry-After up to a minute;
+// connection failures and truncated streams) only while nothing has been
+// passed to OnText: a retry after that would show the user the same words
+// twice. When Generate fails after output began, the returned Response holds
+// what had arrived, so the caller can record what the user saw. Other 4xx
+// statuses are returned at once as a *StatusError. Cancelling ctx aborts the
+// request, the stream and any backoff wait; the error then wraps ctx.Err().
+func (c *Client) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+	body, err := encodeRequest(c, req)
+	if err != nil {
+		return model.Response{}, fmt.Errorf("chat completion: %w", err)
+	}
+	for attempt := 0; ; attempt++ {
+		a := newAssembler(req.OnText)
+		err := c.attempt(ctx, body, a)
+		if err == nil {
+			resp := a.response()
+			c.logger.Debug("chat completion done", slog.String("model", c.model), slog.String("finish_reason", resp.FinishReason),
+				slog.Int("tool_calls", len(resp.ToolCalls)), slog.Int("prompt_tokens", resp.Usage.PromptTokens),
+				slog.Int("completion_tokens", resp.Usage.CompletionTokens), slog.Int("attempts", attempt+1))
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return a.partial(), fmt.Errorf("chat completion: %w", ctx.Err())
+		}
+		if a.emitted {
+			return a.partial(), fmt.Errorf("chat completion: failed after output began (not retried): %w", err)
+		}
+		var r *retryable
+		if !errors.As(err, &r) {
+			return model.Response{}, fmt.Errorf("chat completion: %w", err)
+		}
+		if attempt >= c.maxRetries {
+			return model.Response{}, fmt.Errorf("chat completion: giving up after %d attempts: %w", attempt+1, r.err)
+		}
+		wait := c.backoff(attempt + 1)
+		if r.hasAfter {
+			if r.after > maxRetryAfter {
+				return model.Response{}, fmt.Errorf("chat completion: server asked to retry after %s: %w", r.after, r.err)
+			}
+			wait = r.after
+		}
+		c.logger.Warn("chat completion failed; retrying", slog.String("model", c.model), slog.Int("retry", attempt+1),
+			slog.Duration("wait", wait), slog.Any("error", r.err))
+		if err := sleep(ctx, wait); err != nil {
+			return model.Response{}, fmt.Errorf("chat completion: %w", err)
+		}
+	}
+}
+
+// attempt makes one HTTP exchange, feeding the answer into a. Errors worth
+// another attempt come back as *retryable.
+func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream, application/json")
+	if c.apiKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	res, err := c.http.Do(hreq)
+	if err != nil {
+		return transportError(err)
+	}
+	defer res.Body.Close()
+
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return statusError(res, c.apiKey != "")
+	}
+	ct := res.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "application/json":
+		// Some servers ignore "stream": true.
+		return readCompletion(res.Body, a)
+	case "text/html":
+		// A web UI or a proxy's page, not an API: the base URL is wrong.
+		return fmt.Errorf("%w: got Content-Type %q from %s; is the base URL the API root (often ending in /v1)?", ErrMalformed, ct, c.endpoint)
+	}
+	return readStream(res.Body, a)
+}
+
+// defaultBackoff: 500ms, 1s, 2s, ... capped at 10s, each drawn from
+// [d/2, d) so that clients rejected together do not return together.
+func defaultBackoff(attempt int) time.Duration {
+	d := 10 * time.Second
+	if attempt >= 1 && attempt <= 5 {
+		d = 500 * time.Millisecond << (attempt - 1)
+	}
+	return d/2 + rand.N(d/2)
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

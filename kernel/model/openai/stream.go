@@ -1,0 +1,329 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/model"
+)
+
+// maxEvent bounds one SSE event (a whole file written by a tool call can
+// arrive as a single arguments fragment).
+const maxEvent = 32 << 20
+
+var (
+	errTruncated = errors.New("stream ended before [DONE] or a finish_reason")
+	// errInStream: the server reported a failure inside a 200 stream. Not
+	// retried: it is as likely a property of the request as a blip.
+	errInStream = errors.New("server error in stream")
+)
+
+// readStream reads an SSE body into a until "data: [DONE]" (or the end of
+// the body after a finish_reason: not every server sends [DONE]).
+func readStream(body io.Reader, a *assembler) error {
+	s := sseReader{r: bufio.NewReaderSize(body, 16<<10)}
+	for {
+		data, err := s.next()
+		if err != nil {
+			if errors.Is(err, errEventTooLarge) || errors.Is(err, errInStream) {
+				return err
+			}
+			if a.finish != "" {
+				// The answer is complete; at most the usage chunk or
+				// [DONE] is missing, which not every server sends.
+				return nil
+			}
+			if err == io.EOF {
+				err = errTruncated
+			}
+			// A broken connection: worth retrying if nothing was emitted
+			// (Generate decides).
+			return &retryable{err: err}
+		}
+		if isDone(data) {
+			return nil
+		}
+		var c chatChunk
+		if err := json.Unmarshal(data, &c); err != nil {
+			return fmt.Errorf("%w: stream event is not JSON (%v): %s", ErrMalformed, err, clip(data))
+		}
+		if err := a.chunk(&c); err != nil {
+			return err
+		}
+	}
+}
+
+// readCompletion reads a plain JSON completion into a.
+func readCompletion(body io.Reader, a *assembler) error {
+	var c chatChunk
+	if err := json.NewDecoder(body).Decode(&c); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return &retryable{err: fmt.Errorf("reading completion: %w", err)}
+		}
+		return fmt.Errorf("%w: completion is not JSON: %v", ErrMalformed, err)
+	}
+	if len(c.Choices) == 0 && c.Error == nil {
+		return fmt.Errorf("%w: completion has no choices", ErrMalformed)
+	}
+	return a.chunk(&c)
+}
+
+func isDone(data []byte) bool {
+	return string(bytes.TrimSpace(data)) == "[DONE]"
+}
+
+func clip(b []byte) string {
+	const n = 200
+	if len(b) > n {
+		return strconv.Quote(string(b[:n])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
+var errEventTooLarge = fmt.Errorf("%w: stream event larger than %d bytes", ErrMalformed, maxEvent)
+
+// sseReader splits a text/event-stream into the data of its events. It
+// follows the SSE rules (fields, comments, blank line dispatch, several data
+// lines joined by "\n", CR LF or LF endings) with one tolerance: a data line
+// arriving while the pending data is already a complete JSON value or
+// [DONE] dispatches that first, for servers that omit the blank lines.
+type sseReader struct {
+	r    *bufio.Reader
+	data []byte // the current event's data
+	held []byte // a data line read ahead, starting the next event
+	has  bool   // held is set
+	long []byte // a line longer than the reader's buffer
+}
+
+// next returns the next event's data, valid until the next call, or io.EOF.
+func (s *sseReader) next() ([]byte, error) {
+	s.data = s.data[:0]
+	started := false
+	if s.has {
+		s.data = append(s.data, s.held...)
+		s.has, started = false, true
+	}
+	for {
+		line, err := s.line()
+		if err != nil {
+			if err == io.EOF && started {
+				return s.data, nil
+			}
+			return nil, err
+		}
+		if len(line) == 0 {
+			if started {
+				return s.data, nil
+			}
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if len(field) == 0 {
+			continue // comment or keep-alive
+		}
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+		switch string(field) {
+		case "data":
+			if started && (isDone(s.data) || json.Valid(s.data)) {
+				s.held = append(s.held[:0], value...)
+				s.has = true
+				return s.data, nil
+			}
+			if started {
+				s.data = append(s.data, '\n')
+			}
+			s.data = append(s.data, value...)
+			started = true
+		case "error":
+			// Older llama.cpp servers report failures as an "error:" field.
+			return nil, fmt.Errorf("%w: %s", errInStream, value)
+		}
+		if len(s.data) > maxEvent {
+			return nil, errEventTooLarge
+		}
+	}
+}
+
+// line returns the next line without its end of line, valid until the next
+// call. A last line without a newline is returned before io.EOF.
+func (s *sseReader) line() ([]byte, error) {
+	line, err := s.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		s.long = append(s.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = s.r.ReadSlice('\n')
+			s.long = append(s.long, line...)
+			if len(s.long) > maxEvent {
+				return nil, errEventTooLarge
+			}
+		}
+		line = s.long
+	}
+	if err != nil && !(err == io.EOF && len(line) > 0) {
+		return nil, err
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	return line, nil
+}
+
+// assembler accumulates one answer from chunks.
+type assembler struct {
+	onText  func(string)
+	emitted bool // onText was called
+	text    strings.Builder
+	calls   []callBuf
+	finish  string
+	usage   model.Usage
+}
+
+type callBuf struct {
+	index int // the server's index, or -1
+	id    string
+	name  string
+	args  []byte
+}
+
+func newAssembler(onText func(string)) *assembler {
+	return &assembler{onText: onText}
+}
+
+func (a *assembler) chunk(c *chatChunk) error {
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		msg, _ := serverMessage(append(append([]byte(`{"error":`), c.Error...), '}'))
+		if msg == "" {
+			msg = string(c.Error)
+		}
+		return fmt.Errorf("%w: %s", errInStream, msg)
+	}
+	if c.Usage != nil {
+		a.usage = model.Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens}
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue // n > 1 is never asked for; keep the first choice
+		}
+		d := ch.Delta
+		if d == nil {
+			d = ch.Message
+		}
+		if d != nil {
+			if d.Content != "" {
+				a.text.WriteString(d.Content)
+				if a.onText != nil {
+					a.emitted = true
+					a.onText(d.Content)
+				}
+			}
+			for j := range d.ToolCalls {
+				tc := &d.ToolCalls[j]
+				if ch.Delta == nil && tc.Index == nil {
+					tc.Index = &j // a whole message: each entry is a call of its own
+				}
+				a.toolCall(tc)
+			}
+		}
+		if ch.FinishReason != "" {
+			a.finish = ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// toolCall adds a delta to its call: the one with the same index, unless
+// the delta brings a different id (a server numbering every call 0). Without
+// an index, the call with the same id, or else the last one.
+func (a *assembler) toolCall(d *toolCallDelta) {
+	slot := -1
+	switch {
+	case d.Index != nil:
+		for i := range a.calls {
+			if a.calls[i].index == *d.Index {
+				slot = i
+			}
+		}
+	case d.ID != "":
+		for i := range a.calls {
+			if a.calls[i].id == d.ID {
+				slot = i
+			}
+		}
+	case len(a.calls) > 0:
+		slot = len(a.calls) - 1
+	}
+	if slot >= 0 && d.ID != "" && a.calls[slot].id != "" && a.calls[slot].id != d.ID {
+		slot = -1
+	}
+	if slot < 0 {
+		idx := -1
+		if d.Index != nil {
+			idx = *d.Index
+		}
+		a.calls = append(a.calls, callBuf{index: idx})
+		slot = len(a.calls) - 1
+	}
+	cb := &a.calls[slot]
+	if cb.id == "" {
+		cb.id = d.ID
+	}
+	if cb.name == "" {
+		cb.name = d.Function.Name
+	}
+	cb.args = append(cb.args, d.Function.Arguments...)
+}
+
+// response is the assembled answer; tool calls without an id get call_<n>,
+// n their position, skipping ids the server used.
+func (a *assembler) response() model.Response {
+	r := model.Response{Text: a.text.String(), FinishReason: a.finish, Usage: a.usage}
+	if len(a.calls) == 0 {
+		return r
+	}
+	r.ToolCalls = make([]model.ToolCall, len(a.calls))
+	for i, cb := range a.calls {
+		args := bytes.TrimSpace(cb.args)
+		if len(args) == 0 {
+			args = []byte("{}") // a call without arguments still passes an object
+		}
+		r.ToolCalls[i] = model.ToolCall{ID: cb.id, Name: cb.name, Arguments: json.RawMessage(args)}
+	}
+	for i := range r.ToolCalls {
+		if r.ToolCalls[i].ID != "" {
+			continue
+		}
+		for n := i; ; n++ {
+			id := "call_" + strconv.Itoa(n)
+			if !hasID(r.ToolCalls, id) {
+				r.ToolCalls[i].ID = id
+				break
+			}
+		}
+	}
+	return r
+}
+
+// partial is what arrived before a failure.
+func (a *assembler) partial() model.Response {
+	if !a.emitted {
+		return model.Response{}
+	}
+	return a.response()
+}
+
+func hasID(calls []model.ToolCall, id string) bool {
+	for _, c := range calls {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}
