@@ -1,0 +1,331 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+const (
+	// defaultReadLines is how many lines Read returns without a limit.
+	defaultReadLines = 2000
+	// maxLineBytes cuts longer lines in Read's output: one minified line
+	// should not take the whole page.
+	maxLineBytes = 2000
+	// maxReadBytes bounds the files Read and Edit load: the port reads whole
+	// files, and a huge log belongs to Bash (head, tail, grep).
+	maxReadBytes = 16 << 20
+)
+
+var globSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to the work dir or absolute inside it, e.g. \"**/*.go\" or \"src/*.ts\"."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+const globDescription = "Finds files in the work dir whose paths match a glob pattern, and returns their paths relative to the work dir, one per line, sorted.\n" +
+	"Syntax, per path segment: `*` matches any run of characters (names starting with a dot included), `?` one character, `[abc]` or `[a-z]` one character of a class, `\\` escapes. `**` as a whole segment matches any number of directories: `**/*.go` finds Go files at any depth, `src/**` everything under src. `**` does not descend into symlinked directories.\n" +
+	"The pattern is relative to the work dir or absolute inside it; a pattern reaching outside (`../*`, `/etc/*`) is refused. Directories match like files. Use Glob rather than `find` or `ls` in Bash."
+
+var readSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "The file to read: relative to the work dir or absolute inside it."},
+    "offset": {"type": "integer", "minimum": 1, "description": "The line to start at, 1-based. Default 1."},
+    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return at most. Default 2000."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+
+func (s *Set) readDescription() string {
+	return "Reads a text file in the work dir and returns its lines numbered as `cat -n` does: each line is prefixed with its number, right-aligned in six columns, and a tab. That prefix is not part of the file: leave it out of Edit's old_string.\n" +
+		"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
+		fmt.Sprintf("Without offset and limit it returns up to %d lines from the start; use offset (the 1-based line to start at) and limit (the number of lines) for a part of a long file. Output stops at a whole line before %d bytes, with a note saying which offset continues. Lines longer than %d bytes are cut.\n", defaultReadLines, s.maxOutput, maxLineBytes) +
+		"A directory is refused (list it with Glob), and so is a binary file."
+}
+
+var writeSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "The file to write: relative to the work dir or absolute inside it."},
+    "content": {"type": "string", "description": "The file's complete new content."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`)
+
+const writeDescription = "Writes content to a file in the work dir: the whole file is replaced if it exists; otherwise it is created, with any missing parent directories.\n" +
+	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
+	"To change part of an existing file, use Edit: it cannot lose what you did not mean to change."
+
+var editSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "The file to edit: relative to the work dir or absolute inside it."},
+    "old_string": {"type": "string", "minLength": 1, "description": "The exact text to replace, whitespace and indentation included."},
+    "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."},
+    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string instead of exactly one."}
+  },
+  "required": ["path", "old_string", "new_string"],
+  "additionalProperties": false
+}`)
+
+const editDescription = "Replaces text in an existing file in the work dir.\n" +
+	"old_string must match the file's text exactly, whitespace and indentation included, without Read's line-number prefixes. It must occur exactly once, unless replace_all is true: if it occurs more often, add surrounding lines until it is unique. replace_all replaces every occurrence (to rename something, say). new_string must differ from old_string.\n" +
+	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused. The file keeps its permissions. To create a file, use Write."
+
+func (s *Set) glob(_ context.Context, args json.RawMessage) contract.ToolResult {
+	var in struct {
+		Pattern string `json:"pattern"`
+	}
+	if msg := decodeArgs(args, &in, "pattern"); msg != "" {
+		return contract.ErrorResult("%s", msg)
+	}
+	if in.Pattern == "" {
+		return contract.ErrorResult(`invalid arguments: "pattern" is empty`)
+	}
+	matches, err := s.fs.Glob(in.Pattern)
+	var esc *workfs.EscapeError
+	switch {
+	case errors.As(err, &esc):
+		return contract.ErrorResult("refused: pattern %q reaches outside the work dir %s: %s. Glob only finds files inside the work dir.",
+			in.Pattern, esc.Dir, esc.Reason)
+	case errors.Is(err, filepath.ErrBadPattern):
+		return contract.ErrorResult("bad pattern %q: %v", in.Pattern, filepath.ErrBadPattern)
+	case err != nil:
+		return contract.ErrorResult("%v", err)
+	case len(matches) == 0:
+		return contract.ToolResult{Content: fmt.Sprintf("no files match %q", in.Pattern)}
+	}
+	var b strings.Builder
+	for i, m := range matches {
+		line := s.rel(m) + "\n"
+		if b.Len() > 0 && b.Len()+len(line) > s.maxOutput {
+			fmt.Fprintf(&b, "(%d more matches not shown; %d in all: narrow the pattern)\n", len(matches)-i, len(matches))
+			break
+		}
+		b.WriteString(line)
+	}
+	return contract.ToolResult{Content: b.String()}
+}
+
+func (s *Set) read(_ context.Context, args json.RawMessage) contract.ToolResult {
+	var in struct {
+		Path   string `json:"path"`
+		Offset *int   `json:"offset"`
+		Limit  *int   `json:"limit"`
+	}
+	if msg := decodeArgs(args, &in, "path"); msg != "" {
+		return contract.ErrorResult("%s", msg)
+	}
+	if in.Path == "" {
+		return contract.ErrorResult(`invalid arguments: "path" is empty`)
+	}
+	start, limit := 1, defaultReadLines
+	if in.Offset != nil {
+		if *in.Offset < 1 {
+			return contract.ErrorResult(`invalid arguments: "offset" must be at least 1 (the first line is 1), not %d`, *in.Offset)
+		}
+		start = *in.Offset
+	}
+	if in.Limit != nil {
+		if *in.Limit < 1 {
+			return contract.ErrorResult(`invalid arguments: "limit" must be at least 1, not %d`, *in.Limit)
+		}
+		limit = *in.Limit
+	}
+	data, res, ok := s.load(in.Path)
+	if !ok {
+		return res
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return contract.ErrorResult("%q is a binary file (it contains NUL bytes); Read shows text files only", in.Path)
+	}
+	if len(data) == 0 {
+		return contract.ToolResult{Content: fmt.Sprintf("(%s is empty)", in.Path)}
+	}
+	text := string(data)
+	total := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		total++
+	}
+	if start > total {
+		return contract.ErrorResult("offset %d is past the end of %q, which has %d lines", start, in.Path, total)
+	}
+	rest := text
+	for range start - 1 {
+		_, rest, _ = strings.Cut(rest, "\n")
+	}
+	var b strings.Builder
+	last, full := start-1, false
+	for last < total && last-start+1 < limit {
+		line, after, _ := strings.Cut(rest, "\n")
+		entry := fmt.Sprintf("%6d\t%s\n", last+1, cutLine(line))
+		if b.Len() > 0 && b.Len()+len(entry) > s.maxOutput {
+			full = true
+			break
+		}
+		b.WriteString(entry)
+		rest = after
+		last++
+	}
+	if last < total {
+		why := ""
+		if full {
+			why = fmt.Sprintf(" (output is limited to %d bytes)", s.maxOutput)
+		}
+		fmt.Fprintf(&b, "(showing lines %d-%d of %d%s; call Read with offset %d to continue)\n", start, last, total, why, last+1)
+	}
+	return contract.ToolResult{Content: b.String()}
+}
+
+func (s *Set) write(_ context.Context, args json.RawMessage) contract.ToolResult {
+	var in struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if msg := decodeArgs(args, &in, "path", "content"); msg != "" {
+		return contract.ErrorResult("%s", msg)
+	}
+	if in.Path == "" {
+		return contract.ErrorResult(`invalid arguments: "path" is empty`)
+	}
+	abs, err := s.fs.Resolve(in.Path)
+	if err != nil {
+		return fsResult(in.Path, err)
+	}
+	existed := false
+	switch fi, err := s.fs.Stat(in.Path); {
+	case err == nil && fi.IsDir():
+		return contract.ErrorResult("%q is a directory; Write needs a file path", in.Path)
+	case err == nil:
+		existed = true
+	case !errors.Is(err, fs.ErrNotExist):
+		return fsResult(in.Path, err)
+	}
+	if err := s.fs.WriteFile(in.Path, []byte(in.Content), 0o644); err != nil {
+		return fsResult(in.Path, err)
+	}
+	s.wrote(abs)
+	what := "created"
+	if existed {
+		what = "replaced its content"
+	}
+	return contract.ToolResult{Content: fmt.Sprintf("Wrote %d bytes to %s (%s).", len(in.Content), s.rel(abs), what)}
+}
+
+func (s *Set) edit(_ context.Context, args json.RawMessage) contract.ToolResult {
+	var in struct {
+		Path       string `json:"path"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}
+	if msg := decodeArgs(args, &in, "path", "old_string", "new_string"); msg != "" {
+		return contract.ErrorResult("%s", msg)
+	}
+	switch {
+	case in.Path == "":
+		return contract.ErrorResult(`invalid arguments: "path" is empty`)
+	case in.OldString == "":
+		return contract.ErrorResult(`invalid arguments: "old_string" is empty; to create a file or replace all of it, use Write`)
+	case in.OldString == in.NewString:
+		return contract.ErrorResult("old_string and new_string are the same; there is nothing to change")
+	}
+	abs, err := s.fs.Resolve(in.Path)
+	if err != nil {
+		return fsResult(in.Path, err)
+	}
+	data, res, ok := s.load(in.Path)
+	if !ok {
+		return res
+	}
+	text := string(data)
+	n := strings.Count(text, in.OldString)
+	switch {
+	case n == 0:
+		return contract.ErrorResult("old_string not found in %q; it must match the file's text exactly, whitespace and indentation included (Read the file to see it)", in.Path)
+	case n > 1 && !in.ReplaceAll:
+		return contract.ErrorResult("old_string occurs %d times in %q; add surrounding lines so that it occurs exactly once, or set replace_all to replace every occurrence", n, in.Path)
+	}
+	if in.ReplaceAll {
+		text = strings.ReplaceAll(text, in.OldString, in.NewString)
+	} else {
+		text = strings.Replace(text, in.OldString, in.NewString, 1)
+	}
+	// The file exists, so WriteFile truncates it in place and its mode stays.
+	if err := s.fs.WriteFile(in.Path, []byte(text), 0o644); err != nil {
+		return fsResult(in.Path, err)
+	}
+	s.wrote(abs)
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	return contract.ToolResult{Content: fmt.Sprintf("Edited %s: replaced %d occurrence%s of old_string.", s.rel(abs), n, plural)}
+}
+
+// load reads the regular file at path for Read and Edit, or says why not.
+func (s *Set) load(path string) ([]byte, contract.ToolResult, bool) {
+	fi, err := s.fs.Stat(path)
+	switch {
+	case err != nil:
+		return nil, fsResult(path, err), false
+	case fi.IsDir():
+		return nil, contract.ErrorResult("%q is a directory, not a file; to list its files use Glob with the pattern %q",
+			path, filepath.Join(path, "*")), false
+	case !fi.Mode().IsRegular():
+		// A FIFO or a device could block the call forever.
+		return nil, contract.ErrorResult("%q is not a regular file (%s)", path, fi.Mode().Type()), false
+	case fi.Size() > maxReadBytes:
+		return nil, contract.ErrorResult("%q is %d bytes, more than the %d this tool loads; use Bash (head, tail, grep, sed -n) to look at parts of it",
+			path, fi.Size(), maxReadBytes), false
+	}
+	data, err := s.fs.ReadFile(path)
+	if err != nil {
+		return nil, fsResult(path, err), false
+	}
+	return data, contract.ToolResult{}, true
+}
+
+// wrote reports a changed file to OnWrite.
+func (s *Set) wrote(abs string) {
+	if s.onWrite != nil {
+		s.onWrite(abs)
+	}
+}
+
+// rel shows an absolute path under the work dir relative to it.
+func (s *Set) rel(abs string) string {
+	r, err := filepath.Rel(s.fs.Dir(), abs)
+	if err != nil {
+		return abs
+	}
+	return r
+}
+
+// cutLine cuts a line longer than maxLineBytes at a rune boundary and says
+// how much was left out.
+func cutLine(line string) string {
+	if len(line) <= maxLineBytes {
+		return line
+	}
+	end := maxLineBytes
+	for end > 0 && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	return fmt.Sprintf("%s [... %d more bytes on this line]", line[:end], len(line)-end)
+}

@@ -1,0 +1,458 @@
+package tools_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/tools"
+)
+
+const five = "one\ntwo\nthree\nfour\nfive\n"
+
+func TestRead(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("a.txt"), five)
+	mkfile(t, e.path("sub/noeol.txt"), "x\ny")
+	mkfile(t, e.path("empty.txt"), "")
+	symlink(t, "sub", e.path("inlink"))
+	tests := []struct {
+		name string
+		args m
+		want string
+	}{
+		{"whole file", m{"path": "a.txt"},
+			"     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n     5\tfive\n"},
+		{"offset and limit", m{"path": "a.txt", "offset": 2, "limit": 2},
+			"     2\ttwo\n     3\tthree\n(showing lines 2-3 of 5; call Read with offset 4 to continue)\n"},
+		{"offset to the end", m{"path": "a.txt", "offset": 4},
+			"     4\tfour\n     5\tfive\n"},
+		{"limit", m{"path": "a.txt", "limit": 1},
+			"     1\tone\n(showing lines 1-1 of 5; call Read with offset 2 to continue)\n"},
+		{"limit past the end", m{"path": "a.txt", "offset": 5, "limit": 10},
+			"     5\tfive\n"},
+		{"absolute path inside", m{"path": e.path("a.txt")},
+			"     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n     5\tfive\n"},
+		{"no newline at the end", m{"path": "sub/noeol.txt"},
+			"     1\tx\n     2\ty\n"},
+		{"through a symlink inside", m{"path": "inlink/noeol.txt"},
+			"     1\tx\n     2\ty\n"},
+		{"empty file", m{"path": "empty.txt"}, "(empty.txt is empty)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.call(t, "Read", tt.args)
+			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
+				t.Errorf("Read(%v) (-want +got):\n%s", tt.args, diff)
+			}
+		})
+	}
+}
+
+func TestReadStopsAt2000LinesByDefault(t *testing.T) {
+	e := newEnv(t, tools.Config{MaxOutput: 1 << 20})
+	mkfile(t, e.path("long.txt"), strings.Repeat("x\n", 2500))
+	res := e.call(t, "Read", m{"path": "long.txt"})
+	lines := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
+	if len(lines) != 2001 || lines[1999] != "  2000\tx" {
+		t.Fatalf("got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
+	}
+	want := "(showing lines 1-2000 of 2500; call Read with offset 2001 to continue)"
+	if res.IsError || lines[2000] != want {
+		t.Errorf("IsError %v, note %q; want %q", res.IsError, lines[2000], want)
+	}
+}
+
+func TestReadStopsAtMaxOutputOnAWholeLine(t *testing.T) {
+	e := newEnv(t, tools.Config{MaxOutput: 100})
+	var b strings.Builder
+	for i := 1; i <= 50; i++ {
+		fmt.Fprintf(&b, "line %02d\n", i)
+	}
+	mkfile(t, e.path("a.txt"), b.String())
+	// Each numbered line is 15 bytes: six fit in 100.
+	want := "     1\tline 01\n     2\tline 02\n     3\tline 03\n     4\tline 04\n     5\tline 05\n     6\tline 06\n" +
+		"(showing lines 1-6 of 50 (output is limited to 100 bytes); call Read with offset 7 to continue)\n"
+	res := e.call(t, "Read", m{"path": "a.txt"})
+	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestReadCutsLongLines(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("min.js"), strings.Repeat("x", 2500)+"\nshort\n")
+	want := "     1\t" + strings.Repeat("x", 2000) + " [... 500 more bytes on this line]\n     2\tshort\n"
+	res := e.call(t, "Read", m{"path": "min.js"})
+	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("a.txt"), five)
+	mkfile(t, e.path("bin.dat"), "ELF\x00\x01\x02")
+	mkfile(t, e.path("dir/x.txt"), "x")
+	tests := []struct {
+		name string
+		args m
+		want []string
+	}{
+		{"directory", m{"path": "dir"}, []string{`"dir" is a directory`, "Glob", `"dir/*"`}},
+		{"work dir itself", m{"path": "."}, []string{"is a directory"}},
+		{"binary", m{"path": "bin.dat"}, []string{"binary"}},
+		{"missing", m{"path": "nope.txt"}, []string{`no such file: "nope.txt"`}},
+		{"missing parent", m{"path": "nope/x.txt"}, []string{"no such file"}},
+		{"offset past the end", m{"path": "a.txt", "offset": 6}, []string{"offset 6 is past the end", "5 lines"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.call(t, "Read", tt.args)
+			if !res.IsError || !containsAll(res.Content, tt.want) {
+				t.Errorf("Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			}
+		})
+	}
+}
+
+func TestWrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		path    func(e *env) string
+		before  string // existing content, if any
+		content string
+		file    string // where it lands, relative
+		want    string
+	}{
+		{"new file", rel("a.txt"), "", "hello", "a.txt", "Wrote 5 bytes to a.txt (created)."},
+		{"missing parents", rel("d/e/f.txt"), "", "hi\n", "d/e/f.txt", "Wrote 3 bytes to d/e/f.txt (created)."},
+		{"existing file", rel("a.txt"), "old content", "new", "a.txt", "Wrote 3 bytes to a.txt (replaced its content)."},
+		{"absolute inside", func(e *env) string { return e.path("abs.txt") }, "", "x", "abs.txt", "Wrote 1 bytes to abs.txt (created)."},
+		{"empty content", rel("empty.txt"), "", "", "empty.txt", "Wrote 0 bytes to empty.txt (created)."},
+		{"cleaned path", rel("d/../c.txt"), "", "c", "c.txt", "Wrote 1 bytes to c.txt (created)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tools.Config{})
+			if tt.before != "" {
+				mkfile(t, e.path(tt.file), tt.before)
+			}
+			res := e.call(t, "Write", m{"path": tt.path(e), "content": tt.content})
+			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			if got := readFile(t, e.path(tt.file)); got != tt.content {
+				t.Errorf("file = %q; want %q", got, tt.content)
+			}
+			if diff := cmp.Diff([]string{e.path(tt.file)}, e.writes.got()); diff != "" {
+				t.Errorf("OnWrite calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("dir/x.txt"), "x")
+	mkfile(t, e.path("file.txt"), "f")
+	tests := []struct {
+		name string
+		path string
+		want string
+	}{
+		{"a directory", "dir", `"dir" is a directory`},
+		{"the work dir", ".", "is a directory"},
+		{"parent is a file", "file.txt/x.txt", "not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.call(t, "Write", m{"path": tt.path, "content": "new"})
+			if !res.IsError || !strings.Contains(res.Content, tt.want) {
+				t.Errorf("Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
+			}
+		})
+	}
+	if got := readFile(t, e.path("file.txt")); got != "f" {
+		t.Errorf("file.txt = %q; want it unchanged", got)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q after failed Writes", got)
+	}
+}
+
+func TestWritePermissionDenied(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes to read-only directories")
+	}
+	e := newEnv(t, tools.Config{})
+	if err := os.MkdirAll(e.path("ro"), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(e.path("ro"), 0o755) })
+	res := e.call(t, "Write", m{"path": "ro/x.txt", "content": "x"})
+	if !res.IsError || !strings.Contains(res.Content, `permission denied: "ro/x.txt"`) {
+		t.Errorf("got %+v; want IsError permission denied", res)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q", got)
+	}
+}
+
+func TestEdit(t *testing.T) {
+	const before = "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 1\n}\n"
+	tests := []struct {
+		name string
+		args m
+		want string // the file after
+		msg  string
+	}{
+		{"unique", m{"old_string": "func a", "new_string": "func alpha"},
+			strings.Replace(before, "func a", "func alpha", 1), "Edited f.go: replaced 1 occurrence of old_string."},
+		{"made unique by context", m{"old_string": "func b() {\n\treturn 1", "new_string": "func b() {\n\treturn 2"},
+			"func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 2\n}\n", "Edited f.go: replaced 1 occurrence of old_string."},
+		{"replace all", m{"old_string": "return 1", "new_string": "return 0", "replace_all": true},
+			strings.ReplaceAll(before, "return 1", "return 0"), "Edited f.go: replaced 2 occurrences of old_string."},
+		{"replace all with one match", m{"old_string": "func a", "new_string": "func x", "replace_all": true},
+			strings.Replace(before, "func a", "func x", 1), "Edited f.go: replaced 1 occurrence of old_string."},
+		{"delete", m{"old_string": "\nfunc b() {\n\treturn 1\n}\n", "new_string": ""},
+			"func a() {\n\treturn 1\n}\n", "Edited f.go: replaced 1 occurrence of old_string."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tools.Config{})
+			mkfile(t, e.path("f.go"), before)
+			tt.args["path"] = "f.go"
+			res := e.call(t, "Edit", tt.args)
+			if diff := cmp.Diff(contract.ToolResult{Content: tt.msg}, res); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, readFile(t, e.path("f.go"))); diff != "" {
+				t.Errorf("file (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{e.path("f.go")}, e.writes.got()); diff != "" {
+				t.Errorf("OnWrite calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEditErrors(t *testing.T) {
+	const before = "a b a c\n"
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("f.txt"), before)
+	mkfile(t, e.path("dir/x.txt"), "x")
+	tests := []struct {
+		name string
+		args m
+		want []string
+	}{
+		{"not found", m{"path": "f.txt", "old_string": "z", "new_string": "y"}, []string{"old_string not found", "exactly"}},
+		{"wrong whitespace", m{"path": "f.txt", "old_string": "a  b", "new_string": "y"}, []string{"not found"}},
+		{"twice", m{"path": "f.txt", "old_string": "a", "new_string": "A"}, []string{"occurs 2 times", "replace_all"}},
+		{"twice, replace_all false", m{"path": "f.txt", "old_string": "a", "new_string": "A", "replace_all": false}, []string{"occurs 2 times"}},
+		{"same strings", m{"path": "f.txt", "old_string": "b", "new_string": "b"}, []string{"same"}},
+		{"missing file", m{"path": "nope.txt", "old_string": "a", "new_string": "b"}, []string{`no such file: "nope.txt"`}},
+		{"directory", m{"path": "dir", "old_string": "a", "new_string": "b"}, []string{"is a directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := e.call(t, "Edit", tt.args)
+			if !res.IsError || !containsAll(res.Content, tt.want) {
+				t.Errorf("Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			}
+		})
+	}
+	if got := readFile(t, e.path("f.txt")); got != before {
+		t.Errorf("f.txt = %q after failed edits; want it unchanged", got)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q after failed edits", got)
+	}
+}
+
+func TestEditPreservesMode(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("run.sh"), "#!/bin/sh\necho old\n")
+	if err := os.Chmod(e.path("run.sh"), 0o751); err != nil {
+		t.Fatal(err)
+	}
+	res := e.call(t, "Edit", m{"path": "run.sh", "old_string": "old", "new_string": "new"})
+	if res.IsError {
+		t.Fatalf("Edit: %s", res.Content)
+	}
+	fi, err := os.Stat(e.path("run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o751 {
+		t.Errorf("mode = %v after Edit; want -rwxr-x--x", fi.Mode().Perm())
+	}
+}
+
+// OnWrite sees each change once, in order, with the absolute path under the
+// work dir, and nothing for calls that changed nothing.
+func TestOnWriteSequence(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	steps := []struct {
+		tool string
+		args m
+	}{
+		{"Write", m{"path": "skills/x/SKILL.md", "content": "v1"}},
+		{"Read", m{"path": "skills/x/SKILL.md"}},
+		{"Edit", m{"path": "skills/x/SKILL.md", "old_string": "v1", "new_string": "v2"}},
+		{"Edit", m{"path": "skills/x/SKILL.md", "old_string": "v1", "new_string": "v3"}}, // fails: not found
+		{"Write", m{"path": "../x", "content": "v1"}},                                    // fails: refused
+		{"Write", m{"path": e.path("other.txt"), "content": "o"}},
+	}
+	for _, s := range steps {
+		e.call(t, s.tool, s.args)
+	}
+	want := []string{e.path("skills/x/SKILL.md"), e.path("skills/x/SKILL.md"), e.path("other.txt")}
+	if diff := cmp.Diff(want, e.writes.got()); diff != "" {
+		t.Errorf("OnWrite calls (-want +got):\n%s", diff)
+	}
+}
+
+// Every file tool refuses paths that lead out of the work dir, with the
+// guard's reason, as a result and not a Go error, and touches nothing.
+func TestFileToolsRefuseOutside(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	sibling := e.work + "-evil"
+	mkfile(t, filepath.Join(sibling, "x.txt"), "evil\n")
+	paths := []struct {
+		name   string
+		path   string
+		reason string
+	}{
+		{"dot-dot", "../outside/secret.txt", "climbs above"},
+		{"dot-dot inside the path", "a/../../outside/secret.txt", "climbs above"},
+		{"absolute outside", filepath.Join(e.outside, "secret.txt"), "absolute path outside"},
+		{"sibling with the work dir's name as prefix", filepath.Join(sibling, "x.txt"), "absolute path outside"},
+		{"symlink to a file outside", "outlink", "symlink outlink points to " + filepath.Join(e.outside, "secret.txt")},
+		{"symlinked dir outside", "outdir/secret.txt", "symlink outdir points to " + e.outside},
+	}
+	calls := []struct {
+		tool string
+		args func(path string) m
+	}{
+		{"Read", func(p string) m { return m{"path": p} }},
+		{"Write", func(p string) m { return m{"path": p, "content": "pwned"} }},
+		{"Edit", func(p string) m { return m{"path": p, "old_string": "secret", "new_string": "pwned"} }},
+	}
+	for _, c := range calls {
+		for _, p := range paths {
+			t.Run(c.tool+" "+p.name, func(t *testing.T) {
+				res, err := e.callCtx(t.Context(), t, c.tool, c.args(p.path))
+				if err != nil {
+					t.Fatalf("Go error %v; want a result", err)
+				}
+				want := []string{"refused", "outside the work dir", p.reason}
+				if !res.IsError || !containsAll(res.Content, want) {
+					t.Errorf("got %+v; want IsError mentioning %q", res, want)
+				}
+				if strings.Contains(res.Content, "secret\n") {
+					t.Errorf("the result leaks the file outside: %q", res.Content)
+				}
+			})
+		}
+	}
+	t.Run("Write through outdir creates nothing", func(t *testing.T) {
+		e.call(t, "Write", m{"path": "outdir/new.txt", "content": "pwned"})
+		if _, err := os.Lstat(filepath.Join(e.outside, "new.txt")); err == nil {
+			t.Error("outside/new.txt was created through the symlink")
+		}
+	})
+	if got := readFile(t, filepath.Join(e.outside, "secret.txt")); got != "secret\n" {
+		t.Errorf("secret.txt = %q; want it untouched", got)
+	}
+	if got := readFile(t, filepath.Join(sibling, "x.txt")); got != "evil\n" {
+		t.Errorf("work-evil/x.txt = %q; want it untouched", got)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q for refused paths", got)
+	}
+}
+
+func TestGlob(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	for _, f := range []string{"a.go", "b.txt", ".hidden.go", "sub/c.go", "sub/deep/d.go", "sub/deep/e.txt"} {
+		mkfile(t, e.path(f), f)
+	}
+	tests := []struct {
+		pattern string
+		want    string
+	}{
+		{"*.go", ".hidden.go\na.go\n"},
+		{"**/*.go", ".hidden.go\na.go\nsub/c.go\nsub/deep/d.go\n"},
+		{"sub/**", "sub/c.go\nsub/deep\nsub/deep/d.go\nsub/deep/e.txt\n"},
+		{"sub/*/?.txt", "sub/deep/e.txt\n"},
+		// The symlinks pointing out are left out of every listing.
+		{"*", ".hidden.go\na.go\nb.txt\nsub\n"},
+		{filepath.Join("WORK", "*.txt"), "b.txt\n"},
+		{"*.rs", `no files match "*.rs"`},
+		{"outdir/*", `no files match "outdir/*"`},
+	}
+	for _, tt := range tests {
+		pattern := strings.Replace(tt.pattern, "WORK", e.work, 1)
+		t.Run(tt.pattern, func(t *testing.T) {
+			res := e.call(t, "Glob", m{"pattern": pattern})
+			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
+				t.Errorf("Glob(%q) (-want +got):\n%s", pattern, diff)
+			}
+		})
+	}
+}
+
+func TestGlobErrors(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"../*", []string{"refused", `pattern "../*" reaches outside the work dir`}},
+		{"../**/*.txt", []string{"refused", "reaches outside"}},
+		{filepath.Join(e.outside, "*"), []string{"refused", "reaches outside"}},
+		{"[", []string{`bad pattern "["`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			res := e.call(t, "Glob", m{"pattern": tt.pattern})
+			if !res.IsError || !containsAll(res.Content, tt.want) {
+				t.Errorf("Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
+			}
+			if strings.Contains(res.Content, "secret") {
+				t.Errorf("the result lists what is outside: %q", res.Content)
+			}
+		})
+	}
+}
+
+func TestGlobStopsAtMaxOutput(t *testing.T) {
+	e := newEnv(t, tools.Config{MaxOutput: 30})
+	for i := range 10 {
+		mkfile(t, e.path(fmt.Sprintf("f%d.txt", i)), "")
+	}
+	// "fN.txt\n" is 7 bytes: four fit in 30.
+	want := "f0.txt\nf1.txt\nf2.txt\nf3.txt\n(6 more matches not shown; 10 in all: narrow the pattern)\n"
+	res := e.call(t, "Glob", m{"pattern": "*.txt"})
+	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// rel returns a path function for a path relative to the work dir.
+func rel(p string) func(*env) string { return func(*env) string { return p } }
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// Defaults for the zero values of [Config].
+const (
+	DefaultBashTimeout    = 2 * time.Minute
+	DefaultMaxBashTimeout = 10 * time.Minute
+	DefaultMaxOutput      = 30000
+)
+
+// Config configures the builtin tools. Every zero value but FS's is a usable
+// default.
+type Config struct {
+	// FS is the guarded work dir. Required: every file tool goes through it,
+	// and Bash runs in FS.Dir().
+	FS *workfs.FS
+	// BashTimeout is how long a command may run when the model does not say.
+	// Zero means DefaultBashTimeout, or MaxBashTimeout if that is shorter.
+	BashTimeout time.Duration
+	// MaxBashTimeout bounds the timeout the model may ask for per call
+	// (timeout_seconds); larger requests are lowered to it. Zero means
+	// DefaultMaxBashTimeout.
+	MaxBashTimeout time.Duration
+	// MaxOutput is how many bytes of output a tool returns to the model. Bash
+	// keeps the head and the tail of longer output with a marker saying how
+	// many bytes were cut; Read stops at a whole line and says where to go
+	// on; Glob lists what fits and counts the rest. Zero means
+	// DefaultMaxOutput.
+	MaxOutput int
+	// Shell runs Bash commands as `<Shell> -c <command>`: a name looked up
+	// on PATH or a path. Empty means "bash" if it is on PATH, else "sh".
+	Shell string
+	// Env is appended to os.Environ() for Bash commands ("KEY=value"; a
+	// later entry wins).
+	Env []string
+	// OnWrite, when set, is called synchronously after Write or Edit changed
+	// a file, with the file's absolute path under FS.Dir(), and never after a
+	// failed call. The kernel invalidates the skills catalog there, so the
+	// next step sees the change.
+	OnWrite func(path string)
+}
+
+// Set is the builtin tools over one work dir. It is safe for concurrent use.
+type Set struct {
+	fs         *workfs.FS
+	timeout    time.Duration
+	maxTimeout time.Duration
+	maxOutput  int
+	shell      string
+	env        []string
+	onWrite    func(string)
+	tools      []contract.Tool
+}
+
+// New checks cfg and makes the tools. It fails when FS is missing, when a
+// duration or size is negative, when BashTimeout exceeds MaxBashTimeout, and
+// when the shell cannot be found.
+func New(cfg Config) (*Set, error) {
+	if cfg.FS == nil {
+		return nil, errors.New("new tools: Config.FS is required")
+	}
+	if cfg.BashTimeout < 0 || cfg.MaxBashTimeout < 0 || cfg.MaxOutput < 0 {
+		return nil, fmt.Errorf("new tools: negative BashTimeout (%v), MaxBashTimeout (%v) or MaxOutput (%d)",
+			cfg.BashTimeout, cfg.MaxBashTimeout, cfg.MaxOutput)
+	}
+	s := &Set{
+		fs:         cfg.FS,
+		timeout:    cfg.BashTimeout,
+		maxTimeout: cfg.MaxBashTimeout,
+		maxOutput:  cfg.MaxOutput,
+		shell:      cfg.Shell,
+		env:        append([]string(nil), cfg.Env...),
+		onWrite:    cfg.OnWrite,
+	}
+	if s.maxTimeout == 0 {
+		s.maxTimeout = DefaultMaxBashTimeout
+	}
+	if s.timeout == 0 {
+		s.timeout = min(DefaultBashTimeout, s.maxTimeout)
+	}
+	if s.timeout > s.maxTimeout {
+		return nil, fmt.Errorf("new tools: BashTimeout %v exceeds MaxBashTimeout %v", s.timeout, s.maxTimeout)
+	}
+	if s.maxOutput == 0 {
+		s.maxOutput = DefaultMaxOutput
+	}
+	if s.shell == "" {
+		s.shell = "sh"
+		if _, err := exec.LookPath("bash"); err == nil {
+			s.shell = "bash"
+		}
+	}
+	if _, err := exec.LookPath(s.shell); err != nil {
+		return nil, fmt.Errorf("new tools: shell: %w", err)
+	}
+	s.tools = []contract.Tool{
+		s.tool("Bash", s.bashDescription(), s.bashSchema(), s.bash),
+		s.tool("Glob", globDescription, globSchema, s.glob),
+		s.tool("Read", s.readDescription(), readSchema, s.read),
+		s.tool("Write", writeDescription, writeSchema, s.write),
+		s.tool("Edit", editDescription, editSchema, s.edit),
+	}
+	// The schemas are written indented for people; the model gets them compact.
+	for i, t := range s.tools {
+		var b bytes.Buffer
+		if err := json.Compact(&b, t.Schema); err != nil {
+			return nil, fmt.Errorf("new tools: schema of %s: %w", t.Name, err)
+		}
+		s.tools[i].Schema = b.Bytes()
+	}
+	return s, nil
+}
+
+// Tools returns Bash, Glob, Read, Write and Edit, in that order. The slice
+// is the caller's.
+func (s *Set) Tools() []contract.Tool {
+	return append([]contract.Tool(nil), s.tools...)
+}
+
+// tool wraps a tool's body so that a context already done is the one Go
+// error a call returns: the body then runs only for a live call, and
+// reports everything else as a result.
+func (s *Set) tool(name, desc string, schema json.RawMessage,
+	body func(ctx context.Context, args json.RawMessage) contract.ToolResult) contract.Tool {
+	return contract.Tool{
+		Name:        name,
+		Description: desc,
+		Schema:      schema,
+		Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
+			if err := ctx.Err(); err != nil {
+				return contract.ToolResult{}, fmt.Errorf("tool %s: %w", name, err)
+			}
+			return body(ctx, args), nil
+		},
+	}
+}

@@ -1,0 +1,232 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	fsys, err := workfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	tests := []struct {
+		name string
+		cfg  tools.Config
+		want string
+	}{
+		{"no FS", tools.Config{}, "Config.FS is required"},
+		{"negative timeout", tools.Config{FS: fsys, BashTimeout: -time.Second}, "negative"},
+		{"negative output", tools.Config{FS: fsys, MaxOutput: -1}, "negative"},
+		{"timeout above max", tools.Config{FS: fsys, BashTimeout: time.Hour}, "exceeds MaxBashTimeout"},
+		{"unknown shell", tools.Config{FS: fsys, Shell: "no-such-shell-helios"}, "no-such-shell-helios"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := tools.New(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("New = %v, %v; want an error containing %q", set, err, tt.want)
+			}
+		})
+	}
+}
+
+// schema is the part of a tool's JSON Schema the model relies on.
+type schema struct {
+	Type                 string
+	Properties           map[string]struct{ Type string }
+	Required             []string
+	AdditionalProperties *bool
+}
+
+func TestToolsOrderAndSchemas(t *testing.T) {
+	fsys, err := workfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	set, err := tools.New(tools.Config{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		Name     string
+		Props    map[string]string
+		Required []string
+	}
+	wants := []want{
+		{"Bash", map[string]string{"command": "string", "timeout_seconds": "integer"}, []string{"command"}},
+		{"Glob", map[string]string{"pattern": "string"}, []string{"pattern"}},
+		{"Read", map[string]string{"path": "string", "offset": "integer", "limit": "integer"}, []string{"path"}},
+		{"Write", map[string]string{"path": "string", "content": "string"}, []string{"path", "content"}},
+		{"Edit", map[string]string{"path": "string", "old_string": "string", "new_string": "string", "replace_all": "boolean"},
+			[]string{"path", "old_string", "new_string"}},
+	}
+	var got []want
+	for _, tool := range set.Tools() {
+		if len(tool.Description) < 100 {
+			t.Errorf("%s: description %q is too thin to guide a model", tool.Name, tool.Description)
+		}
+		var s schema
+		if err := json.Unmarshal(tool.Schema, &s); err != nil {
+			t.Fatalf("%s: schema is not JSON: %v", tool.Name, err)
+		}
+		if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
+			t.Errorf("%s: schema type %q, additionalProperties %v; want an object that forbids extra properties", tool.Name, s.Type, s.AdditionalProperties)
+		}
+		w := want{Name: tool.Name, Props: map[string]string{}, Required: s.Required}
+		for name, p := range s.Properties {
+			w.Props[name] = p.Type
+		}
+		got = append(got, w)
+	}
+	if diff := cmp.Diff(wants, got); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// The timeout bounds reach the model through Bash's schema.
+func TestBashSchemaTimeoutBounds(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         tools.Config
+		wantMax     int
+		wantDefault string
+	}{
+		{"defaults", tools.Config{}, 600, "Default 120;"},
+		{"max below the default timeout", tools.Config{MaxBashTimeout: time.Minute}, 60, "Default 60;"},
+		{"both set", tools.Config{BashTimeout: 5 * time.Second, MaxBashTimeout: 30 * time.Second}, 30, "Default 5;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, tt.cfg)
+			var s struct {
+				Properties struct {
+					Timeout struct {
+						Maximum     int
+						Description string
+					} `json:"timeout_seconds"`
+				}
+			}
+			if err := json.Unmarshal(e.tools["Bash"].Schema, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Properties.Timeout.Maximum != tt.wantMax || !strings.Contains(s.Properties.Timeout.Description, tt.wantDefault) {
+				t.Errorf("timeout_seconds: maximum %d, description %q; want maximum %d and %q",
+					s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
+			}
+		})
+	}
+}
+
+func TestBadArgumentsAreToolResults(t *testing.T) {
+	tests := []struct {
+		tool string
+		args string
+		want string
+	}{
+		{"Bash", `not json`, "not a JSON object"},
+		{"Bash", `["echo hi"]`, "not a JSON object"},
+		{"Bash", `{}`, `missing required argument "command"`},
+		{"Bash", ``, `missing required argument "command"`},
+		{"Bash", `{"command": null}`, `missing required argument "command"`},
+		{"Bash", `{"command": 5}`, `"command" must be a string, not number`},
+		{"Bash", `{"command": "  "}`, `"command" is empty`},
+		{"Bash", `{"command": "true", "timeout_seconds": 1.5}`, `"timeout_seconds" must be an integer`},
+		{"Bash", `{"command": "true", "timeout_seconds": "5"}`, `"timeout_seconds" must be an integer, not string`},
+		{"Bash", `{"command": "true", "timeout_seconds": 0}`, `"timeout_seconds" must be at least 1`},
+		{"Glob", `{}`, `missing required argument "pattern"`},
+		{"Glob", `{"pattern": ["*"]}`, `"pattern" must be a string, not array`},
+		{"Glob", `{"pattern": ""}`, `"pattern" is empty`},
+		{"Read", `{"offset": 1}`, `missing required argument "path"`},
+		{"Read", `{"path": ""}`, `"path" is empty`},
+		{"Read", `{"path": "a.txt", "offset": 0}`, `"offset" must be at least 1`},
+		{"Read", `{"path": "a.txt", "limit": -1}`, `"limit" must be at least 1`},
+		{"Read", `{"path": "a.txt", "limit": "all"}`, `"limit" must be an integer, not string`},
+		{"Write", `{}`, `missing required arguments "path", "content"`},
+		{"Write", `{"path": "new.txt"}`, `missing required argument "content"`},
+		{"Write", `{"path": "new.txt", "content": 5}`, `"content" must be a string, not number`},
+		{"Write", `{"path": "", "content": "x"}`, `"path" is empty`},
+		{"Edit", `{"path": "a.txt"}`, `missing required arguments "old_string", "new_string"`},
+		{"Edit", `{"path": "a.txt", "old_string": "a", "new_string": "b", "replace_all": "yes"}`, `"replace_all" must be a boolean, not string`},
+		{"Edit", `{"path": "a.txt", "old_string": "", "new_string": "b"}`, `"old_string" is empty`},
+		{"Edit", `{"path": "a.txt", "old_string": "alpha", "new_string": "alpha"}`, "old_string and new_string are the same"},
+		{"Edit", `{"path": "", "old_string": "a", "new_string": "b"}`, `"path" is empty`},
+	}
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("a.txt"), "alpha\n")
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			res := e.call(t, tt.tool, tt.args)
+			if !res.IsError || !strings.Contains(res.Content, tt.want) {
+				t.Errorf("got %+v; want IsError with %q", res, tt.want)
+			}
+		})
+	}
+	if got := readFile(t, e.path("a.txt")); got != "alpha\n" {
+		t.Errorf("a.txt = %q after failed calls; want it unchanged", got)
+	}
+	if _, err := os.Stat(e.path("new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("new.txt exists after failed Writes (stat: %v)", err)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q after failed calls", got)
+	}
+}
+
+// A model that adds a field the tool does not know (many were trained on
+// tools with a "description") must not lose the call over it.
+func TestUnknownArgumentsAreIgnored(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	res := e.call(t, "Bash", m{"command": "echo hi", "description": "say hi"})
+	if diff := cmp.Diff("hi\n", res.Content); diff != "" || res.IsError {
+		t.Errorf("IsError %v, content (-want +got):\n%s", res.IsError, diff)
+	}
+}
+
+// A context already done is the one Go error, and the tool does nothing.
+func TestDoneContextIsGoError(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("a.txt"), "alpha\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := []struct {
+		tool string
+		args m
+	}{
+		{"Bash", m{"command": "touch ran"}},
+		{"Glob", m{"pattern": "*"}},
+		{"Read", m{"path": "a.txt"}},
+		{"Write", m{"path": "new.txt", "content": "x"}},
+		{"Edit", m{"path": "a.txt", "old_string": "alpha", "new_string": "beta"}},
+	}
+	for _, c := range calls {
+		t.Run(c.tool, func(t *testing.T) {
+			res, err := e.callCtx(ctx, t, c.tool, c.args)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("got %+v, %v; want a Go error wrapping context.Canceled", res, err)
+			}
+		})
+	}
+	for _, name := range []string{"ran", "new.txt"} {
+		if _, err := os.Stat(e.path(name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists: a tool ran on a done context", name)
+		}
+	}
+	if got := readFile(t, e.path("a.txt")); got != "alpha\n" {
+		t.Errorf("a.txt = %q; want it unchanged", got)
+	}
+	if got := e.writes.got(); len(got) != 0 {
+		t.Errorf("OnWrite called with %q", got)
+	}
+}
