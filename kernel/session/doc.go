@@ -10,5 +10,16 @@
 // Store is the port; every implementation must pass the conformance suite in
 // package sessiontest. The default store (NewJSONLStore) keeps one JSONL file
 // per session, fsyncs every append, and on open cuts off a torn last line with
-// a warning, losing nothing before it.
+// a warning, losing nothing before it. NewMemoryStore keeps sessions in memory
+// with the same semantics, for tests.
+//
+// Append numbers events 1, 2, 3... and refuses, appending nothing of the
+// batch, an event without a Type, Input that is not valid JSON, and a
+// Compaction whose span is not 1 <= From <= To < its own Seq: a summary
+// covers only what came before it. A fork keeps the Seqs of the events it
+// copies, so its compaction spans keep their meaning.
+//
+// ModelView renders the log as the model sees it; Visible answers, without
+// rendering it, whether one event is in that view (the catalog injector's
+// "newest still-visible catalog").
 package session

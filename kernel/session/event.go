@@ -71,6 +71,10 @@ type Info struct {
 var (
 	ErrNotFound = errors.New("session not found")
 	ErrClosed   = errors.New("session log is closed")
+	// ErrInvalidID is returned for a session ID a store could never have
+	// made: empty, or with a path separator, "..", or a leading dot. An ID
+	// from a user never reaches the file system unchecked.
+	ErrInvalidID = errors.New("invalid session id")
 )
 
 // Store creates, opens, lists and forks session logs.

@@ -217,10 +217,19 @@ func nodeKind(n *yaml.Node) string {
 func describeFrontmatterError(err error) string {
 	var fe *frontmatter.Error
 	if errors.As(err, &fe) {
-		if fe.Line > 0 {
-			return fmt.Sprintf("line %d: %s", fe.Line, fe.Reason)
+		// Keep the sentinel ("frontmatter is not valid YAML"): the reason
+		// alone ("did not find expected key") does not say what is wrong.
+		msg := fe.Reason
+		if fe.Err != nil {
+			msg = fe.Err.Error()
+			if fe.Reason != "" {
+				msg += ": " + fe.Reason
+			}
 		}
-		return fe.Reason
+		if fe.Line > 0 {
+			return fmt.Sprintf("line %d: %s", fe.Line, msg)
+		}
+		return msg
 	}
 	return err.Error()
 }

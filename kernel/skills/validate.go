@@ -65,11 +65,11 @@ func Validate(fsys FS, path string) ([]Report, error) {
 		var r Report
 		switch {
 		case err != nil:
-			r = Report{Path: p, Errors: []string{fmt.Sprintf("cannot read: %v", err)}}
+			r = Report{Path: p, Errors: []string{fmt.Sprintf("cannot read: %v", err)}, Warnings: []string{}}
 		case fi.IsDir():
 			file, ok := skillFileIn(fsys, p)
 			if !ok {
-				r = Report{Path: p, Errors: []string{"folder has no SKILL.md"}}
+				r = Report{Path: p, Errors: []string{"folder has no SKILL.md"}, Warnings: []string{}}
 				break
 			}
 			r = validateFile(fsys, file, name)

@@ -1,0 +1,842 @@
+package sessiontest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/helios-agents/helios/kernel/session"
+)
+
+// RunOptions says what the store under test promises beyond the contract
+// every store keeps.
+type RunOptions struct {
+	// Durable says sessions outlive the store value: a new store over the
+	// same storage (see Reopen) sees every acknowledged event. The suite
+	// then checks that through Reopen.
+	Durable bool
+	// Reopen returns a new store over the storage of s, as a restarted
+	// process would make it; s's Logs are all closed by then. Required
+	// when Durable.
+	Reopen func(t *testing.T, s session.Store) session.Store
+}
+
+// Run runs the conformance suite against stores from newStore, one fresh
+// store per subtest.
+func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
+	RunWith(t, newStore, RunOptions{})
+}
+
+// RunWith is Run with options. What every store must do:
+//
+//   - Create gives a new, empty session with a valid, unique ID.
+//   - Append numbers events from 1 with no gap, in the order given (also
+//     when several goroutines append at once: a batch stays contiguous),
+//     sets Time, and returns the events as stored. It refuses, appending
+//     nothing of the batch: an event without a Type, a Compaction whose span
+//     is not 1 <= From <= To < its own Seq, Input that is not valid JSON, a
+//     canceled context, a closed Log (ErrClosed).
+//   - Stored events read back exactly as Append returned them (Meta,
+//     Provenance, ToolUseID, IsError, Input byte for byte), through At,
+//     Backward and a reopened Log; they do not change when the caller
+//     reuses the Meta map or Input bytes it appended.
+//   - At, Len and Backward agree; Backward is newest first, stops when
+//     told, and may be used while Append runs, even from its own loop.
+//   - A second Open of an open session either fails or shares the log: two
+//     Logs never hand out the same Seq.
+//   - List: every session, Updated newest first; Title is the first User
+//     message (exactly, when it is one short line); Events counts them.
+//   - Fork copies events with Seq <= at keeping Seq and Time, leaves the
+//     original alone, continues Seqs after the copy, and its Info names the
+//     origin (ForkOf, ForkAt).
+//   - Unknown IDs are ErrNotFound; IDs that could escape a directory
+//     ("", "..", "../x", "a/b", ...) are ErrInvalidID.
+//
+// The List order check needs the store's clock to move between Appends;
+// where two Appends got equal times it checks only that List is sorted.
+func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOptions) {
+	t.Helper()
+	if opts.Durable && opts.Reopen == nil {
+		t.Fatal("sessiontest: RunOptions.Durable needs Reopen")
+	}
+	tests := []struct {
+		name string
+		run  func(t *testing.T, s session.Store)
+	}{
+		{"CreateAppend", testCreateAppend},
+		{"AppendBatch", testAppendBatch},
+		{"AppendRefusesInvalid", testAppendRefusesInvalid},
+		{"AppendCanceled", testAppendCanceled},
+		{"Readers", testReaders},
+		{"BackwardDuringAppend", testBackwardDuringAppend},
+		{"RoundTrip", testRoundTrip},
+		{"CallerBuffersReused", testCallerBuffersReused},
+		{"Reopen", testReopen},
+		{"SecondOpen", testSecondOpen},
+		{"Closed", testClosed},
+		{"List", testList},
+		{"Fork", testFork},
+		{"ForkAll", testForkAll},
+		{"NotFound", testNotFound},
+		{"InvalidIDs", testInvalidIDs},
+		{"ConcurrentAppends", testConcurrentAppends},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
+	}
+	if opts.Durable {
+		t.Run("Durable", func(t *testing.T) { testDurable(t, newStore(t), opts.Reopen) })
+	}
+}
+
+func testCreateAppend(t *testing.T, s session.Store) {
+	l := create(t, s)
+	if l.ID() == "" {
+		t.Fatal("Create: empty ID")
+	}
+	if n := l.Len(); n != 0 {
+		t.Fatalf("new log: Len = %d, want 0", n)
+	}
+	other := create(t, s)
+	if other.ID() == l.ID() {
+		t.Fatalf("two Creates gave the same ID %q", l.ID())
+	}
+	for i := 1; i <= 3; i++ {
+		got := mustAppend(t, l, session.Event{Type: session.User, Text: fmt.Sprint("message ", i)})
+		if len(got) != 1 {
+			t.Fatalf("Append returned %d events, want 1", len(got))
+		}
+		if got[0].Seq != int64(i) {
+			t.Errorf("append %d: Seq = %d, want %d", i, got[0].Seq, i)
+		}
+		if got[0].Time.IsZero() {
+			t.Errorf("append %d: Time not set", i)
+		}
+		if got[0].Type != session.User || got[0].Text != fmt.Sprint("message ", i) {
+			t.Errorf("append %d: got %+v", i, got[0])
+		}
+		if diff := cmp.Diff(got[0], l.At(i-1)); diff != "" {
+			t.Errorf("At(%d) differs from what Append returned (-append +at):\n%s", i-1, diff)
+		}
+	}
+	if n := l.Len(); n != 3 {
+		t.Errorf("Len = %d, want 3", n)
+	}
+	if other.Len() != 0 {
+		t.Errorf("appending to %s changed %s", l.ID(), other.ID())
+	}
+	got, err := l.Append(t.Context())
+	if err != nil || len(got) != 0 || l.Len() != 3 {
+		t.Errorf("Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
+	}
+}
+
+func testAppendBatch(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l, session.Event{Type: session.User, Text: "go"})
+	batch := []session.Event{
+		{Type: session.Assistant, Text: "calling two tools"},
+		{Type: session.ToolUse, ToolUseID: "a", ToolName: "Read", Input: json.RawMessage(`{"path":"x"}`)},
+		{Type: session.ToolUse, ToolUseID: "b", ToolName: "Glob", Input: json.RawMessage(`{"pattern":"*.go"}`)},
+	}
+	got := mustAppend(t, l, batch...)
+	if len(got) != len(batch) {
+		t.Fatalf("Append returned %d events, want %d", len(got), len(batch))
+	}
+	for i, e := range got {
+		if e.Seq != int64(i+2) {
+			t.Errorf("batch event %d: Seq = %d, want %d", i, e.Seq, i+2)
+		}
+		if e.Text != batch[i].Text || e.ToolUseID != batch[i].ToolUseID {
+			t.Errorf("batch event %d out of order: %+v", i, e)
+		}
+		if !e.Time.Equal(got[0].Time) {
+			t.Logf("batch events have different times (allowed): %v, %v", got[0].Time, e.Time)
+		}
+	}
+	if diff := cmp.Diff(got, all(l)[1:]); diff != "" {
+		t.Errorf("log differs from what Append returned (-append +log):\n%s", diff)
+	}
+}
+
+func testAppendRefusesInvalid(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l,
+		session.Event{Type: session.User, Text: "one"},
+		session.Event{Type: session.Assistant, Text: "two"},
+	)
+	ok := session.Event{Type: session.User, Text: "fine"}
+	for _, tc := range []struct {
+		name string
+		ev   session.Event
+	}{
+		{"no type", session.Event{Text: "typeless"}},
+		{"compaction from 0", session.Event{Type: session.Compaction, Text: "s", From: 0, To: 1}},
+		{"compaction from > to", session.Event{Type: session.Compaction, Text: "s", From: 2, To: 1}},
+		{"compaction covers itself", session.Event{Type: session.Compaction, Text: "s", From: 1, To: 4}},
+		{"compaction covers the future", session.Event{Type: session.Compaction, Text: "s", From: 1, To: 9}},
+		{"input not JSON", session.Event{Type: session.ToolUse, ToolUseID: "x", Input: json.RawMessage(`{"a":`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := all(l)
+			// The bad event comes second: nothing of the batch may land.
+			if got, err := l.Append(t.Context(), ok, tc.ev); err == nil {
+				t.Fatalf("Append accepted %+v: %+v", tc.ev, got)
+			}
+			if diff := cmp.Diff(before, all(l)); diff != "" {
+				t.Errorf("a refused Append changed the log (-before +after):\n%s", diff)
+			}
+		})
+	}
+	// The compaction of a valid span is accepted, and no Seq was used up.
+	got := mustAppend(t, l, ok, session.Event{Type: session.Compaction, Text: "summary", From: 1, To: 3})
+	if got[0].Seq != 3 || got[1].Seq != 4 {
+		t.Errorf("after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
+	}
+}
+
+func testAppendCanceled(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l, session.Event{Type: session.User, Text: "one"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := l.Append(ctx, session.Event{Type: session.User, Text: "late"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Append with a canceled context: err = %v, want context.Canceled", err)
+	}
+	if n := l.Len(); n != 1 {
+		t.Errorf("Len = %d after a canceled Append, want 1", n)
+	}
+}
+
+func testReaders(t *testing.T, s session.Store) {
+	l := create(t, s)
+	for i := range 10 {
+		mustAppend(t, l,
+			session.Event{Type: session.User, Text: fmt.Sprint("u", i)},
+			session.Event{Type: session.Assistant, Text: fmt.Sprint("a", i)},
+			session.Event{Type: session.Assistant, Text: fmt.Sprint("b", i)},
+		)
+	}
+	if n := l.Len(); n != 30 {
+		t.Fatalf("Len = %d, want 30", n)
+	}
+	var at []session.Event
+	for i := range l.Len() {
+		e := l.At(i)
+		if e.Seq != int64(i+1) {
+			t.Errorf("At(%d).Seq = %d, want %d", i, e.Seq, i+1)
+		}
+		at = append(at, e)
+	}
+	var back []session.Event
+	for e := range l.Backward() {
+		back = append(back, e)
+	}
+	slices.Reverse(back)
+	if diff := cmp.Diff(at, back); diff != "" {
+		t.Errorf("Backward (reversed) differs from At (-at +backward):\n%s", diff)
+	}
+	// Stopping early: a range loop panics if the iterator calls yield
+	// again after it returned false.
+	var seen []int64
+	for e := range l.Backward() {
+		seen = append(seen, e.Seq)
+		if len(seen) == 3 {
+			break
+		}
+	}
+	if diff := cmp.Diff([]int64{30, 29, 28}, seen); diff != "" {
+		t.Errorf("Backward stopped after 3 (-want +got):\n%s", diff)
+	}
+	calls := 0
+	l.Backward()(func(session.Event) bool { calls++; return false })
+	if calls != 1 {
+		t.Errorf("Backward called yield %d times after it returned false at once, want 1", calls)
+	}
+	empty := create(t, s)
+	for e := range empty.Backward() {
+		t.Errorf("Backward of an empty log yielded %+v", e)
+	}
+}
+
+func testBackwardDuringAppend(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		n := 0
+		for e := range l.Backward() {
+			if n == 0 {
+				// An injector scans backwards and appends what it decided.
+				_, err = l.Append(context.Background(), session.Event{Type: session.Injected, Provenance: "test", Text: "x"})
+				_ = l.Len()
+				_ = l.At(0)
+			}
+			if e.Seq < 1 {
+				err = fmt.Errorf("Backward yielded Seq %d", e.Seq)
+			}
+			n++
+		}
+		if err == nil && n < 2 {
+			err = fmt.Errorf("Backward yielded %d events, want at least 2", n)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append, Len or At inside a Backward loop did not return: deadlock")
+	}
+	if n := l.Len(); n != 3 {
+		t.Errorf("Len = %d, want 3", n)
+	}
+}
+
+// roundTripEvents exercise every field, with bytes encoders like to
+// change: spaces and escapes in Input, HTML characters, line breaks,
+// U+2028, unknown types.
+func roundTripEvents() []session.Event {
+	return []session.Event{
+		{Type: session.Injected, Provenance: "skills-catalog", Text: "Skills:\n<available_skills>\n<skill>a & b</skill>\n</available_skills>",
+			Meta: map[string]string{"digest": "sha256:0f1e", "note": "<&>\u2028\"", "": "empty key", "empty": ""}},
+		{Type: session.User, Text: "fix the <bug> & \"quote\" — ünïcødé\ttab\r\nCRLF \u2028 \U0001F600"},
+		{Type: session.Assistant, Text: "calling", Meta: map[string]string{"finish": "tool_calls"}},
+		{Type: session.ToolUse, ToolUseID: "call_1", ToolName: "Bash",
+			Input: json.RawMessage(`{"command": "ls -la && echo <x> > y",  "timeout": 1.50e3, "u": "\u00e9\n", "z": [ ]}`)},
+		{Type: session.ToolUse, ToolUseID: "call_2", ToolName: "Edit", Input: json.RawMessage("{\n  \"path\": \"a.go\",\r\n\t\"new\": \"x\"\n}")},
+		{Type: session.ToolUse, ToolUseID: "call_3", ToolName: "Read", Input: json.RawMessage(" [1, 2] ")},
+		{Type: session.ToolUse, ToolUseID: "call_4", ToolName: "Glob", Input: json.RawMessage(`null`)},
+		{Type: session.ToolUse, ToolUseID: "call_5", ToolName: "Glob", Input: json.RawMessage(`"just a string"`)},
+		{Type: session.ToolResult, ToolUseID: "call_1", Text: "line1\nline2\x00nul", IsError: true},
+		{Type: session.ToolResult, ToolUseID: "call_2", Text: ""},
+		{Type: session.Compaction, Text: "summary of 2..4", From: 2, To: 4},
+		{Type: session.Type("x-custom"), Text: "stores keep types they do not know", From: 7, To: 3},
+	}
+}
+
+func testRoundTrip(t *testing.T, s session.Store) {
+	l := create(t, s)
+	in := roundTripEvents()
+	got := mustAppend(t, l, in...)
+	want := slices.Clone(in)
+	for i := range want {
+		want[i].Seq, want[i].Time = int64(i+1), got[i].Time
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("Append changed the events (-given +returned):\n%s", diff)
+	}
+	// Invalid UTF-8 may be normalized, but must then read back the same.
+	odd := mustAppend(t, l,
+		session.Event{Type: session.ToolResult, ToolUseID: "call_3", Text: "bad \xff\xfe bytes \xe2\x82"},
+		session.Event{Type: session.ToolUse, ToolUseID: "call_6", Input: json.RawMessage("{\"a\":\"\xff\"}"), Meta: map[string]string{"k\xff": "v\xc3"}},
+	)
+	got = append(got, odd...)
+	if diff := cmp.Diff(got, all(l)); diff != "" {
+		t.Errorf("At differs from what Append returned (-append +at):\n%s", diff)
+	}
+	id := l.ID()
+	closeLog(t, l)
+	r := open(t, s, id)
+	if diff := cmp.Diff(got, all(r)); diff != "" {
+		t.Errorf("reopened log differs from what Append returned (-append +reopened):\n%s", diff)
+	}
+	for i, e := range all(r) {
+		if !slices.Equal(e.Input, got[i].Input) {
+			t.Errorf("event %d: Input bytes %q, want %q", e.Seq, e.Input, got[i].Input)
+		}
+	}
+}
+
+func testCallerBuffersReused(t *testing.T, s session.Store) {
+	l := create(t, s)
+	meta := map[string]string{"digest": "one"}
+	input := []byte(`{"path":"a"}`)
+	mustAppend(t, l, session.Event{Type: session.ToolUse, ToolUseID: "c", Meta: meta, Input: input})
+	meta["digest"] = "two"
+	meta["extra"] = "x"
+	copy(input, `{"path":"b"}`)
+	e := l.At(0)
+	if diff := cmp.Diff(map[string]string{"digest": "one"}, e.Meta); diff != "" {
+		t.Errorf("the caller's map changed the stored Meta (-want +got):\n%s", diff)
+	}
+	if string(e.Input) != `{"path":"a"}` {
+		t.Errorf("the caller's buffer changed the stored Input: %s", e.Input)
+	}
+}
+
+func testReopen(t *testing.T, s session.Store) {
+	l := create(t, s)
+	got := mustAppend(t, l, roundTripEvents()...)
+	id := l.ID()
+	closeLog(t, l)
+	r := open(t, s, id)
+	if r.ID() != id {
+		t.Errorf("reopened ID = %q, want %q", r.ID(), id)
+	}
+	if diff := cmp.Diff(got, all(r)); diff != "" {
+		t.Errorf("reopened log differs (-appended +reopened):\n%s", diff)
+	}
+	next := mustAppend(t, r, session.Event{Type: session.User, Text: "resumed"})
+	if want := int64(len(got) + 1); next[0].Seq != want {
+		t.Errorf("append after reopen: Seq = %d, want %d", next[0].Seq, want)
+	}
+}
+
+func testSecondOpen(t *testing.T, s session.Store) {
+	a := create(t, s)
+	mustAppend(t, a, session.Event{Type: session.User, Text: "one"})
+	b, err := s.Open(t.Context(), a.ID())
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) {
+			t.Fatalf("Open of an open session: %v", err)
+		}
+		t.Logf("the store refuses a second Open (allowed): %v", err)
+		return
+	}
+	t.Cleanup(func() { b.Close() })
+	mustAppend(t, b, session.Event{Type: session.Assistant, Text: "two"})
+	mustAppend(t, a, session.Event{Type: session.User, Text: "three"})
+	for name, l := range map[string]session.Log{"first": a, "second": b} {
+		evs := all(l)
+		if len(evs) != 3 {
+			t.Fatalf("%s Log: %d events, want 3 (Logs on one session must share it)", name, len(evs))
+		}
+		for i, e := range evs {
+			if e.Seq != int64(i+1) {
+				t.Errorf("%s Log: event %d has Seq %d", name, i, e.Seq)
+			}
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Append(t.Context(), session.Event{Type: session.User, Text: "four"}); err != nil {
+		t.Errorf("closing one Log closed the other: %v", err)
+	}
+}
+
+func testClosed(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l, session.Event{Type: session.User, Text: "one"})
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"}); !errors.Is(err, session.ErrClosed) {
+		t.Errorf("Append after Close: err = %v, want ErrClosed", err)
+	}
+	if _, err := l.Append(t.Context()); !errors.Is(err, session.ErrClosed) {
+		t.Errorf("Append() of nothing after Close: err = %v, want ErrClosed", err)
+	}
+	r := open(t, s, l.ID())
+	if n := r.Len(); n != 1 {
+		t.Errorf("reopened after a refused Append: Len = %d, want 1", n)
+	}
+}
+
+func testList(t *testing.T, s session.Store) {
+	long := strings.Repeat("Ünïcode wörds and more wörds, ", 10)
+	a := create(t, s)
+	mustAppend(t, a,
+		session.Event{Type: session.Injected, Provenance: "skills-catalog", Text: "<available_skills>\n</available_skills>"},
+		session.Event{Type: session.User, Text: "first message of A"},
+		session.Event{Type: session.Assistant, Text: "ok"},
+	)
+	b := create(t, s)
+	bEvs := mustAppend(t, b, session.Event{Type: session.User, Text: long}, session.Event{Type: session.User, Text: "second"})
+	c := create(t, s) // stays empty
+	aLast := mustAppend(t, a, session.Event{Type: session.Assistant, Text: "later"})
+
+	infos := list(t, s)
+	if len(infos) != 3 {
+		t.Fatalf("List: %d sessions, want 3: %+v", len(infos), infos)
+	}
+	checkSorted(t, infos)
+	ia, ib, ic := find(t, infos, a.ID()), find(t, infos, b.ID()), find(t, infos, c.ID())
+	if ia.Title != "first message of A" || ia.Events != 4 || ia.ForkOf != "" || ia.ForkAt != 0 {
+		t.Errorf("Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	}
+	if ib.Events != 2 || ib.Title == "" || utf8.RuneCountInString(ib.Title) > 80 {
+		t.Errorf("Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	}
+	if r := []rune(ib.Title); len(r) >= 40 && !strings.HasPrefix(long, string(r[:40])) {
+		t.Errorf("Title of B %q does not begin like the message %q", ib.Title, long)
+	}
+	if ic.Events != 0 || ic.Title != "" {
+		t.Errorf("Info of empty C = %+v; want Events 0, no Title", ic)
+	}
+	for _, in := range []session.Info{ia, ib, ic} {
+		if in.Created.IsZero() || in.Updated.Before(in.Created) {
+			t.Errorf("Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
+		}
+	}
+	if aLast[0].Time.After(bEvs[1].Time) {
+		if pos(infos, a.ID()) > pos(infos, b.ID()) {
+			t.Errorf("List order %v: A, appended to last, comes after B", ids(infos))
+		}
+	} else {
+		t.Logf("the store's clock did not move between Appends; order not checked")
+	}
+
+	// Closed sessions are described the same way as open ones.
+	for _, l := range []session.Log{a, b, c} {
+		closeLog(t, l)
+	}
+	if diff := cmp.Diff(infos, list(t, s)); diff != "" {
+		t.Errorf("List after closing every Log differs (-open +closed):\n%s", diff)
+	}
+}
+
+func testFork(t *testing.T, s session.Store) {
+	src := create(t, s)
+	mustAppend(t, src,
+		session.Event{Type: session.User, Text: "start"},
+		session.Event{Type: session.Assistant, Text: "a"},
+		session.Event{Type: session.ToolUse, ToolUseID: "t1", ToolName: "Read", Input: json.RawMessage(`{"path": "x"}`)},
+		session.Event{Type: session.ToolResult, ToolUseID: "t1", Text: "body"},
+		session.Event{Type: session.Assistant, Text: "b"},
+		session.Event{Type: session.Compaction, Text: "summary", From: 2, To: 5},
+		session.Event{Type: session.User, Text: "more"},
+		session.Event{Type: session.Assistant, Text: "c"},
+	)
+	orig := all(src)
+
+	f := fork(t, s, src.ID(), 6)
+	if f.ID() == src.ID() {
+		t.Fatalf("Fork kept the ID %q", f.ID())
+	}
+	if diff := cmp.Diff(orig[:6], all(f)); diff != "" {
+		t.Errorf("fork at 6 (-original[:6] +fork):\n%s", diff)
+	}
+	if diff := cmp.Diff(session.ModelView(src)[:2], session.ModelView(f)); diff != "" {
+		t.Errorf("the fork's compaction lost its meaning (-original view +fork view):\n%s", diff)
+	}
+	next := mustAppend(t, f, session.Event{Type: session.User, Text: "in the fork"})
+	if next[0].Seq != 7 {
+		t.Errorf("first append to the fork: Seq = %d, want 7", next[0].Seq)
+	}
+	mustAppend(t, src, session.Event{Type: session.User, Text: "in the original"})
+	if diff := cmp.Diff(orig, all(src)[:len(orig)]); diff != "" {
+		t.Errorf("forking changed the original (-before +after):\n%s", diff)
+	}
+	if src.Len() != 9 || f.Len() != 7 || f.At(6).Text != "in the fork" || src.At(8).Text != "in the original" {
+		t.Errorf("fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	}
+
+	// A fork of a closed session, and a fork of the fork.
+	closeLog(t, src)
+	g := fork(t, s, src.ID(), 3)
+	if diff := cmp.Diff(orig[:3], all(g)); diff != "" {
+		t.Errorf("fork of a closed session at 3 (-original[:3] +fork):\n%s", diff)
+	}
+	h := fork(t, s, f.ID(), 0)
+	if diff := cmp.Diff(all(f), all(h)); diff != "" {
+		t.Errorf("fork of the fork (-fork +its fork):\n%s", diff)
+	}
+
+	infos := list(t, s)
+	checkSorted(t, infos)
+	for _, c := range []struct {
+		id, of string
+		at     int64
+		n      int
+	}{
+		{src.ID(), "", 0, 9},
+		{f.ID(), src.ID(), 6, 7},
+		{g.ID(), src.ID(), 3, 3},
+		{h.ID(), f.ID(), 7, 7},
+	} {
+		in := find(t, infos, c.id)
+		if in.ForkOf != c.of || in.ForkAt != c.at || in.Events != c.n {
+			t.Errorf("Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		}
+		if in.Title != "start" {
+			t.Errorf("Info of %s: Title %q, want %q", c.id, in.Title, "start")
+		}
+	}
+	// The origin survives closing the fork.
+	closeLog(t, f)
+	if in := find(t, list(t, s), f.ID()); in.ForkOf != src.ID() || in.ForkAt != 6 {
+		t.Errorf("closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
+	}
+	r := open(t, s, f.ID())
+	if diff := cmp.Diff(append(orig[:6:6], next...), all(r)); diff != "" {
+		t.Errorf("reopened fork (-want +got):\n%s", diff)
+	}
+}
+
+func testForkAll(t *testing.T, s session.Store) {
+	src := create(t, s)
+	mustAppend(t, src, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
+	for _, at := range []int64{0, -1, 2, 100} {
+		f := fork(t, s, src.ID(), at)
+		if diff := cmp.Diff(all(src), all(f)); diff != "" {
+			t.Errorf("Fork(at %d) should copy everything (-original +fork):\n%s", at, diff)
+		}
+	}
+	empty := create(t, s)
+	f := fork(t, s, empty.ID(), 0)
+	if f.Len() != 0 {
+		t.Errorf("fork of an empty session has %d events", f.Len())
+	}
+	if got := mustAppend(t, f, session.Event{Type: session.User, Text: "x"}); got[0].Seq != 1 {
+		t.Errorf("first append to a fork of an empty session: Seq %d, want 1", got[0].Seq)
+	}
+}
+
+func testNotFound(t *testing.T, s session.Store) {
+	ctx := t.Context()
+	for _, id := range []string{"20000101T000000-000000", "nosuchsession"} {
+		if l, err := s.Open(ctx, id); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("Open(%q) = %v, %v; want ErrNotFound", id, l, err)
+		}
+		if l, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrNotFound) {
+			t.Errorf("Fork(%q) = %v, %v; want ErrNotFound", id, l, err)
+		}
+	}
+}
+
+func testInvalidIDs(t *testing.T, s session.Store) {
+	ctx := t.Context()
+	l := create(t, s) // something for a traversal to find
+	mustAppend(t, l, session.Event{Type: session.User, Text: "x"})
+	for _, id := range []string{"", ".", "..", "../x", "../" + l.ID(), "a/b", "/etc/passwd", `a\b`, `..\x`, "x/../" + l.ID(), "x\x00y", ".hidden"} {
+		if got, err := s.Open(ctx, id); !errors.Is(err, session.ErrInvalidID) {
+			t.Errorf("Open(%q) = %v, %v; want ErrInvalidID", id, got, err)
+		}
+		if got, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrInvalidID) {
+			t.Errorf("Fork(%q) = %v, %v; want ErrInvalidID", id, got, err)
+		}
+	}
+}
+
+func testConcurrentAppends(t *testing.T, s session.Store) {
+	const writers, rounds = 8, 25
+	l := create(t, s)
+	ctx := t.Context()
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		errs    []error
+		stop    = make(chan struct{})
+		readers sync.WaitGroup
+	)
+	fail := func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() }
+	for range 2 {
+		readers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n := l.Len()
+				if n > 0 {
+					if e := l.At(n - 1); e.Seq != int64(n) {
+						fail(fmt.Errorf("At(%d).Seq = %d", n-1, e.Seq))
+					}
+				}
+				want := int64(-1)
+				for e := range l.Backward() {
+					if want >= 0 && e.Seq != want {
+						fail(fmt.Errorf("Backward yielded Seq %d, want %d", e.Seq, want))
+						break
+					}
+					want = e.Seq - 1
+				}
+				_ = session.Visible(l, 1)
+			}
+		})
+	}
+	sent := make([][]session.Event, writers) // what each writer got back
+	for w := range writers {
+		wg.Go(func() {
+			for r := range rounds {
+				batch := []session.Event{{Type: session.User, Text: fmt.Sprintf("w%d r%d e0", w, r)}}
+				if r%2 == 1 {
+					batch = append(batch,
+						session.Event{Type: session.Assistant, Text: fmt.Sprintf("w%d r%d e1", w, r)},
+						session.Event{Type: session.Assistant, Text: fmt.Sprintf("w%d r%d e2", w, r)})
+				}
+				got, err := l.Append(ctx, batch...)
+				if err != nil {
+					fail(err)
+					return
+				}
+				for i := range got {
+					if got[i].Seq != got[0].Seq+int64(i) || got[i].Text != batch[i].Text {
+						fail(fmt.Errorf("writer %d: batch not contiguous and in order: %+v", w, got))
+					}
+				}
+				sent[w] = append(sent[w], got...)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	readers.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	total := 0
+	for w := range writers {
+		total += len(sent[w])
+	}
+	evs := all(l)
+	if len(evs) != total {
+		t.Fatalf("Len = %d, want %d", len(evs), total)
+	}
+	for i, e := range evs {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has Seq %d: Seqs must be 1..n without gaps or repeats", i, e.Seq)
+		}
+	}
+	for w := range writers {
+		for i, e := range sent[w] {
+			if evs[e.Seq-1].Text != e.Text {
+				t.Errorf("writer %d: Seq %d holds %q, want %q", w, e.Seq, evs[e.Seq-1].Text, e.Text)
+			}
+			if i > 0 && e.Seq <= sent[w][i-1].Seq {
+				t.Errorf("writer %d: Seqs not increasing: %d after %d", w, e.Seq, sent[w][i-1].Seq)
+			}
+		}
+	}
+}
+
+func testDurable(t *testing.T, s session.Store, reopen func(*testing.T, session.Store) session.Store) {
+	a := create(t, s)
+	aEvs := mustAppend(t, a, roundTripEvents()...)
+	b := create(t, s)
+	mustAppend(t, b, session.Event{Type: session.User, Text: "b"})
+	f := fork(t, s, a.ID(), 5)
+	fEvs := append(aEvs[:5:5], mustAppend(t, f, session.Event{Type: session.User, Text: "in the fork"})...)
+	for _, l := range []session.Log{a, b, f} {
+		closeLog(t, l)
+	}
+	before := list(t, s)
+
+	s2 := reopen(t, s)
+	if diff := cmp.Diff(before, list(t, s2)); diff != "" {
+		t.Errorf("List after reopening the store (-before +after):\n%s", diff)
+	}
+	for id, want := range map[string][]session.Event{a.ID(): aEvs, f.ID(): fEvs} {
+		l := open(t, s2, id)
+		if diff := cmp.Diff(want, all(l)); diff != "" {
+			t.Errorf("session %s after reopening the store (-appended +read):\n%s", id, diff)
+		}
+		got := mustAppend(t, l, session.Event{Type: session.User, Text: "resumed"})
+		if got[0].Seq != int64(len(want)+1) {
+			t.Errorf("session %s: append after reopening the store: Seq %d, want %d", id, got[0].Seq, len(want)+1)
+		}
+	}
+}
+
+// helpers
+
+func create(t *testing.T, s session.Store) session.Log {
+	t.Helper()
+	l, err := s.Create(t.Context())
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func open(t *testing.T, s session.Store, id string) session.Log {
+	t.Helper()
+	l, err := s.Open(t.Context(), id)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", id, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func fork(t *testing.T, s session.Store, id string, at int64) session.Log {
+	t.Helper()
+	l, err := s.Fork(t.Context(), id, at)
+	if err != nil {
+		t.Fatalf("Fork(%q, %d): %v", id, at, err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func closeLog(t *testing.T, l session.Log) {
+	t.Helper()
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close %s: %v", l.ID(), err)
+	}
+}
+
+func mustAppend(t *testing.T, l session.Log, evs ...session.Event) []session.Event {
+	t.Helper()
+	got, err := l.Append(t.Context(), evs...)
+	if err != nil {
+		t.Fatalf("Append to %s: %v", l.ID(), err)
+	}
+	return got
+}
+
+func list(t *testing.T, s session.Store) []session.Info {
+	t.Helper()
+	infos, err := s.List(t.Context())
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	return infos
+}
+
+// all reads a log through At.
+func all(l session.Log) []session.Event {
+	evs := make([]session.Event, l.Len())
+	for i := range evs {
+		evs[i] = l.At(i)
+	}
+	return evs
+}
+
+func find(t *testing.T, infos []session.Info, id string) session.Info {
+	t.Helper()
+	if i := pos(infos, id); i >= 0 {
+		return infos[i]
+	}
+	t.Fatalf("List has no session %s: %v", id, ids(infos))
+	return session.Info{}
+}
+
+func pos(infos []session.Info, id string) int {
+	return slices.IndexFunc(infos, func(in session.Info) bool { return in.ID == id })
+}
+
+func ids(infos []session.Info) []string {
+	var out []string
+	for _, in := range infos {
+		out = append(out, in.ID)
+	}
+	return out
+}
+
+func checkSorted(t *testing.T, infos []session.Info) {
+	t.Helper()
+	for i := 1; i < len(infos); i++ {
+		if infos[i].Updated.After(infos[i-1].Updated) {
+			t.Errorf("List not sorted by Updated, newest first: %s (%v) before %s (%v)",
+				infos[i-1].ID, infos[i-1].Updated, infos[i].ID, infos[i].Updated)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package skills_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// BenchmarkDiscover measures a cold discovery of a root of N bundle skills:
+// every iteration builds a fresh DirSource (no watcher, nothing carried over),
+// so each one lists the root, finds and reads every SKILL.md and parses its
+// frontmatter. The OS page cache is warm after the first pass; "cold" means
+// no caching inside the process.
+//
+// naive/N is the baseline a first implementation tends to write: walk the
+// whole tree, read every SKILL.md found at any depth, split the frontmatter by
+// hand and unmarshal it into a map. It checks nothing (no symlink, FIFO,
+// binary or BOM handling, no warnings) and descends into every bundle's
+// scripts/, which the real scan never lists.
+//
+//	go test -run '^$' -bench BenchmarkDiscover -benchmem -benchtime 3x ./kernel/skills/
+func BenchmarkDiscover(b *testing.B) {
+	base := b.TempDir()
+	sizes := []int{1_000, 10_000}
+	type fixture struct {
+		once sync.Once
+		root string
+		err  error
+	}
+	fixtures := map[int]*fixture{}
+	for _, n := range sizes {
+		fixtures[n] = &fixture{}
+	}
+	// Generated once per size, on first use, shared by both sub-benchmarks
+	// and every round of each.
+	root := func(b *testing.B, n int) string {
+		b.Helper()
+		f := fixtures[n]
+		f.once.Do(func() {
+			f.root = filepath.Join(base, fmt.Sprintf("root-%d", n))
+			f.err = skBenchGenerate(f.root, n)
+		})
+		if f.err != nil {
+			b.Fatalf("generate %d skills: %v", n, f.err)
+		}
+		return f.root
+	}
+
+	ctx := context.Background()
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("helios/%d", n), func(b *testing.B) {
+			r := root(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{r}}
+				set, err := src.Skills(ctx)
+				if err != nil || len(set.Skills) != n || len(set.Warnings) != 0 {
+					b.Fatalf("Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("naive/%d", n), func(b *testing.B) {
+			r := root(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := skBenchNaive(r)
+				if err != nil || len(got) != n {
+					b.Fatalf("naive: %d skills, %v; want %d", len(got), err, n)
+				}
+			}
+		})
+	}
+}
+
+// skBenchSkill is what the naive baseline extracts.
+type skBenchSkill struct {
+	name, description, baseDir string
+}
+
+// skBenchNaive walks root, reads every SKILL.md, splits its frontmatter by
+// hand and unmarshals it into a map.
+func skBenchNaive(root string) ([]skBenchSkill, error) {
+	var out []skBenchSkill
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Name() != "SKILL.md" {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := string(data)
+		if !strings.HasPrefix(text, "---\n") {
+			return nil
+		}
+		fm, _, ok := strings.Cut(text[len("---\n"):], "\n---\n")
+		if !ok {
+			return nil
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(fm), &m); err != nil {
+			return nil
+		}
+		name, _ := m["name"].(string)
+		desc, _ := m["description"].(string)
+		if desc == "" {
+			return nil
+		}
+		out = append(out, skBenchSkill{name, desc, filepath.Dir(path)})
+		return nil
+	})
+	return out, err
+}
+
+// skBenchGenerate writes n bundles under root, each a realistic SKILL.md
+// (frontmatter with name, a sentence-long description, license and metadata;
+// a body of about 430 bytes) and a scripts/ folder with one script.
+func skBenchGenerate(root string, n int) error {
+	const body = `# Release artifacts
+
+Use this skill to build, check and publish the release artifacts of one
+component.
+
+## Steps
+
+1. Run ` + "`scripts/build.sh`" + ` from this skill's directory; it writes dist/.
+2. Check every file in dist/ against references/checklist.md.
+3. If a check fails, stop and report the failing item with its path.
+4. Otherwise publish with ` + "`scripts/build.sh --publish`" + ` and paste the
+   printed URLs into the release notes.
+`
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	var errs []error
+	for i := range n {
+		name := fmt.Sprintf("release-%05d", i)
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+			return err
+		}
+		md := fmt.Sprintf("---\nname: %s\ndescription: Build, check and publish the release artifacts of component %d. Use when asked to cut, verify or ship a release of it.\nlicense: Apache-2.0\nmetadata:\n  author: bench\n  version: \"1.%d\"\n---\n%s", name, i, i%10, body)
+		errs = append(errs,
+			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644),
+			os.WriteFile(filepath.Join(dir, "scripts", "build.sh"), []byte("#!/bin/sh\nset -eu\nmkdir -p dist\n"), 0o755))
+	}
+	return errors.Join(errs...)
+}
