@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/helios-agents/helios/caps/extdir"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
@@ -107,7 +109,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 			return nil, fmt.Errorf("work dir: %w", err)
 		}
 	}
-	mode, err := kskills.ParseMode(cfg.Skills.Mode)
+	mode, err := kskills.ParseMode(string(cfg.Skills.Mode))
 	if err != nil {
 		return nil, fmt.Errorf("%w: skills.mode: %v", ErrConfig, err)
 	}
@@ -146,15 +148,64 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		caps = append(caps, c)
 	}
 
-	return kernel.New(kernel.Config{
+	// The builtin tools share the project's port. Write and Edit tell the
+	// kernel at once, so the next step's catalog sees the change.
+	var kref *kernel.Kernel
+	toolSet, err := tools.New(tools.Config{
+		FS:          port,
+		BashTimeout: time.Duration(cfg.Tools.BashTimeout),
+		MaxOutput:   cfg.Tools.MaxOutput,
+		OnWrite: func(path string) {
+			if kref != nil {
+				kref.InvalidatePath(path)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: tools: %v", ErrConfig, err)
+	}
+	caps = append([]kernel.Capability{toolsCapability{toolSet}}, caps...)
+
+	var resources []io.Closer
+	var skillWatcher kskills.RootWatcher
+	if opts.Watch {
+		w, err := newWatcher(cfg.Skills.Watch)
+		if err != nil {
+			return nil, fmt.Errorf("%w: skills.watch: %v", ErrConfig, err)
+		}
+		if w != nil {
+			opened = append(opened, w)
+			resources = append(resources, w)
+			skillWatcher = rootWatcher{w}
+		}
+	}
+
+	m, noModel := openModel(cfg.Model)
+	dir, err := sessionsDir(cfg.Sessions, base)
+	if err != nil {
+		return nil, err
+	}
+	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
 		Capabilities:   caps,
 		SkillsMode:     mode,
+		SkillWatcher:   skillWatcher,
+		Model:          m,
+		NoModel:        noModel,
+		Store:          &lazyStore{dir: dir},
+		MaxSteps:       cfg.Sessions.MaxSteps,
+		ContextBudget:  cfg.Sessions.ContextBudget,
+		Resources:      resources,
 		Logger:         opts.Logger,
 		OnWarning:      opts.OnWarning,
 	})
+	if err != nil {
+		return nil, err
+	}
+	kref = k
+	return k, nil
 }
 
 func resolve(base, p string) string {

@@ -25,12 +25,60 @@ type Config struct {
 	// Extensions are local capability folders: each holds an EXTENSION.md
 	// (frontmatter name and description) and optionally a skills/ root.
 	Extensions []ExtensionConfig `json:"extensions"`
+	// Model is the OpenAI-compatible endpoint sessions talk to.
+	Model ModelConfig `json:"model"`
+	// Sessions configures the session log and the step loop.
+	Sessions SessionsConfig `json:"sessions"`
+	// Tools configures the builtin tools.
+	Tools ToolsConfig `json:"tools"`
+}
+
+// ModelConfig is the "model" key. Without baseURL and name no session can
+// run (the skills and hooks commands still work).
+type ModelConfig struct {
+	// BaseURL is the API root of any OpenAI-compatible Chat Completions
+	// endpoint: https://api.deepseek.com/v1, https://api.openai.com/v1,
+	// http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (vLLM,
+	// llama.cpp server).
+	BaseURL string `json:"baseURL"`
+	// Name is the model name the endpoint expects.
+	Name string `json:"name"`
+	// APIKeyEnv names the environment variable holding the API key.
+	// Default "HELIOS_API_KEY"; "" means the endpoint needs no key (a local
+	// server).
+	APIKeyEnv *string `json:"apiKeyEnv"`
+	// MaxRetries on 429 and 5xx answers; default 3.
+	MaxRetries int `json:"maxRetries"`
+	// Temperature, when set, is sent with each request.
+	Temperature *float64 `json:"temperature"`
+	// MaxTokens, when positive, caps each answer.
+	MaxTokens int `json:"maxTokens"`
+}
+
+// SessionsConfig is the "sessions" key.
+type SessionsConfig struct {
+	// Dir holds one JSONL file per session. Default ~/.helios/sessions.
+	Dir string `json:"dir"`
+	// MaxSteps bounds the steps of one turn. Default 50.
+	MaxSteps int `json:"maxSteps"`
+	// ContextBudget is the size in bytes of the model's view past which
+	// the context is compacted. Default 400000 (about 100k tokens).
+	ContextBudget int `json:"contextBudget"`
+}
+
+// ToolsConfig is the "tools" key.
+type ToolsConfig struct {
+	// BashTimeout is the default time limit of a Bash call. Default "2m".
+	BashTimeout Duration `json:"bashTimeout"`
+	// MaxOutput is how many bytes of a tool's output the model gets.
+	// Default 30000.
+	MaxOutput int `json:"maxOutput"`
 }
 
 // SkillsConfig is the "skills" key.
 type SkillsConfig struct {
 	// Mode is "catalog" (default) or "tools".
-	Mode string `json:"mode"`
+	Mode Enum `json:"mode"`
 	// UserRoots replaces the user-level roots (default ~/.helios/skills then
 	// ~/.agents/skills). A leading ~/ is the home directory. An empty list
 	// reads no user-level skills.
@@ -48,7 +96,7 @@ type WatchConfig struct {
 	// roots every pollInterval; for network file systems and containers
 	// where events do not arrive) or "off" (read the folders at every
 	// snapshot).
-	Mode string `json:"mode"`
+	Mode Enum `json:"mode"`
 	// PollInterval is the poll period, also used to look for a missing
 	// root's next folder. Default "1s".
 	PollInterval Duration `json:"pollInterval"`
@@ -68,6 +116,17 @@ type WatchConfig struct {
 type ExtensionConfig struct {
 	// Dir is the extension's folder, relative to the config file's folder.
 	Dir string `json:"dir"`
+}
+
+// Enum is a string key with a fixed set of values, checked while decoding so
+// that the error names the file and the JSON path.
+type Enum string
+
+// enumValues lists the values each Enum-typed key accepts; "" (absent) is
+// always accepted and means the default.
+var enumValues = map[string][]string{
+	"skills.mode":       {"catalog", "tools"},
+	"skills.watch.mode": {"native", "poll", "off"},
 }
 
 // Duration is a time.Duration written as a string ("500ms", "2s").
@@ -132,6 +191,17 @@ func decodeStrict(raw json.RawMessage, v reflect.Value, path string) error {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		return decodeStrict(raw, v.Elem(), path)
+	}
+	if e, ok := v.Addr().Interface().(*Enum); ok {
+		var str string
+		if err := json.Unmarshal(raw, &str); err != nil {
+			return atPath(path, fmt.Errorf("want a string, got %s", kindOf(raw)))
+		}
+		if allowed := enumValues[path]; str != "" && !slices.Contains(allowed, str) {
+			return atPath(path, fmt.Errorf("unknown value %q (want one of %s)", str, strings.Join(allowed, ", ")))
+		}
+		*e = Enum(str)
+		return nil
 	}
 	if _, custom := v.Addr().Interface().(json.Unmarshaler); custom {
 		return atPath(path, json.Unmarshal(raw, v.Addr().Interface()))

@@ -13,6 +13,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -39,6 +41,16 @@ type Config struct {
 	// served from cache until something changes. Nil: folders are read at
 	// every snapshot. To have the kernel close it, list it in Resources.
 	SkillWatcher skills.RootWatcher
+	// Model is the default model for sessions. When nil, NoModel says why
+	// (which config key or variable to set), and OpenSession fails with it
+	// unless the session brings its own model.
+	Model   model.Model
+	NoModel error
+	// Store is the default session store.
+	Store session.Store
+	// MaxSteps and ContextBudget are session defaults (see SessionConfig).
+	MaxSteps      int
+	ContextBudget int
 	// Resources are closed by Close after the capabilities, last first
 	// (the assembly hands over the watcher it made, for example).
 	Resources []io.Closer
@@ -221,6 +233,9 @@ func (k *Kernel) SkillRoots() []string {
 	}
 	return out
 }
+
+// SessionStore returns the default session store (nil when none).
+func (k *Kernel) SessionStore() session.Store { return k.cfg.Store }
 
 // SkillsMode returns how skills reach the model.
 func (k *Kernel) SkillsMode() skills.Mode { return k.cfg.SkillsMode }

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/session"
+)
+
+func runCmd(g *globals) *cobra.Command {
+	var resume string
+	c := &cobra.Command{
+		Use:   "run [--resume ID] PROMPT",
+		Short: "Run the agent on a prompt, streaming its answer and each tool call as it happens",
+		Long: "Run the agent on a prompt in the work dir. The answer streams to stdout; each tool call and its\n" +
+			"outcome is shown as it happens. The session is saved; --resume ID continues it.\n" +
+			"Needs model.baseURL and model.name in helios.config.json and the API key in $HELIOS_API_KEY\n" +
+			"(or the variable model.apiKeyEnv names).",
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			g.watch = true
+			k, err := g.openKernel(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			out := cmd.OutOrStdout()
+			p := &progress{w: out, json: g.json}
+			s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			_, err = s.Run(cmd.Context(), a[0])
+			p.done(s.ID(), err)
+			return err
+		},
+	}
+	c.Flags().StringVar(&resume, "resume", "", "continue the session with this ID")
+	return c
+}
+
+// progress prints a session's updates as they happen.
+type progress struct {
+	w      io.Writer
+	json   bool
+	inText bool
+}
+
+func (p *progress) update(u kernel.Update) {
+	if p.json {
+		_ = writeJSONLine(p.w, updateJSON(u))
+		return
+	}
+	switch u.Kind {
+	case kernel.UpdateText:
+		p.inText = true
+		fmt.Fprint(p.w, u.Text)
+	case kernel.UpdateToolCall:
+		p.endText()
+		fmt.Fprintf(p.w, "→ %s %s\n", u.Call.Name, clip(string(u.Call.Arguments), 100))
+	case kernel.UpdateToolResult:
+		status := "ok"
+		if u.IsError {
+			status = "error"
+		}
+		lines := strings.Count(strings.TrimRight(u.Text, "\n"), "\n") + 1
+		fmt.Fprintf(p.w, "  %s (%d line(s)): %s\n", status, lines, clip(u.Text, 100))
+	case kernel.UpdateInjected:
+		p.endText()
+		fmt.Fprintf(p.w, "· %s\n", clip(u.Text, 100))
+	case kernel.UpdateCompacted:
+		p.endText()
+		fmt.Fprintln(p.w, "· context compacted")
+	}
+}
+
+func (p *progress) endText() {
+	if p.inText {
+		fmt.Fprintln(p.w)
+		p.inText = false
+	}
+}
+
+func (p *progress) done(id string, err error) {
+	if p.json {
+		ev := map[string]any{"kind": "done", "session": id}
+		if err != nil {
+			ev["error"] = err.Error()
+		}
+		_ = writeJSONLine(p.w, ev)
+		return
+	}
+	p.endText()
+	fmt.Fprintf(p.w, "\nsession %s (helios run --resume %s \"...\" continues it)\n", id, id)
+}
+
+func updateJSON(u kernel.Update) map[string]any {
+	kinds := map[kernel.UpdateKind]string{
+		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
+		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted",
+	}
+	m := map[string]any{"kind": kinds[u.Kind]}
+	if u.Text != "" {
+		m["text"] = u.Text
+	}
+	if u.Call.Name != "" {
+		m["tool"] = u.Call.Name
+		m["id"] = u.Call.ID
+		m["input"] = string(u.Call.Arguments)
+	}
+	if u.Kind == kernel.UpdateToolResult {
+		m["isError"] = u.IsError
+	}
+	return m
+}
+
+func sessionsCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "sessions",
+		Short: "List and show saved sessions",
+		Args:  args(cobra.NoArgs),
+		RunE:  groupHelp,
+	}
+	c.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List saved sessions, most recent first",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			k, err := g.openKernel(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			infos, err := k.SessionStore().List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if infos == nil {
+				infos = []session.Info{}
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					Sessions []session.Info `json:"sessions"`
+				}{infos})
+			}
+			if len(infos) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "No sessions.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tUPDATED\tEVENTS\tTITLE")
+			for _, in := range infos {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.ID, in.Updated.Local().Format(time.DateTime), in.Events, clip(in.Title, 60))
+			}
+			return tw.Flush()
+		},
+	}, &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a session's events",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			k, err := g.openKernel(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer k.Close()
+			log, err := k.SessionStore().Open(cmd.Context(), a[0])
+			if err != nil {
+				return err
+			}
+			defer log.Close()
+			evs := make([]session.Event, 0, log.Len())
+			for i := range log.Len() {
+				evs = append(evs, log.At(i))
+			}
+			if g.json {
+				return writeJSON(cmd.OutOrStdout(), struct {
+					ID     string          `json:"id"`
+					Events []session.Event `json:"events"`
+				}{log.ID(), evs})
+			}
+			printEvents(cmd.OutOrStdout(), evs)
+			return nil
+		},
+	})
+	return c
+}
+
+func printEvents(w io.Writer, evs []session.Event) {
+	for _, ev := range evs {
+		switch ev.Type {
+		case session.ToolUse:
+			fmt.Fprintf(w, "%4d %-11s %s %s [%s]\n", ev.Seq, ev.Type, ev.ToolName, clip(string(ev.Input), 120), ev.ToolUseID)
+		case session.ToolResult:
+			mark := ""
+			if ev.IsError {
+				mark = " (error)"
+			}
+			fmt.Fprintf(w, "%4d %-11s [%s]%s %s\n", ev.Seq, ev.Type, ev.ToolUseID, mark, clip(ev.Text, 120))
+		case session.Injected:
+			fmt.Fprintf(w, "%4d %-11s (%s) %s\n", ev.Seq, ev.Type, ev.Provenance, clip(ev.Text, 120))
+		case session.Compaction:
+			fmt.Fprintf(w, "%4d %-11s hides %d..%d: %s\n", ev.Seq, ev.Type, ev.From, ev.To, clip(ev.Text, 120))
+		default:
+			fmt.Fprintf(w, "%4d %-11s %s\n", ev.Seq, ev.Type, clip(ev.Text, 120))
+		}
+	}
+}

@@ -1,0 +1,445 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// SessionConfig configures a session. Zero fields take the kernel's
+// defaults (Config.Model, Config.Store, Config.MaxSteps, ...).
+type SessionConfig struct {
+	Model model.Model
+	Store session.Store
+	// Resume reopens this session ID; "" starts a new session.
+	Resume string
+	// MaxSteps bounds the steps of one turn; 0 means 50.
+	MaxSteps int
+	// ContextBudget is the size in bytes of the model view past which
+	// context:compact runs; 0 means 400,000 (about 100k tokens).
+	ContextBudget int
+	// AllowedTools restricts the tools the model gets; nil allows all. When
+	// the skill tool is not allowed, no catalog is injected either.
+	AllowedTools []string
+	// SystemPrompt replaces the built-in base prompt.
+	SystemPrompt string
+	// Observe, when set, is told what happens as it happens (for the CLI).
+	Observe func(Update)
+}
+
+// Update is one thing that happened in a session.
+type Update struct {
+	Kind UpdateKind
+	// Text is a streamed text delta (UpdateText), an injected message
+	// (UpdateInjected), or a tool result (UpdateToolResult).
+	Text string
+	// Call is the tool call of UpdateToolCall and UpdateToolResult.
+	Call    model.ToolCall
+	IsError bool
+}
+
+// UpdateKind says what an Update reports.
+type UpdateKind int
+
+const (
+	UpdateText UpdateKind = iota
+	UpdateToolCall
+	UpdateToolResult
+	UpdateInjected
+	UpdateCompacted
+)
+
+// Session runs one agent session over its event log.
+type Session struct {
+	k     *Kernel
+	cfg   SessionConfig
+	log   session.Log
+	hooks *hooks.Registry
+	// callIDs are the tool call IDs used so far: results pair with calls by
+	// ID across the whole log, and some servers number calls afresh in
+	// every response.
+	callIDs map[string]bool
+}
+
+const (
+	defaultMaxSteps      = 50
+	defaultContextBudget = 400_000
+)
+
+// defaultSystemPrompt is the base prompt unless SessionConfig replaces it.
+const defaultSystemPrompt = "You are a coding agent working in the user's project. " +
+	"Use the tools to inspect and change files and to run commands; paths are relative to the work dir unless absolute. " +
+	"Work step by step and finish with a short answer saying what you did."
+
+// ErrNoModel is returned by OpenSession when no model is configured.
+var ErrNoModel = errors.New("no model configured")
+
+func firstPositive(vs ...int) int {
+	for _, v := range vs {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// OpenSession starts a new session (running session:start) or resumes one.
+func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
+	if cfg.Model == nil {
+		cfg.Model = k.cfg.Model
+	}
+	if cfg.Model == nil {
+		if k.cfg.NoModel != nil {
+			return nil, fmt.Errorf("open session: %w", k.cfg.NoModel)
+		}
+		return nil, ErrNoModel
+	}
+	if cfg.Store == nil {
+		cfg.Store = k.cfg.Store
+	}
+	if cfg.Store == nil {
+		return nil, errors.New("open session: no session store configured")
+	}
+	cfg.MaxSteps = firstPositive(cfg.MaxSteps, k.cfg.MaxSteps, defaultMaxSteps)
+	cfg.ContextBudget = firstPositive(cfg.ContextBudget, k.cfg.ContextBudget, defaultContextBudget)
+	reg, err := k.NewSessionHooks()
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	if err := ContextCompact.Mount(reg, "compactor", hooks.Builtin, s.compact); err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	if cfg.Resume != "" {
+		if s.log, err = cfg.Store.Open(ctx, cfg.Resume); err != nil {
+			return nil, fmt.Errorf("resume session %s: %w", cfg.Resume, err)
+		}
+		for i := range s.log.Len() {
+			if ev := s.log.At(i); ev.Type == session.ToolUse {
+				s.callIDs[ev.ToolUseID] = true
+			}
+		}
+		return s, nil
+	}
+	if s.log, err = cfg.Store.Create(ctx); err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	outs, err := SessionStart.Dispatch(ctx, reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("session:start: %w", err), s.log.Close())
+	}
+	if text := strings.Join(nonEmpty(outs), "\n\n"); text != "" {
+		if err := s.append(ctx, session.Event{Type: session.Injected, Provenance: "session:start", Text: text}); err != nil {
+			return nil, errors.Join(err, s.log.Close())
+		}
+	}
+	return s, nil
+}
+
+// ID returns the session ID.
+func (s *Session) ID() string { return s.log.ID() }
+
+// Log returns the session's event log.
+func (s *Session) Log() session.Log { return s.log }
+
+// Hooks returns the session-scope registry (context:compact, session:start).
+func (s *Session) Hooks() *hooks.Registry { return s.hooks }
+
+// Close closes the log.
+func (s *Session) Close() error { return s.log.Close() }
+
+// Run appends the user's message and steps until the turn ends. It returns
+// the model's last text.
+func (s *Session) Run(ctx context.Context, prompt string) (string, error) {
+	if err := s.append(ctx, session.Event{Type: session.User, Text: prompt}); err != nil {
+		return "", err
+	}
+	for step := 1; ; step++ {
+		resp, end, err := s.Step(ctx, step)
+		if err != nil {
+			return "", err
+		}
+		if end {
+			return resp.Text, nil
+		}
+	}
+}
+
+// Step runs one step: catalog injection, context:prepare, the model
+// request, each tool call through tool:before, turn:end, and compaction
+// when the view is over budget. It reports whether the turn ended.
+func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, error) {
+	cat := s.k.Catalog(ctx)
+	tools, hasSkillTool := s.tools(ctx, cat)
+
+	if inj := skills.InjectCatalog(s.log, cat, hasSkillTool); inj.Append {
+		if err := s.append(ctx, inj.Event); err != nil {
+			return model.Response{}, false, err
+		}
+		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
+	}
+
+	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, PrepareIn{SessionID: s.ID(), Step: step, Catalog: cat})
+	if err != nil {
+		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
+	}
+	req := model.Request{
+		System:   s.systemPrompt(extra),
+		Messages: toMessages(session.ModelView(s.log)),
+		Tools:    toModelTools(tools),
+	}
+	if s.cfg.Observe != nil {
+		req.OnText = func(d string) { s.observe(Update{Kind: UpdateText, Text: d}) }
+	}
+	resp, err := s.cfg.Model.Generate(ctx, req)
+	if err != nil {
+		return model.Response{}, false, fmt.Errorf("model: %w", err)
+	}
+
+	s.uniqueCallIDs(resp.ToolCalls)
+	evs := []session.Event{{Type: session.Assistant, Text: resp.Text, Meta: finishMeta(resp)}}
+	for _, c := range resp.ToolCalls {
+		evs = append(evs, session.Event{Type: session.ToolUse, ToolUseID: c.ID, ToolName: c.Name, Input: c.Arguments})
+	}
+	if err := s.append(ctx, evs...); err != nil {
+		return model.Response{}, false, err
+	}
+	for _, c := range resp.ToolCalls {
+		if err := s.runTool(ctx, tools, c); err != nil {
+			return model.Response{}, false, err
+		}
+	}
+
+	end, err := s.turnEnds(ctx, step, resp)
+	if err != nil {
+		return model.Response{}, false, err
+	}
+	if err := s.maybeCompact(ctx); err != nil {
+		return model.Response{}, false, err
+	}
+	return resp, end, nil
+}
+
+// uniqueCallIDs gives every call an ID not used before in this session.
+func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
+	for i := range calls {
+		id := calls[i].ID
+		for n := 1; id == "" || s.callIDs[id]; n++ {
+			id = fmt.Sprintf("%s~%d", calls[i].ID, n)
+		}
+		calls[i].ID = id
+		s.callIDs[id] = true
+	}
+}
+
+// tools assembles the model's tools: skill tools (the one exit), then each
+// capability's tools; a later tool with a taken name is dropped with a
+// warning, and AllowedTools filters. It reports whether the skill tool of
+// catalog mode is visible.
+func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
+	all, warns := s.k.Tools(ctx, cat)
+	for _, w := range warns {
+		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
+	}
+	seen := map[string]bool{}
+	var out []contract.Tool
+	hasSkill := false
+	for i, t := range all {
+		if seen[t.Name] {
+			s.k.logger.Warn("tool name already taken; dropping the later tool", slog.String("tool", t.Name))
+			continue
+		}
+		seen[t.Name] = true
+		if s.cfg.AllowedTools != nil && !slices.Contains(s.cfg.AllowedTools, t.Name) {
+			continue
+		}
+		// The skill tool is the first tool of catalog mode, straight from
+		// ToSkillTools; a capability's tool of the same name never counts.
+		if i == 0 && t.Name == skills.SkillToolName && s.k.cfg.SkillsMode == skills.ModeCatalog {
+			hasSkill = true
+		}
+		out = append(out, t)
+	}
+	return out, hasSkill
+}
+
+// runTool passes one call through tool:before, runs it and appends its
+// result. Failures the model should see are results, never Go errors.
+func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) error {
+	s.observe(Update{Kind: UpdateToolCall, Call: c})
+	res := s.callTool(ctx, tools, c)
+	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
+	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError})
+}
+
+func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
+	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, ToolBeforeIn{SessionID: s.ID(), Call: c})
+	if err != nil {
+		return contract.ErrorResult("tool call not run: %v", err)
+	}
+	args := c.Arguments
+	if decided {
+		if d.Deny {
+			reason := d.Reason
+			if reason == "" {
+				reason = "denied by policy"
+			}
+			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason)
+		}
+		if len(d.Args) > 0 {
+			args = d.Args
+		}
+	}
+	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
+	if i < 0 {
+		return contract.ErrorResult("unknown tool %q", c.Name)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := safeCall(ctx, tools[i], args)
+	if err != nil {
+		return contract.ErrorResult("tool %s failed: %v", c.Name, err)
+	}
+	return res
+}
+
+// safeCall runs a tool, turning a panic into an error.
+func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res contract.ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return t.Call(ctx, args)
+}
+
+// turnEnds asks turn:end; with no decision the turn ends when the model made
+// no tool calls, or when the step limit is reached.
+func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
+	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, TurnEndIn{SessionID: s.ID(), Step: step, Response: resp})
+	if err != nil {
+		return false, fmt.Errorf("turn:end: %w", err)
+	}
+	if decided {
+		return d.End, nil
+	}
+	return len(resp.ToolCalls) == 0 || step >= s.cfg.MaxSteps, nil
+}
+
+// maybeCompact runs context:compact when the model view is over budget and
+// appends the decided compaction marker.
+func (s *Session) maybeCompact(ctx context.Context) error {
+	size := viewBytes(session.ModelView(s.log))
+	if size <= s.cfg.ContextBudget {
+		return nil
+	}
+	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, CompactIn{SessionID: s.ID(), Log: s.log, ViewBytes: size, Budget: s.cfg.ContextBudget, Model: s.cfg.Model})
+	if err != nil || !decided {
+		return err
+	}
+	if err := s.append(ctx, session.Event{Type: session.Compaction, From: c.From, To: c.To, Text: c.Summary}); err != nil {
+		return err
+	}
+	s.observe(Update{Kind: UpdateCompacted, Text: c.Summary})
+	return nil
+}
+
+func (s *Session) systemPrompt(extra []string) string {
+	parts := []string{s.cfg.SystemPrompt}
+	if parts[0] == "" {
+		parts[0] = defaultSystemPrompt
+	}
+	parts = append(parts, s.k.SkillsPrompt())
+	if m := s.k.Extensions(); m != "" {
+		parts = append(parts, m)
+	}
+	parts = append(parts, nonEmpty(extra)...)
+	return strings.Join(parts, "\n\n")
+}
+
+func (s *Session) append(ctx context.Context, evs ...session.Event) error {
+	if _, err := s.log.Append(ctx, evs...); err != nil {
+		return fmt.Errorf("session %s: append: %w", s.ID(), err)
+	}
+	return nil
+}
+
+func (s *Session) observe(u Update) {
+	if s.cfg.Observe != nil {
+		s.cfg.Observe(u)
+	}
+}
+
+func finishMeta(r model.Response) map[string]string {
+	if r.FinishReason == "" {
+		return nil
+	}
+	return map[string]string{"finish": r.FinishReason}
+}
+
+func nonEmpty(ss []string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func toModelTools(ts []contract.Tool) []model.Tool {
+	out := make([]model.Tool, len(ts))
+	for i, t := range ts {
+		p := t.Schema
+		if len(p) == 0 {
+			p = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out[i] = model.Tool{Name: t.Name, Description: t.Description, Parameters: p}
+	}
+	return out
+}
+
+// toMessages turns the model view into chat messages: tool calls join the
+// assistant message before them, injected messages and compaction summaries
+// speak on the user's side.
+func toMessages(view []session.Event) []model.Message {
+	var out []model.Message
+	for _, ev := range view {
+		switch ev.Type {
+		case session.User, session.Injected:
+			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
+		case session.Compaction:
+			out = append(out, model.Message{Role: model.RoleUser, Content: "Summary of the earlier conversation:\n" + ev.Text})
+		case session.Assistant:
+			out = append(out, model.Message{Role: model.RoleAssistant, Content: ev.Text})
+		case session.ToolUse:
+			if n := len(out); n == 0 || out[n-1].Role != model.RoleAssistant {
+				out = append(out, model.Message{Role: model.RoleAssistant})
+			}
+			last := &out[len(out)-1]
+			last.ToolCalls = append(last.ToolCalls, model.ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Arguments: ev.Input})
+		case session.ToolResult:
+			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: ev.ToolUseID, Content: ev.Text})
+		}
+	}
+	return out
+}
+
+func viewBytes(view []session.Event) int {
+	n := 0
+	for _, ev := range view {
+		n += len(ev.Text) + len(ev.Input)
+	}
+	return n
+}

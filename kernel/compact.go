@@ -1,0 +1,64 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
+)
+
+// keepRecent is how much of the newest view the compactor leaves alone, as a
+// share of the budget, so the model keeps its immediate context verbatim.
+const keepRecentShare = 4 // 1/4 of the budget
+
+// compact is the builtin context:compact handler. It summarizes the oldest
+// visible events (everything but the newest quarter of the budget) with the
+// session's model and hides them behind the summary. It passes when there is
+// nothing old enough to compact, so a plugin compactor can try.
+func (s *Session) compact(ctx context.Context, in CompactIn) (Compaction, bool, error) {
+	view := session.ModelView(in.Log)
+	keep := in.Budget / keepRecentShare
+	// Walk back from the newest event until the kept tail is full; the span
+	// before it is compacted. Never split a tool call from its result: the
+	// span ends before an assistant or user message.
+	size, cut := 0, len(view)
+	for i := len(view) - 1; i >= 0; i-- {
+		size += len(view[i].Text) + len(view[i].Input)
+		if size > keep {
+			break
+		}
+		cut = i
+	}
+	for cut > 0 && cut < len(view) && view[cut].Type != session.User && view[cut].Type != session.Assistant {
+		cut--
+	}
+	if cut <= 1 {
+		return Compaction{}, false, nil
+	}
+	span := view[:cut]
+	var b strings.Builder
+	for _, ev := range span {
+		fmt.Fprintf(&b, "[%s] %s %s\n", ev.Type, ev.ToolName, clipText(ev.Text+string(ev.Input), 2000))
+	}
+	resp, err := in.Model.Generate(ctx, model.Request{
+		System:   "Summarize this part of a coding session so the work can continue without it: the user's goals, decisions, files changed, commands run and their outcomes, and open questions. Be concise and concrete.",
+		Messages: []model.Message{{Role: model.RoleUser, Content: b.String()}},
+	})
+	if err != nil {
+		return Compaction{}, false, fmt.Errorf("compactor: %w", err)
+	}
+	from := span[0].Seq
+	if span[0].Type == session.Compaction {
+		from = span[0].From
+	}
+	return Compaction{From: from, To: span[len(span)-1].Seq, Summary: resp.Text}, true, nil
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,89 @@
+package kernel
+
+import (
+	"encoding/json"
+
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// The standard points, typed. Each point's rule is written on its payload.
+var (
+	// SessionStart runs once when a new session opens. Every handler may
+	// return text; the texts are joined in dispatch order into one injected
+	// message at the start of the log.
+	SessionStart = hooks.NewConcat[SessionStartIn, string](hooks.SessionStart)
+	// ContextPrepare runs before each model request. Every handler may
+	// return text; the texts are joined in dispatch order (builtins first)
+	// and added to that request's system prompt. They are not logged.
+	ContextPrepare = hooks.NewConcat[PrepareIn, string](hooks.ContextPrepare)
+	// ContextCompact runs when the model view passes the context budget. The
+	// first handler that decides returns the span to hide and its summary;
+	// the builtin compactor decides whenever it can, so a plugin only gets
+	// the call when the builtin passes.
+	ContextCompact = hooks.NewFirstWin[CompactIn, Compaction](hooks.ContextCompact)
+	// ToolBefore runs before each tool call. The first handler that decides
+	// either denies the call (the model gets the reason as an error result)
+	// or rewrites its arguments. Handlers with nothing to say pass.
+	ToolBefore = hooks.NewFirstWin[ToolBeforeIn, ToolDecision](hooks.ToolBefore)
+	// TurnEnd decides whether the turn ends after a step. When every handler
+	// passes, the turn ends when the model asked for no tool calls.
+	TurnEnd = hooks.NewFirstWin[TurnEndIn, TurnDecision](hooks.TurnEnd)
+)
+
+// SessionStartIn is the session:start payload.
+type SessionStartIn struct {
+	SessionID string
+	WorkDir   string
+}
+
+// PrepareIn is the context:prepare payload.
+type PrepareIn struct {
+	SessionID string
+	Step      int
+	Catalog   skills.Catalog
+}
+
+// CompactIn is the context:compact payload.
+type CompactIn struct {
+	SessionID string
+	Log       session.Log
+	// ViewBytes is the size of the model view; Budget the configured limit.
+	ViewBytes int
+	Budget    int
+	Model     model.Model
+}
+
+// Compaction hides the events with Seq in [From, To] behind Summary.
+type Compaction struct {
+	From, To int64
+	Summary  string
+}
+
+// ToolBeforeIn is the tool:before payload.
+type ToolBeforeIn struct {
+	SessionID string
+	Call      model.ToolCall
+}
+
+// ToolDecision is a tool:before decision: Deny with a Reason, or run with
+// Args replacing the model's arguments.
+type ToolDecision struct {
+	Deny   bool
+	Reason string
+	Args   json.RawMessage
+}
+
+// TurnEndIn is the turn:end payload.
+type TurnEndIn struct {
+	SessionID string
+	Step      int
+	Response  model.Response
+}
+
+// TurnDecision says whether the turn ends.
+type TurnDecision struct {
+	End bool
+}

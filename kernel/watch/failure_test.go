@@ -1,0 +1,487 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/google/go-cmp/cmp"
+)
+
+// wantIncompleteThenRecovery checks the recovery protocol: an
+// Incomplete+Rescan, then a complete Rescan.
+func wantIncompleteThenRecovery(t *testing.T, rec *recorder, what string) {
+	t.Helper()
+	if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next(what+": incomplete").Change); diff != "" {
+		t.Errorf("%s: first callback (-want +got):\n%s", what, diff)
+	}
+	if diff := cmp.Diff(Change{Rescan: true}, rec.next(what+": recovery").Change); diff != "" {
+		t.Errorf("%s: second callback (-want +got):\n%s", what, diff)
+	}
+}
+
+func TestWatcherErrorRecovers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		inject func(w *Watcher)
+	}{
+		{"overflow", func(w *Watcher) { w.handleError(fsnotify.ErrEventOverflow) }},
+		{"read error", func(w *Watcher) { w.handleError(errors.New("inotify read: input/output error")) }},
+		{"overflow through the pump", func(w *Watcher) { w.q.put(item{err: fmt.Errorf("wrapped: %w", fsnotify.ErrEventOverflow)}) }},
+		{"queue overflow", func(w *Watcher) {
+			w.q.mu.Lock()
+			w.q.overflow = true
+			w.q.mu.Unlock()
+			select {
+			case w.q.signal <- struct{}{}:
+			default:
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(Native)
+			rootA, rootB := tempDir(t), tempDir(t)
+			mkBundle(t, rootA, "a")
+			w := newWatcher(t, cfg)
+			recA, recB := newRecorder(t, cfg), newRecorder(t, cfg)
+			sA := recA.watch(w, rootA)
+			sB := recB.watch(w, filepath.Join(rootB, "missing"))
+
+			tc.inject(w)
+			wantIncompleteThenRecovery(t, recA, "subscription A")
+			wantIncompleteThenRecovery(t, recB, "subscription B")
+			if !sA.Healthy() || !sB.Healthy() {
+				t.Error("not healthy after recovery")
+			}
+			recA.settle()
+			recB.settle()
+
+			// Re-armed: changes are seen again, present and missing roots alike.
+			writeFile(t, filepath.Join(rootA, "a", "SKILL.md"), skillText("a", "after"))
+			recA.waitEntries("a")
+			mkdir(t, filepath.Join(rootB, "missing"))
+			recB.waitRescan("the missing root appeared after recovery")
+		})
+	}
+}
+
+// failAdd makes the Watcher's fsnotify Add fail with ENOSPC (the inotify
+// watch limit) for paths for which fail says so.
+func failAdd(w *Watcher, fail func(path string) bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	real := w.add
+	w.add = func(path string) error {
+		if fail(path) {
+			return fmt.Errorf("inotify_add_watch %s: %w", path, syscall.ENOSPC)
+		}
+		return real(path)
+	}
+}
+
+func TestFailedWatchIsIncompleteThenRecovers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		path func(root string) string // the path whose watch fails
+	}{
+		{"root", func(root string) string { return root }},
+		{"bundle", func(root string) string { return filepath.Join(root, "a") }},
+		{"ancestor of a missing root", func(root string) string { return filepath.Dir(root) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(Native)
+			base := tempDir(t)
+			root := filepath.Join(base, "skills")
+			if tc.name != "ancestor of a missing root" {
+				mkBundle(t, root, "a")
+			}
+			w := newWatcher(t, cfg)
+			var failing atomic.Bool
+			failing.Store(true)
+			failAdd(w, func(p string) bool { return failing.Load() && p == tc.path(root) })
+			rec := newRecorder(t, cfg)
+			s := rec.watch(w, root)
+
+			if s.Healthy() {
+				t.Error("Healthy() = true with a watch that could not be added")
+			}
+			if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change); diff != "" {
+				t.Errorf("first callback (-want +got):\n%s", diff)
+			}
+			rec.assertQuiet("while still failing")
+			if s.Healthy() {
+				t.Error("Healthy() = true while the watch still fails")
+			}
+
+			failing.Store(false) // the periodic check retries
+			if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
+				t.Errorf("recovery callback (-want +got):\n%s", diff)
+			}
+			if !s.Healthy() {
+				t.Error("Healthy() = false after recovery")
+			}
+			rec.settle()
+			if tc.name == "ancestor of a missing root" {
+				mkdir(t, root)
+				rec.waitRescan("the root appeared")
+				rec.settle()
+				mkBundle(t, root, "a")
+				rec.waitEntries("a")
+				return
+			}
+			writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
+			rec.waitEntries("a")
+		})
+	}
+}
+
+func TestFailedWatchDuringOverflowRecovery(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	root := tempDir(t)
+	w := newWatcher(t, cfg)
+	rec := newRecorder(t, cfg)
+	s := rec.watch(w, root)
+
+	var failing atomic.Bool
+	failing.Store(true)
+	failAdd(w, func(p string) bool { return failing.Load() && p == root })
+	w.handleError(fsnotify.ErrEventOverflow)
+	if s.Healthy() {
+		t.Error("Healthy() = true while the re-arm after an overflow fails")
+	}
+	if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the overflow").Change); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	failing.Store(false)
+	if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A root whose path cannot be resolved (a symlink loop: ELOOP, neither
+// missing nor present) is a failure of either mode, without any injection.
+func TestUnresolvableRootIsIncompleteThenRecovers(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		base := tempDir(t)
+		root := filepath.Join(base, "skills")
+		symlink(t, root, root) // ELOOP
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		s := rec.watch(w, root)
+		if s.Healthy() {
+			t.Error("Healthy() = true for a root that cannot be resolved")
+		}
+		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+
+		remove(t, root)
+		mkBundle(t, root, "a")
+		if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if !s.Healthy() {
+			t.Error("Healthy() = false after recovery")
+		}
+		rec.settle()
+		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
+		rec.waitEntries("a")
+	})
+}
+
+func TestCapacityEvictsLeastRecentlyObserved(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg.Capacity = 2
+		rootA, rootB, rootC := tempDir(t), tempDir(t), tempDir(t)
+		w := newWatcher(t, cfg)
+		recA, recB, recC := newRecorder(t, cfg), newRecorder(t, cfg), newRecorder(t, cfg)
+		sA := recA.watch(w, rootA)
+		sB := recB.watch(w, rootB)
+		sA.Touch() // B is now the least recently observed
+		sC := recC.watch(w, rootC)
+
+		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, recB.next("B evicted").Change); diff != "" {
+			t.Errorf("evicted B (-want +got):\n%s", diff)
+		}
+		if sB.Healthy() || !sA.Healthy() || !sC.Healthy() {
+			t.Errorf("Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
+		}
+		if cfg.Mode == Native {
+			if locked(w, func() bool { return w.paths[rootB] != nil }) {
+				t.Error("the evicted subscription's root is still watched")
+			}
+		}
+		mkBundle(t, rootB, "b")
+		recB.assertQuiet("an evicted subscription")
+		recA.assertQuiet("A untouched by the eviction")
+
+		sB.Touch() // re-arms B, evicting A (C was watched after A's touch)
+		if diff := cmp.Diff(Change{Rescan: true}, recB.next("B re-armed").Change); diff != "" {
+			t.Errorf("re-armed B (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, recA.next("A evicted").Change); diff != "" {
+			t.Errorf("evicted A (-want +got):\n%s", diff)
+		}
+		if !sB.Healthy() || sA.Healthy() {
+			t.Errorf("Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
+		}
+		recB.settle()
+		writeFile(t, filepath.Join(rootB, "b", "SKILL.md"), skillText("b", "after"))
+		recB.waitEntries("b")
+		mkBundle(t, rootC, "c")
+		recC.waitEntries("c")
+	})
+}
+
+func TestSubscriptionCloseStopsCallbacks(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		s := rec.watch(w, root)
+		mkBundle(t, root, "a") // queued, perhaps mid-window, when Close comes
+		s.Close()
+		// What was delivered before Close returned is fine; nothing after.
+		for len(rec.ch) > 0 {
+			<-rec.ch
+		}
+		mkBundle(t, root, "b")
+		rec.assertQuiet("after Subscription.Close")
+	})
+}
+
+func TestWatcherCloseStopsCallbacks(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg.Coalesce = 2 * time.Millisecond
+		cfg.PollInterval = 5 * time.Millisecond
+		root := tempDir(t)
+		var late atomic.Int32
+		for i := range 30 {
+			w, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var closed atomic.Bool
+			_, err = w.Watch([]string{root}, func(Change) {
+				if closed.Load() {
+					late.Add(1)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range 5 {
+				mkBundle(t, root, fmt.Sprintf("b%d-%d", i, j))
+			}
+			// Land Close at various points of the pipeline: events queued,
+			// a batch mid-window, a callback due.
+			time.Sleep(time.Duration(i%6) * time.Millisecond)
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			closed.Store(true)
+			mkBundle(t, root, fmt.Sprintf("after%d", i))
+		}
+		time.Sleep(quietPeriod(cfg)) // let any stray timer fire: it must find nothing to do
+		if n := late.Load(); n != 0 {
+			t.Errorf("%d callbacks ran after Close returned", n)
+		}
+	})
+}
+
+func TestCloseWaitsForRunningCallback(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	root := tempDir(t)
+	w, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	if _, err := w.Watch([]string{root}, func(Change) {
+		if calls.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mkBundle(t, root, "a")
+	select {
+	case <-entered:
+	case <-time.After(waitTimeout):
+		t.Fatal("no callback")
+	}
+	closed := make(chan struct{})
+	go func() {
+		w.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		t.Fatal("Close returned while a callback was running")
+	case <-time.After(quietPeriod(cfg)):
+	}
+	mkBundle(t, root, "b") // must not be delivered: Close has begun
+	close(release)
+	select {
+	case <-closed:
+	case <-time.After(waitTimeout):
+		t.Fatal("Close did not return after the callback finished")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d callbacks, want 1", n)
+	}
+}
+
+func TestCallbackPanicDoesNotStopTheWatcher(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	rootA, rootB := tempDir(t), tempDir(t)
+	w := newWatcher(t, cfg)
+	if _, err := w.Watch([]string{rootA}, func(Change) { panic("provider bug") }); err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder(t, cfg)
+	rec.watch(w, rootB)
+	mkBundle(t, rootA, "a")
+	mkBundle(t, rootB, "b")
+	rec.waitEntries("b")
+	rec.settle()
+	mkBundle(t, rootB, "c")
+	rec.waitEntries("c")
+}
+
+func locked2(w *Watcher, f func() (int, int)) (int, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return f()
+}
+
+// countInotify counts this process's inotify instances.
+func countInotify(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot list file descriptors: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.Contains(target, "inotify") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
+	// Not parallel: it counts the process's inotify instances.
+	before := countInotify(t)
+	w, err := New(testConfig(Native))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := countInotify(t) - before; got != 1 {
+		t.Errorf("New made %d inotify instances, want 1", got)
+	}
+	base := tempDir(t)
+	for i := range 40 {
+		root := filepath.Join(base, fmt.Sprintf("project%d", i), "skills")
+		if i%2 == 0 {
+			mkBundle(t, root, "a")
+			mkBundle(t, root, "b")
+		}
+		if _, err := w.Watch([]string{root, filepath.Join(base, "user-skills")}, func(Change) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := countInotify(t) - before; got != 1 {
+		t.Errorf("40 subscriptions use %d inotify instances, want 1", got)
+	}
+	// Every watched directory is in fsnotify once, however many subscriptions
+	// share it (the missing user root's ancestor is shared by all 40).
+	watched, inFsnotify := locked2(w, func() (int, int) { return len(w.paths), len(w.fsw.WatchList()) })
+	if inFsnotify != watched {
+		t.Errorf("fsnotify watches %d paths, the watcher's table %d", inFsnotify, watched)
+	}
+	shared := locked(w, func() int { return len(w.paths[base].interests) })
+	if shared < 32 {
+		t.Errorf("the shared ancestor has %d interests, want one per active subscription", shared)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := countInotify(t) - before; got != 0 {
+		t.Errorf("after Close %d inotify instances remain", got)
+	}
+
+	before = countInotify(t)
+	p := newWatcher(t, testConfig(Poll))
+	if _, err := p.Watch([]string{base}, func(Change) {}); err != nil {
+		t.Fatal(err)
+	}
+	if got := countInotify(t) - before; got != 0 {
+		t.Errorf("Poll mode made %d inotify instances, want 0", got)
+	}
+}
+
+func TestWatchAfterClose(t *testing.T) {
+	t.Parallel()
+	w, err := New(testConfig(Native))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := w.Watch([]string{tempDir(t)}, func(Change) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Watch after Close: err = %v, want ErrClosed", err)
+	}
+}
+
+func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	root := tempDir(t)
+	w := newWatcher(t, cfg)
+	var rootAdds atomic.Int32
+	failAdd(w, func(p string) bool {
+		if p == root {
+			rootAdds.Add(1)
+		}
+		return false
+	})
+	rec := newRecorder(t, cfg)
+	s := rec.watch(w, root)
+	rootAdds.Store(0)
+
+	for range 20 {
+		w.handleError(errors.New("inotify read: input/output error"))
+	}
+	wantIncompleteThenRecovery(t, rec, "a stream of errors")
+	if !s.Healthy() {
+		t.Error("not healthy after recovery")
+	}
+	if n := rootAdds.Load(); n > 2 {
+		t.Errorf("20 errors re-armed the root %d times, want ≤ 2 (once, then once more from the periodic check)", n)
+	}
+	rec.settle()
+	mkBundle(t, root, "a")
+	rec.waitEntries("a")
+}

@@ -1,0 +1,616 @@
+package watch
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBundleCreateEditRenameRemove(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		mkBundle(t, root, "a")
+		rec.waitEntries("a")
+		rec.settle()
+
+		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "second"))
+		rec.waitEntries("a")
+		rec.settle()
+
+		rename(t, filepath.Join(root, "a"), filepath.Join(root, "b"))
+		got := rec.waitEntries("a", "b")
+		if diff := cmp.Diff([]string{"a", "b"}, entriesOf(got)); diff != "" {
+			t.Errorf("rename: entries (-want +got):\n%s", diff)
+		}
+		rec.settle()
+
+		// The renamed bundle is still watched under its new name.
+		writeFile(t, filepath.Join(root, "b", "SKILL.md"), skillText("b", "third"))
+		rec.waitEntries("b")
+		rec.settle()
+
+		remove(t, filepath.Join(root, "b"))
+		rec.waitEntries("b")
+		rec.settle()
+
+		// skill.md is a skill file too.
+		mkdir(t, filepath.Join(root, "c"))
+		rec.waitEntries("c")
+		rec.settle()
+		writeFile(t, filepath.Join(root, "c", "skill.md"), skillText("c", "lower"))
+		rec.waitEntries("c")
+	})
+}
+
+func TestFlatCreateEditRenameRemove(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		writeFile(t, filepath.Join(root, "x.md"), skillText("x", "first"))
+		rec.waitEntries("x.md")
+		rec.settle()
+
+		appendFile(t, filepath.Join(root, "x.md"), "More body.\n")
+		rec.waitEntries("x.md")
+		rec.settle()
+
+		rename(t, filepath.Join(root, "x.md"), filepath.Join(root, "y.md"))
+		got := rec.waitEntries("x.md", "y.md")
+		if diff := cmp.Diff([]string{"x.md", "y.md"}, entriesOf(got)); diff != "" {
+			t.Errorf("rename: entries (-want +got):\n%s", diff)
+		}
+		rec.settle()
+
+		remove(t, filepath.Join(root, "y.md"))
+		rec.waitEntries("y.md")
+		rec.settle()
+
+		// A root file that is not markdown is not a skill. (One created and
+		// removed before the watcher looks is reported: it might have been a
+		// bundle directory. So z.md marks when notes.txt has been seen.)
+		writeFile(t, filepath.Join(root, "notes.txt"), "hello")
+		writeFile(t, filepath.Join(root, "z.md"), skillText("z", "marker"))
+		got = rec.waitEntries("z.md")
+		if diff := cmp.Diff([]string{"z.md"}, entriesOf(got)); diff != "" {
+			t.Errorf("entries (-want +got):\n%s", diff)
+		}
+		rec.settle()
+		appendFile(t, filepath.Join(root, "notes.txt"), "again")
+		remove(t, filepath.Join(root, "notes.txt"))
+		rec.assertQuiet("a non-markdown root file")
+	})
+}
+
+func TestMissingRootTwoLevelsDownAppears(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		base := tempDir(t)
+		root := filepath.Join(base, "p", "q", "skills")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		s := rec.watch(w, root)
+		if !s.Healthy() {
+			t.Fatal("a missing root is a healthy watch of an absence")
+		}
+		if cfg.Mode == Native {
+			assertAnchor(t, w, base, "p")
+		}
+
+		mkdir(t, filepath.Join(base, "p"))
+		if cfg.Mode == Native {
+			assertAnchor(t, w, filepath.Join(base, "p"), "q")
+		}
+		mkdir(t, filepath.Join(base, "p", "q"))
+		if cfg.Mode == Native {
+			assertAnchor(t, w, filepath.Join(base, "p", "q"), "skills")
+		}
+		rec.assertQuiet("intermediate directories")
+
+		mkdir(t, root)
+		rec.waitRescan("the root appeared")
+		rec.settle()
+
+		// The root is now watched itself.
+		mkBundle(t, root, "a")
+		rec.waitEntries("a")
+	})
+}
+
+// assertAnchor waits until the missing root is watched through dir, for the
+// creation of next.
+func assertAnchor(t *testing.T, w *Watcher, dir, next string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("anchored at %s for %q", dir, next), func() bool {
+		return locked(w, func() bool {
+			ws := w.paths[dir]
+			return ws != nil && slices.ContainsFunc(ws.interests, func(in *interest) bool {
+				return in.kind == kindAnchor && in.name == next
+			})
+		})
+	})
+}
+
+func TestMissingRootCreatedAllAtOnce(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		base := tempDir(t)
+		root := filepath.Join(base, "p", "q", "skills")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		mkdir(t, filepath.Join(root, "a"))
+		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "x"))
+		rec.waitRescan("the root appeared with mkdir -p")
+		rec.settle()
+		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "y"))
+		rec.waitEntries("a")
+	})
+}
+
+func TestRootDeletedThenRecreated(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		base := tempDir(t)
+		root := filepath.Join(base, "skills")
+		mkBundle(t, root, "a")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		remove(t, root)
+		rec.waitRescan("the root was deleted")
+		rec.settle()
+		if cfg.Mode == Native {
+			assertAnchor(t, w, base, "skills")
+		}
+
+		mkdir(t, root)
+		rec.waitRescan("the root was recreated")
+		rec.settle()
+
+		mkBundle(t, root, "b")
+		rec.waitEntries("b")
+		rec.settle()
+
+		// And once more, renamed away and back.
+		rename(t, root, root+"-old")
+		rec.waitRescan("the root was renamed away")
+		rec.settle()
+		rename(t, root+"-old", root)
+		rec.waitRescan("the root was renamed back")
+		rec.settle()
+		writeFile(t, filepath.Join(root, "b", "SKILL.md"), skillText("b", "again"))
+		rec.waitEntries("b")
+	})
+}
+
+func TestDeeperResourcesCauseNoCallback(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		mkBundle(t, root, "a")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		a := filepath.Join(root, "a")
+		mkdir(t, filepath.Join(a, "scripts"))
+		writeFile(t, filepath.Join(a, "scripts", "x.sh"), "echo hi\n")
+		appendFile(t, filepath.Join(a, "scripts", "x.sh"), "echo again\n")
+		mkdir(t, filepath.Join(a, "references", "deep"))
+		writeFile(t, filepath.Join(a, "references", "deep", "r.md"), "ref")
+		writeFile(t, filepath.Join(a, "references", "SKILL.md"), "not the bundle's skill file")
+		writeFile(t, filepath.Join(a, "notes.md"), "a file beside SKILL.md")
+		rename(t, filepath.Join(a, "scripts", "x.sh"), filepath.Join(a, "scripts", "y.sh"))
+		remove(t, filepath.Join(a, "references"))
+		remove(t, filepath.Join(a, "notes.md"))
+		rec.assertQuiet("changes inside a bundle other than its SKILL.md")
+	})
+}
+
+func TestEditorTempNamesCauseNoCallback(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		mkBundle(t, root, "a")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		names := []string{"x.md~", ".x.md.swp", "x.md.swx", "x.md.swo", "4913", "#x.md#", ".#x.md", "x.md.tmp", ".tmp123.md"}
+		for _, dir := range []string{root, filepath.Join(root, "a")} {
+			for _, n := range names {
+				p := filepath.Join(dir, n)
+				writeFile(t, p, "temp")
+				appendFile(t, p, "more")
+				remove(t, p)
+			}
+		}
+		for _, n := range []string{"SKILL.md~", ".SKILL.md.swp", "SKILL.md.tmp"} {
+			writeFile(t, filepath.Join(root, "a", n), "temp")
+		}
+		mkdir(t, filepath.Join(root, ".hidden-bundle"))
+		writeFile(t, filepath.Join(root, ".hidden-bundle", "SKILL.md"), "hidden")
+		mkdir(t, filepath.Join(root, "backup~"))
+		rec.assertQuiet("editor temp names")
+	})
+}
+
+func TestVimRenameOverSaveReportsOnce(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg.Coalesce = 100 * time.Millisecond // the save is a handful of syscalls; one window is plenty
+		root := tempDir(t)
+		mkBundle(t, root, "a")
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		a := filepath.Join(root, "a")
+		writeFile(t, filepath.Join(a, "4913"), "")
+		remove(t, filepath.Join(a, "4913"))
+		writeFile(t, filepath.Join(a, "SKILL.md.tmp"), skillText("a", "saved"))
+		rename(t, filepath.Join(a, "SKILL.md.tmp"), filepath.Join(a, "SKILL.md"))
+
+		got := rec.waitEntries("a")
+		if len(got) != 1 || !slices.Equal(got[0].Entries, []string{"a"}) {
+			t.Errorf("got %+v, want one callback naming a", got)
+		}
+		rec.assertQuiet("after the save's callback")
+	})
+}
+
+func TestVimBackupSaveReportsBundle(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		mkBundle(t, root, "a")
+		writeFile(t, filepath.Join(root, "flat.md"), skillText("flat", "x"))
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		// vim's default: move the file to a backup, write anew, drop the backup.
+		for _, f := range []string{filepath.Join(root, "a", "SKILL.md"), filepath.Join(root, "flat.md")} {
+			rename(t, f, f+"~")
+			writeFile(t, f, skillText("a", "saved"))
+			remove(t, f+"~")
+		}
+		got := rec.waitEntries("a", "flat.md")
+		if diff := cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)); diff != "" {
+			t.Errorf("entries (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestGitCheckoutUnlinkCreate(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		root := tempDir(t)
+		mkBundle(t, root, "a")
+		writeFile(t, filepath.Join(root, "flat.md"), skillText("flat", "x"))
+		w := newWatcher(t, cfg)
+		rec := newRecorder(t, cfg)
+		rec.watch(w, root)
+
+		for _, f := range []string{filepath.Join(root, "a", "SKILL.md"), filepath.Join(root, "flat.md")} {
+			remove(t, f)
+			writeFile(t, f, skillText("checked-out", "y"))
+		}
+		got := rec.waitEntries("a", "flat.md")
+		if diff := cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)); diff != "" {
+			t.Errorf("entries (-want +got):\n%s", diff)
+		}
+		rec.settle()
+		// Still watched after the unlink.
+		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "z"))
+		rec.waitEntries("a")
+	})
+}
+
+func TestSymlinkedBundle(t *testing.T) {
+	forEachMode(t, func(t *testing.T, cfg Config) {
+		for _, follow := range []bool{true, false} {
+			t.Run(fmt.Sprintf("follow=%v", follow), func(t *testing.T) {
+				cfg := cfg
+				cfg.FollowSymlinks = follow
+				base := tempDir(t)
+				root := filepath.Join(base, "skills")
+				mkdir(t, root)
+				mkBundle(t, filepath.Join(base, "elsewhere"), "real")
+				writeFile(t, filepath.Join(base, "elsewhere", "f.md"), skillText("f", "x"))
+				symlink(t, filepath.Join(base, "elsewhere", "real"), filepath.Join(root, "link"))
+				symlink(t, filepath.Join(base, "elsewhere", "f.md"), filepath.Join(root, "alias.md"))
+				w := newWatcher(t, cfg)
+				rec := newRecorder(t, cfg)
+				rec.watch(w, root)
+
+				writeFile(t, filepath.Join(base, "elsewhere", "real", "SKILL.md"), skillText("real", "edited"))
+				appendFile(t, filepath.Join(base, "elsewhere", "f.md"), "edited\n")
+				if follow {
+					got := rec.waitEntries("link", "alias.md")
+					if diff := cmp.Diff([]string{"alias.md", "link"}, entriesOf(got)); diff != "" {
+						t.Errorf("entries (-want +got):\n%s", diff)
+					}
+					rec.settle()
+					// Replacing the target file by renaming over it is seen too.
+					f := filepath.Join(base, "elsewhere", "f.md")
+					writeFile(t, f+".tmp", skillText("f", "renamed over"))
+					rename(t, f+".tmp", f)
+					rec.waitEntries("alias.md")
+					rec.settle()
+				} else {
+					rec.assertQuiet("an edit behind an unfollowed link")
+				}
+
+				remove(t, filepath.Join(root, "link"))
+				rec.waitEntries("link")
+				rec.settle()
+				symlink(t, filepath.Join(base, "elsewhere", "real"), filepath.Join(root, "link2"))
+				rec.waitEntries("link2")
+				rec.settle()
+				if follow {
+					writeFile(t, filepath.Join(base, "elsewhere", "real", "SKILL.md"), skillText("real", "again"))
+					rec.waitEntries("link2")
+				}
+			})
+		}
+	})
+}
+
+func TestWriteStability(t *testing.T) {
+	// Not parallel: the writer's 20ms rhythm is part of what is tested.
+	for _, mode := range []Mode{Native, Poll} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg := testConfig(mode)
+			cfg.WriteStability = 150 * time.Millisecond
+			root := tempDir(t)
+			mkBundle(t, root, "a")
+			w := newWatcher(t, cfg)
+			rec := newRecorder(t, cfg)
+			rec.watch(w, root)
+
+			skill := filepath.Join(root, "a", "SKILL.md")
+			var lastStart time.Time
+			var maxGap time.Duration
+			end := time.Now().Add(300 * time.Millisecond)
+			for time.Now().Before(end) {
+				now := time.Now()
+				if !lastStart.IsZero() && now.Sub(lastStart) > maxGap {
+					maxGap = now.Sub(lastStart)
+				}
+				lastStart = now
+				appendFile(t, skill, "a line of a slow save\n")
+				time.Sleep(20 * time.Millisecond) // the workload's rhythm, not a wait for the result
+			}
+
+			first := rec.next("the save settled")
+			if !slices.Equal(first.Entries, []string{"a"}) || first.Rescan || first.Incomplete {
+				t.Errorf("got %+v, want entries [a]", first.Change)
+			}
+			// A stall of the writer longer than WriteStability would make a
+			// report mid-save correct; only judge the timing when it did not.
+			if maxGap < cfg.WriteStability-30*time.Millisecond {
+				if early := first.at.Sub(lastStart); early < cfg.WriteStability {
+					t.Errorf("callback %s after the last write began; want ≥ %s (not mid-save)", early, cfg.WriteStability)
+				}
+			} else {
+				t.Logf("writer stalled %s; timing not judged", maxGap)
+			}
+			rec.assertQuiet("after the one settled callback")
+
+			// A removal waits too, and is reported once settled.
+			remove(t, filepath.Join(root, "a"))
+			rec.waitEntries("a")
+		})
+	}
+}
+
+func TestCoalesceBurst(t *testing.T) {
+	// Not parallel: a burst is a burst only when the writer is not starved.
+	for _, mode := range []Mode{Native, Poll} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg := testConfig(mode)
+			cfg.Coalesce = 0 // the default, 50ms
+			if mode == Poll {
+				// Polling is its own coalescer: a burst is cut where a poll
+				// round falls. Make the round longer than the burst.
+				cfg.PollInterval = 250 * time.Millisecond
+			}
+			root := tempDir(t)
+			w := newWatcher(t, cfg)
+			cfg, _ = cfg.withDefaults()
+			rec := newRecorder(t, cfg)
+			rec.watch(w, root)
+
+			var want []string
+			for i := range 100 {
+				name := fmt.Sprintf("s%03d", i)
+				want = append(want, name)
+				mkBundle(t, root, name)
+			}
+			got := rec.waitEntries(want...)
+			if len(got) > 2 {
+				t.Errorf("100 creates made %d callbacks, want ≤ 2", len(got))
+			}
+			if diff := cmp.Diff(want, entriesOf(got)); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPendingBatch(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	const window = 50 * time.Millisecond
+
+	var p pending
+	if !p.empty() {
+		t.Fatal("zero batch not empty")
+	}
+	p.addEntry(t0, "a")
+	p.addEntry(t0.Add(10*time.Millisecond), "b")
+	p.addEntry(t0.Add(20*time.Millisecond), "a")
+	if diff := cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	if got, want := p.due(window), t0.Add(70*time.Millisecond); !got.Equal(want) {
+		t.Errorf("due = %v, want the last event + the window = %v", got, want)
+	}
+	// A steady trickle cannot postpone the callback past 10 windows.
+	for i := range 40 {
+		p.addEntry(t0.Add(time.Duration(i)*20*time.Millisecond), "c")
+	}
+	if got, want := p.due(window), t0.Add(10*window); !got.Equal(want) {
+		t.Errorf("due under a trickle = %v, want first + 10 windows = %v", got, want)
+	}
+
+	// Too many entries become a Rescan, which names none.
+	var q pending
+	for i := range maxEntries + 1 {
+		q.addEntry(t0, fmt.Sprintf("s%d", i))
+	}
+	if !q.rescan || q.entries != nil {
+		t.Errorf("after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
+	}
+	q.addEntry(t0, "late")
+	if q.entries != nil {
+		t.Error("an entry was recorded next to a Rescan")
+	}
+}
+
+func TestTooManyEntriesBecomeRescan(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	cfg.Coalesce = 500 * time.Millisecond // one batch, even on a loaded machine
+	root := tempDir(t)
+	w := newWatcher(t, cfg)
+	rec := newRecorder(t, cfg)
+	rec.watch(w, root)
+	for i := range maxEntries + 10 {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("s%04d.md", i)), "x")
+	}
+	rec.waitFor("a Rescan for a huge burst", func(c Change) bool { return c.Rescan && len(c.Entries) == 0 })
+}
+
+func TestSubscriptionsShareAndRefcountWatches(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	root := tempDir(t)
+	mkBundle(t, root, "a")
+	w := newWatcher(t, cfg)
+	rec1, rec2 := newRecorder(t, cfg), newRecorder(t, cfg)
+	s1 := rec1.watch(w, root)
+	rec2.watch(w, root)
+
+	interests := func(path string) int {
+		return locked(w, func() int {
+			if ws := w.paths[path]; ws != nil {
+				return len(ws.interests)
+			}
+			return 0
+		})
+	}
+	if got := interests(root); got != 2 {
+		t.Fatalf("root interests = %d, want 2 (one watch, two subscriptions)", got)
+	}
+	if got := interests(filepath.Join(root, "a")); got != 2 {
+		t.Fatalf("bundle interests = %d, want 2", got)
+	}
+
+	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "both"))
+	rec1.waitEntries("a")
+	rec2.waitEntries("a")
+
+	s1.Close()
+	if got := interests(root); got != 1 {
+		t.Fatalf("after closing one: root interests = %d, want 1", got)
+	}
+	rec2.settle()
+	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "one left"))
+	rec2.waitEntries("a")
+	rec1.assertQuiet("a closed subscription")
+}
+
+func TestWatchArguments(t *testing.T) {
+	t.Parallel()
+	w := newWatcher(t, testConfig(Native))
+	nop := func(Change) {}
+	if _, err := w.Watch([]string{"relative/skills"}, nop); err == nil {
+		t.Error("Watch(relative root): want an error")
+	}
+	if _, err := w.Watch([]string{tempDir(t)}, nil); err == nil {
+		t.Error("Watch(nil callback): want an error")
+	}
+	s, err := w.Watch(nil, nop)
+	if err != nil {
+		t.Fatalf("Watch(no roots): %v", err)
+	}
+	s.Close()
+	s.Close() // idempotent
+	if s.Healthy() {
+		t.Error("a closed subscription reports healthy")
+	}
+	s.Touch() // harmless after Close
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"mode", Config{Mode: 7}},
+		{"poll interval", Config{PollInterval: -1}},
+		{"write stability", Config{WriteStability: -1}},
+		{"coalesce", Config{Coalesce: -1}},
+		{"capacity", Config{Capacity: -1}},
+	} {
+		if w, err := New(tc.cfg); err == nil {
+			w.Close()
+			t.Errorf("New with a bad %s: want an error", tc.name)
+		}
+	}
+}
+
+func TestIgnoredName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"a": false, "a.md": false, "SKILL.md": false, "#": false, "2048": false,
+		".a": true, ".#a.md": true, "#a.md#": true, "a.md~": true, "a.md.swp": true,
+		"a.swx": true, "a.swo": true, "4913": true, "SKILL.md.tmp": true, "": true,
+	} {
+		if got := ignoredName(name); got != want {
+			t.Errorf("ignoredName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRootIsReplacedBySymlinkRetarget(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	base := tempDir(t)
+	mkBundle(t, filepath.Join(base, "v1"), "a")
+	mkBundle(t, filepath.Join(base, "v2"), "b")
+	root := filepath.Join(base, "current")
+	symlink(t, filepath.Join(base, "v1"), root)
+	w := newWatcher(t, cfg)
+	rec := newRecorder(t, cfg)
+	rec.watch(w, root)
+
+	// ln -sfn v2 current: a new link renamed over the old one.
+	symlink(t, filepath.Join(base, "v2"), root+".new")
+	rename(t, root+".new", root)
+	rec.waitRescan("the root now points elsewhere")
+	rec.settle()
+	writeFile(t, filepath.Join(base, "v2", "b", "SKILL.md"), skillText("b", "edited"))
+	rec.waitEntries("b")
+	rec.settle()
+	writeFile(t, filepath.Join(base, "v1", "a", "SKILL.md"), skillText("a", "edited"))
+	rec.assertQuiet("the old target")
+}

@@ -1,0 +1,206 @@
+package unit_test
+
+// The keyless end-to-end "spine" (issue 5): a kernel assembled from a real
+// helios.config.json, the real OpenAI-compatible adapter talking to a
+// scripted model over HTTP, the builtin tools, the live catalog and hooks.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// spineInjected returns the catalog messages a request carried, in order.
+func spineInjected(req modeltest.Recorded) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser && strings.Contains(m.Content, "<available_skills>") {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// spineToolResult returns the content of the tool message answering id.
+func spineToolResult(t *testing.T, req modeltest.Recorded, id string) string {
+	t.Helper()
+	for _, m := range req.Messages {
+		if m.Role == model.RoleTool && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	t.Fatalf("request has no tool result for %s; messages: %+v", id, req.Messages)
+	return ""
+}
+
+func spineCall(id, name, args string) modeltest.Step {
+	return modeltest.Calls(model.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)})
+}
+
+func TestSpineEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	work := t.TempDir()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	writeFile(t, filepath.Join(work, ".helios/skills/alpha/SKILL.md"), skillMD("name: alpha\ndescription: The first skill.", "alpha body"))
+
+	var k *kernel.Kernel
+	greetDir := filepath.Join(work, ".helios", "skills", "greet")
+	greetMD := "---\nname: greet\ndescription: Greet people by name.\n---\nRun scripts/hello.sh with the name.\n"
+	writeArgs, _ := json.Marshal(map[string]string{"path": ".helios/skills/greet/SKILL.md", "content": greetMD})
+
+	srv := modeltest.NewServer(t,
+		// 1. The first catalog lists alpha; the model creates a skill.
+		func(req modeltest.Recorded) modeltest.Reply {
+			cats := spineInjected(req)
+			if len(cats) != 1 || !strings.Contains(cats[0], "alpha: The first skill.") {
+				t.Errorf("request 1 catalogs = %q, want one listing alpha", cats)
+			}
+			if !strings.Contains(req.System, "skill") || strings.Contains(req.System, "skill_*") {
+				t.Errorf("system prompt does not describe skills by role: %q", req.System)
+			}
+			return modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "w1", Name: "Write", Arguments: writeArgs}}}
+		},
+		// 2. The very next request carries the replacement catalog (the
+		// Write invalidated synchronously; the OS event is still on its way).
+		func(req modeltest.Recorded) modeltest.Reply {
+			if res := spineToolResult(t, req, "w1"); strings.Contains(res, "refused") {
+				t.Errorf("Write failed: %s", res)
+			}
+			cats := spineInjected(req)
+			if len(cats) != 2 || !strings.Contains(cats[1], "greet: Greet people by name.") || !strings.Contains(cats[1], "alpha") {
+				t.Errorf("request 2 catalogs = %q, want a replacement listing alpha and greet", cats)
+			}
+			return spineCall("s1", "skill", `{"name":"greet"}`)(req)
+		},
+		// 3. The load gives the current body with the absolute base dir.
+		func(req modeltest.Recorded) modeltest.Reply {
+			res := spineToolResult(t, req, "s1")
+			if !strings.HasPrefix(res, "Base directory for this skill: "+greetDir+"\n") || !strings.Contains(res, "cd "+greetDir) || !strings.Contains(res, "Run scripts/hello.sh with the name.") {
+				t.Errorf("skill load result = %q", res)
+			}
+			return spineCall("b1", "Bash", `{"command":"rm -r .helios/skills/greet .helios/skills/alpha"}`)(req)
+		},
+		// 4. Both skills are gone. Wait (with a deadline) until the watcher
+		// has seen it, then try a call the tool:before policy denies.
+		func(req modeltest.Recorded) modeltest.Reply {
+			if res := spineToolResult(t, req, "b1"); strings.Contains(res, "[exit code") {
+				t.Errorf("rm failed: %s", res)
+			}
+			spineWaitForCatalog(t, ctx, k, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
+			return spineCall("b2", "Bash", `{"command":"curl https://example.invalid"}`)(req)
+		},
+		// 5. A tombstone has been appended, and the denial reached the model
+		// as a tool result.
+		func(req modeltest.Recorded) modeltest.Reply {
+			res := spineToolResult(t, req, "b2")
+			if !strings.Contains(res, "denied") || !strings.Contains(res, "no network") {
+				t.Errorf("denied call result = %q", res)
+			}
+			cats := spineInjected(req)
+			if n := len(cats); n < 3 || !strings.Contains(cats[n-1], "<available_skills>\n</available_skills>") {
+				t.Errorf("catalogs = %q, want a final empty catalog (tombstone)", cats)
+			}
+			return modeltest.Say("All done.")(req)
+		},
+	)
+
+	cfg := `{
+  "workDir": ".",
+  "skills": {"userRoots": [], "watch": {"mode": "native"}},
+  "model": {"baseURL": "` + srv.URL() + `", "name": "scripted", "apiKeyEnv": ""},
+  "sessions": {"dir": "` + filepath.Join(home, "sessions") + `"}
+}`
+	cfgPath := filepath.Join(work, "helios.config.json")
+	writeFile(t, cfgPath, cfg)
+	var err error
+	k, err = assembly.Load(ctx, cfgPath, assembly.Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if err := kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		if in.Call.Name == "Bash" && strings.Contains(string(in.Call.Arguments), "curl") {
+			return kernel.ToolDecision{Deny: true, Reason: "no network access"}, true, nil
+		}
+		return kernel.ToolDecision{}, false, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	answer, err := s.Run(ctx, "Create a greeting skill, try it, then clean up.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer != "All done." {
+		t.Errorf("answer = %q", answer)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d requests, want 5", n)
+	}
+
+	// The session is durable: reopening it yields the same log, with tool
+	// results paired to their calls.
+	id := s.ID()
+	s.Close()
+	log, err := k.SessionStore().Open(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	uses, results := map[string]bool{}, map[string]bool{}
+	for i := range log.Len() {
+		switch ev := log.At(i); ev.Type {
+		case session.ToolUse:
+			uses[ev.ToolUseID] = true
+		case session.ToolResult:
+			results[ev.ToolUseID] = true
+		}
+	}
+	if len(uses) != 4 || len(results) != 4 {
+		t.Errorf("tool uses %v, results %v: want 4 paired", uses, results)
+	}
+	if _, err := os.Stat(greetDir); !os.IsNotExist(err) {
+		t.Errorf("greet still exists: %v", err)
+	}
+}
+
+// spineWaitForCatalog waits, with a deadline, until the kernel's catalog
+// satisfies ok, re-checking on each change signal.
+func spineWaitForCatalog(t *testing.T, ctx context.Context, k *kernel.Kernel, ok func(skills.Catalog) bool) {
+	t.Helper()
+	changed := make(chan struct{}, 1)
+	stop := k.Skills().OnChange(func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
+	defer stop()
+	deadline := time.After(10 * time.Second)
+	for !ok(k.Catalog(ctx)) {
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("catalog never reached the expected state; last: %+v", k.Catalog(ctx))
+		}
+	}
+}
