@@ -152,7 +152,9 @@ func TestInjectCatalogDigestOverVisibleText(t *testing.T) {
 	a.Load = func(context.Context) (skills.Content, error) { return skills.Content{Name: "alpha", Body: "v1"}, nil }
 	injStep(t, l, injCatalog(true, a), true)
 	edited := a
-	edited.Load = func(context.Context) (skills.Content, error) { return skills.Content{Name: "alpha", Body: "v2, rewritten"}, nil }
+	edited.Load = func(context.Context) (skills.Content, error) {
+		return skills.Content{Name: "alpha", Body: "v2, rewritten"}, nil
+	}
 	edited.File = "/elsewhere/SKILL.md"
 	injWant(t, injStep(t, l, injCatalog(true, edited), true), false, "unchanged")
 
