@@ -49,8 +49,7 @@ func InjectCatalog(log session.Log, cat Catalog, hasSkillTool bool) Injection {
 	if !cat.Complete {
 		return Injection{Reason: "incomplete"}
 	}
-	text := RenderCatalog(cat.Skills)
-	digest := TextDigest(text)
+	text, digest := cat.Rendered()
 
 	last, visible, ever := lastCatalog(log)
 	switch {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -19,6 +20,30 @@ type Catalog struct {
 	// Complete is false when some source could not be read fully; the list
 	// may then miss skills that exist.
 	Complete bool
+
+	// rendered memoizes the model's catalog text. A catalog served from the
+	// registry's cache shares it, so a step where nothing changed renders
+	// nothing.
+	rendered *renderMemo
+}
+
+type renderMemo struct {
+	once         sync.Once
+	text, digest string
+}
+
+// Rendered returns RenderCatalog(c.Skills) and its TextDigest, computed once
+// per merged catalog.
+func (c Catalog) Rendered() (text, digest string) {
+	if c.rendered == nil {
+		text = RenderCatalog(c.Skills)
+		return text, TextDigest(text)
+	}
+	c.rendered.once.Do(func() {
+		c.rendered.text = RenderCatalog(c.Skills)
+		c.rendered.digest = TextDigest(c.rendered.text)
+	})
+	return c.rendered.text, c.rendered.digest
 }
 
 // Lookup returns the skill with that name.
@@ -71,7 +96,7 @@ type sourcedSet struct {
 }
 
 func mergeSets(sets []sourcedSet) Catalog {
-	cat := Catalog{Complete: true}
+	cat := Catalog{Complete: true, rendered: &renderMemo{}}
 	seen := map[string]Skill{}
 	for _, e := range sets {
 		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
