@@ -29,8 +29,10 @@ test: fmt-check vet unit mutate
 unit:
 	$(GO) test -race -count=1 ./...
 
+# The live suite is vetted too, so it keeps compiling without a key.
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags live ./test/live/...
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
@@ -39,6 +41,12 @@ fmt-check:
 # make mutate ONLY=M3,M16 runs a few.
 mutate:
 	$(GO) run ./test/mutation $(if $(ONLY),-only $(ONLY))
+
+# The real-model suite: needs HELIOS_LIVE_BASE_URL, HELIOS_LIVE_API_KEY and
+# HELIOS_LIVE_MODEL (each test skips, saying so, without them). Transcripts
+# are kept under test/live/out.
+live:
+	$(GO) test -tags live -count=1 -v -artifacts -outputdir $(CURDIR)/test/live/out ./test/live/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./test/...
