@@ -84,6 +84,20 @@ const defaultSystemPrompt = "You are a coding agent working in the user's projec
 // ErrNoModel is returned by OpenSession when no model is configured.
 var ErrNoModel = errors.New("no model configured")
 
+// NoModel says why a session without a model of its own cannot open: nil
+// when the kernel has a default model, else the error OpenSession returns
+// (it names the config key or variable to set). The UI shows it at start,
+// before any session is opened.
+func (k *Kernel) NoModel() error {
+	switch {
+	case k.cfg.Model != nil:
+		return nil
+	case k.cfg.NoModel != nil:
+		return fmt.Errorf("open session: %w", k.cfg.NoModel)
+	}
+	return ErrNoModel
+}
+
 func firstPositive(vs ...int) int {
 	for _, v := range vs {
 		if v > 0 {
@@ -157,6 +171,14 @@ func (s *Session) Hooks() *hooks.Registry { return s.hooks }
 
 // Close closes the log.
 func (s *Session) Close() error { return s.log.Close() }
+
+// Inject appends text as a message on the user's side, with provenance
+// naming who added it (the UI's /skill: loads use "user:/skill"). It runs no
+// step: the model sees the message at the next one. Call it between turns,
+// never during Run, so a tool call and its result stay adjacent.
+func (s *Session) Inject(ctx context.Context, provenance, text string) error {
+	return s.append(ctx, session.Event{Type: session.Injected, Provenance: provenance, Text: text})
+}
 
 // Run appends the user's message and steps until the turn ends. It returns
 // the model's last text.
@@ -325,16 +347,20 @@ func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res c
 }
 
 // turnEnds asks turn:end; with no decision the turn ends when the model made
-// no tool calls, or when the step limit is reached.
+// no tool calls. The step limit ends the turn whatever a handler decided: a
+// handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
 	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, TurnEndIn{SessionID: s.ID(), Step: step, Response: resp})
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
+	if step >= s.cfg.MaxSteps {
+		return true, nil
+	}
 	if decided {
 		return d.End, nil
 	}
-	return len(resp.ToolCalls) == 0 || step >= s.cfg.MaxSteps, nil
+	return len(resp.ToolCalls) == 0, nil
 }
 
 // maybeCompact runs context:compact when the model view is over budget and

@@ -29,7 +29,8 @@ var (
 	// or rewrites its arguments. Handlers with nothing to say pass.
 	ToolBefore = hooks.NewFirstWin[ToolBeforeIn, ToolDecision](hooks.ToolBefore)
 	// TurnEnd decides whether the turn ends after a step. When every handler
-	// passes, the turn ends when the model asked for no tool calls.
+	// passes, the turn ends when the model asked for no tool calls. At the
+	// step limit (MaxSteps) the turn ends whatever the handlers decide.
 	TurnEnd = hooks.NewFirstWin[TurnEndIn, TurnDecision](hooks.TurnEnd)
 )
 

@@ -66,14 +66,15 @@ func TestJudge(t *testing.T) {
 			name:   "expected top-level test",
 			run:    testRun{stdout: []byte(subtestStream), exitCode: 1},
 			expect: []string{"TestB"},
-			want: outcome{verdict: caught, catchers: []string{"TestAdd", "TestB"}, detail: "TestAdd, TestB",
+			// The expected catcher is named first; the others are counted.
+			want: outcome{verdict: caught, catchers: []string{"TestAdd", "TestB"}, detail: "TestB (+1 more)",
 				excerpt: []string{"    p_test.go:8: bad"}},
 		},
 		{
 			name:   "expected subtest",
 			run:    testRun{stdout: []byte(subtestStream), exitCode: 1},
 			expect: []string{"TestZ", "TestAdd/sub"},
-			want: outcome{verdict: caught, catchers: []string{"TestAdd", "TestB"}, detail: "TestAdd, TestB",
+			want: outcome{verdict: caught, catchers: []string{"TestAdd", "TestB"}, detail: "TestAdd/sub (+1 more)",
 				excerpt: []string{"    p_test.go:8: bad"}},
 		},
 		{

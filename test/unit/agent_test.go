@@ -1,0 +1,1446 @@
+package unit_test
+
+// Black-box tests of the step loop (DESIGN.md C8, with C1's hook rules and
+// C6's log): kernels built with kernel.New, in-process capabilities and
+// plugins as fakes, the real OpenAI-compatible adapter talking to a scripted
+// model over HTTP, and the helios binary for the CLI.
+//
+// As in hooks_test.go, firstWin tests count the calls of the handler that
+// must lose and assert that no warning was emitted: "builtin decided" and
+// "builtin failed so the plugin decided" look alike from the result alone.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/assembly"
+	capskills "github.com/helios-agents/helios/caps/skills"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/model/openai"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// Protects: the order inside one step (C8): catalog injection, then
+// context:prepare, then the model request, then each tool call through
+// tool:before and the tool, then turn:end. The order is recorded by the
+// kernel's own callbacks and by the scripted model; the log at prepare time
+// proves the catalog was already appended.
+func TestAgentStepOrder(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	rec := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, s)
+	}
+	var s *kernel.Session
+	echo, _ := agEcho("Echo", "Echoes its arguments.")
+	inner := echo.Call
+	echo.Call = func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
+		rec("tool")
+		return inner(ctx, args)
+	}
+	recorder := &agCap{name: "recorder", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
+		agConcat(kernel.ContextPrepare, "prepare-recorder", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+			last := s.Log().At(s.Log().Len() - 1)
+			rec(fmt.Sprintf("prepare %d (log ends with %s %s)", in.Step, last.Type, last.Provenance))
+			return "", false, nil
+		}),
+		agFirstWin(kernel.ToolBefore, "before-recorder", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+			rec("tool:before " + in.Call.Name)
+			return kernel.ToolDecision{}, false, nil
+		}),
+		agFirstWin(kernel.TurnEnd, "end-recorder", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+			rec(fmt.Sprintf("turn:end %d", in.Step))
+			return kernel.TurnDecision{}, false, nil
+		}),
+	}}
+	w := agNewWorld(t, agSetup{caps: []kernel.Capability{recorder}},
+		func(req modeltest.Recorded) modeltest.Reply {
+			rec("model")
+			return modeltest.Reply{ToolCalls: []model.ToolCall{{Name: "Echo", Arguments: json.RawMessage(`{"n":1}`)}}}
+		},
+		func(req modeltest.Recorded) modeltest.Reply {
+			rec("model")
+			return modeltest.Reply{Text: "done"}
+		},
+	)
+	writeFile(t, filepath.Join(w.work, ".helios/skills/alpha/SKILL.md"), skillMD("name: alpha\ndescription: The alpha skill.", "alpha body"))
+	s = w.open(t, kernel.SessionConfig{Observe: func(u kernel.Update) {
+		if u.Kind == kernel.UpdateInjected {
+			rec("inject")
+		}
+	}})
+	if got := agRun(t, s, "go"); got != "done" {
+		t.Errorf("answer = %q, want %q", got, "done")
+	}
+
+	want := []string{
+		"inject",
+		"prepare 1 (log ends with injected skills-catalog)",
+		"model",
+		"tool:before Echo",
+		"tool",
+		"turn:end 1",
+		"prepare 2 (log ends with tool_result )",
+		"model",
+		"turn:end 2",
+	}
+	mu.Lock()
+	got := append([]string(nil), order...)
+	mu.Unlock()
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("step order (-want +got):\n%s", d)
+	}
+	// The first request carries the catalog after the prompt: it was
+	// appended before the request was built.
+	reqs := w.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	first := reqs[0].Messages
+	if len(first) != 2 || first[0].Content != "go" || !strings.Contains(first[1].Content, "alpha: The alpha skill.") {
+		t.Errorf("request 1 messages = %+v; want the prompt, then the catalog", first)
+	}
+}
+
+// Protects: context:prepare (C1 concat, C8): a builtin and a plugin on the
+// point both contribute to the request's system prompt, after the base
+// prompt and the <extensions> manifest, builtins first even when a builtin
+// was mounted after the plugin; each request gets only its own step's text;
+// nothing of it is logged or sent as a message.
+func TestAgentContextPrepare(t *testing.T) {
+	builtin := &agCap{name: "prep-builtin", mounts: []hooks.Mount{
+		agConcat(kernel.ContextPrepare, "builtin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+			return fmt.Sprintf("BUILTIN-PREP step %d", in.Step), true, nil
+		}),
+		agConcat(kernel.ContextPrepare, "blank-prep", func(context.Context, kernel.PrepareIn) (string, bool, error) {
+			return "  \n ", true, nil
+		}),
+	}}
+	plugin := &agCap{name: "prep-plugin", desc: "Adds planning notes.", mounts: []hooks.Mount{
+		agConcat(kernel.ContextPrepare, "plugin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+			return fmt.Sprintf("PLUGIN-PREP step %d", in.Step), true, nil
+		}),
+	}}
+	echo, _ := agEcho("Echo", "Echoes its arguments.")
+	tools := &agCap{name: "echo-tools", tools: []contract.Tool{echo}}
+	w := agNewWorld(t, agSetup{caps: []kernel.Capability{builtin, tools}, plugins: []kernel.Capability{plugin}},
+		modeltest.Call("Echo", `{"n":1}`),
+		modeltest.Say("done"),
+	)
+	// Mounted after the plugin's mounts: it still runs in the builtin band.
+	if err := kernel.ContextPrepare.Mount(w.k.Hooks(), "late-builtin-prep", hooks.Builtin, func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+		return fmt.Sprintf("LATE-MOUNTED-PREP step %d", in.Step), true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := w.open(t, kernel.SessionConfig{SystemPrompt: "AG-BASE-PROMPT"})
+	agRun(t, s, "go")
+
+	reqs := w.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	for i, req := range reqs {
+		step := i + 1
+		sys := req.System
+		parts := []string{
+			"AG-BASE-PROMPT",
+			"<extensions>\n- prep-plugin: Adds planning notes.\n</extensions>",
+			fmt.Sprintf("BUILTIN-PREP step %d", step),
+			fmt.Sprintf("LATE-MOUNTED-PREP step %d", step),
+			fmt.Sprintf("PLUGIN-PREP step %d", step),
+		}
+		at := -1
+		for _, p := range parts {
+			j := strings.Index(sys, p)
+			if j < 0 {
+				t.Errorf("request %d: system prompt lacks %q:\n%s", step, p, sys)
+				continue
+			}
+			if j <= at {
+				t.Errorf("request %d: %q at index %d, not after the previous part (index %d):\n%s", step, p, j, at, sys)
+			}
+			if n := strings.Count(sys, p); n != 1 {
+				t.Errorf("request %d: %q appears %d times", step, p, n)
+			}
+			at = j
+		}
+		if !strings.HasPrefix(sys, "AG-BASE-PROMPT\n\n") {
+			t.Errorf("request %d: system prompt does not start with the base prompt:\n%s", step, sys)
+		}
+		if strings.Contains(sys, fmt.Sprintf("step %d", 3-step)) {
+			t.Errorf("request %d: system prompt carries the other step's prepare text:\n%s", step, sys)
+		}
+		for _, section := range strings.Split(sys, "\n\n") {
+			if strings.TrimSpace(section) == "" {
+				t.Errorf("request %d: a blank contribution left an empty section:\n%q", step, sys)
+			}
+		}
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "PREP") {
+				t.Errorf("request %d: prepare text sent as a message: %+v", step, m)
+			}
+		}
+	}
+	for _, ev := range agEvents(s.Log()) {
+		if strings.Contains(ev.Text+string(ev.Input)+fmt.Sprint(ev.Meta), "PREP") {
+			t.Errorf("prepare output was logged: %+v", ev)
+		}
+	}
+	if ws := w.warnings(); len(ws) != 0 {
+		t.Errorf("warnings = %v, want none", ws)
+	}
+}
+
+// Protects: the <extensions> manifest (C3, C8): one line per capability
+// with a description, builtins then plugins, whitespace collapsed; the
+// project skills capability and capabilities without a description are
+// never listed; with nothing to list there is no manifest at all.
+func TestAgentExtensionsManifest(t *testing.T) {
+	echo, _ := agEcho("Echo", "Echoes.")
+	tests := []struct {
+		name    string
+		caps    []kernel.Capability
+		plugins []kernel.Capability
+		want    string // "" means no manifest
+	}{
+		{
+			name: "describers listed in capability order",
+			caps: []kernel.Capability{
+				&agCap{name: "widgets", desc: "Makes widgets.\n   Fast and\tcheap."},
+				&agCap{name: "quiet", tools: []contract.Tool{echo}},
+			},
+			plugins: []kernel.Capability{&agCap{name: "gadgets", desc: "Fixes gadgets."}},
+			want:    "<extensions>\n- widgets: Makes widgets. Fast and cheap.\n- gadgets: Fixes gadgets.\n</extensions>",
+		},
+		{
+			name: "nothing to list",
+			caps: []kernel.Capability{&agCap{name: "quiet", desc: "  \n"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := agNewWorld(t, agSetup{caps: tt.caps, plugins: tt.plugins}, modeltest.Say("ok"))
+			writeFile(t, filepath.Join(w.work, ".helios/skills/alpha/SKILL.md"), skillMD("name: alpha\ndescription: The alpha skill.", "body"))
+			s := w.open(t, kernel.SessionConfig{})
+			agRun(t, s, "hi")
+			sys := w.srv.Requests()[0].System
+			if !strings.Contains(sys, w.k.SkillsPrompt()) {
+				t.Errorf("system prompt lacks the skills section:\n%s", sys)
+			}
+			if tt.want == "" {
+				if strings.Contains(sys, "<extensions>") {
+					t.Errorf("system prompt has a manifest; want none:\n%s", sys)
+				}
+				return
+			}
+			if n := strings.Count(sys, tt.want); n != 1 {
+				t.Errorf("manifest %q appears %d times in:\n%s", tt.want, n, sys)
+			}
+			if strings.Index(sys, w.k.SkillsPrompt()) > strings.Index(sys, "<extensions>") {
+				t.Errorf("manifest comes before the skills section:\n%s", sys)
+			}
+			for _, never := range []string{"- skills", "- quiet"} {
+				if strings.Contains(sys, never) {
+					t.Errorf("system prompt lists %q:\n%s", never, sys)
+				}
+			}
+		})
+	}
+}
+
+// Protects: the tools offered (C3, C8): the skill tool of catalog mode
+// first, then each capability's tools in capability order (builtins, then
+// plugins); a later tool with a taken name is dropped, and a call reaches
+// the first one; AllowedTools filters what is offered and what can be
+// called; without the skill tool no catalog is injected.
+func TestAgentToolsOffered(t *testing.T) {
+	tests := []struct {
+		name        string
+		allowed     []string
+		wantTools   []model.Tool // Parameters ignored
+		wantCatalog bool
+	}{
+		{
+			name: "all",
+			wantTools: []model.Tool{
+				{Name: "skill"}, {Name: "Alpha", Description: "A's Alpha."}, {Name: "Beta", Description: "A's Beta."},
+				{Name: "Gamma", Description: "B's Gamma."}, {Name: "Delta", Description: "Plugin's Delta."},
+			},
+			wantCatalog: true,
+		},
+		{
+			name:        "allowed with skill",
+			allowed:     []string{"Delta", "skill", "Beta"},
+			wantTools:   []model.Tool{{Name: "skill"}, {Name: "Beta", Description: "A's Beta."}, {Name: "Delta", Description: "Plugin's Delta."}},
+			wantCatalog: true,
+		},
+		{
+			name:      "allowed without skill",
+			allowed:   []string{"Alpha", "Gamma"},
+			wantTools: []model.Tool{{Name: "Alpha", Description: "A's Alpha."}, {Name: "Gamma", Description: "B's Gamma."}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			alphaA, alphaAProbe := agEcho("Alpha", "A's Alpha.")
+			betaA, betaAProbe := agEcho("Beta", "A's Beta.")
+			gammaB, _ := agEcho("Gamma", "B's Gamma.")
+			alphaB, alphaBProbe := agEcho("Alpha", "B's Alpha.")
+			fakeSkill, fakeSkillProbe := agEcho("skill", "A capability's skill tool.")
+			delta, _ := agEcho("Delta", "Plugin's Delta.")
+			betaP, betaPProbe := agEcho("Beta", "Plugin's Beta.")
+			w := agNewWorld(t, agSetup{
+				caps: []kernel.Capability{
+					&agCap{name: "cap-a", tools: []contract.Tool{alphaA, betaA}},
+					&agCap{name: "cap-b", tools: []contract.Tool{gammaB, alphaB, fakeSkill}},
+				},
+				plugins: []kernel.Capability{&agCap{name: "plug", tools: []contract.Tool{delta, betaP}}},
+			},
+				modeltest.Calls(
+					model.ToolCall{Name: "Alpha", Arguments: json.RawMessage(`{}`)},
+					model.ToolCall{Name: "Beta", Arguments: json.RawMessage(`{}`)},
+					model.ToolCall{Name: "skill", Arguments: json.RawMessage(`{"name":"alpha"}`)},
+				),
+				modeltest.Say("ok"),
+			)
+			writeFile(t, filepath.Join(w.work, ".helios/skills/alpha/SKILL.md"), skillMD("name: alpha\ndescription: The alpha skill.", "ALPHA-BODY"))
+			s := w.open(t, kernel.SessionConfig{AllowedTools: tt.allowed})
+			agRun(t, s, "go")
+
+			reqs := w.srv.Requests()
+			got := make([]model.Tool, len(reqs[0].Tools))
+			for i, tool := range reqs[0].Tools {
+				got[i] = model.Tool{Name: tool.Name, Description: tool.Description}
+				if tool.Name == "skill" {
+					if tool.Description == fakeSkill.Description {
+						t.Errorf("the offered skill tool is the capability's, not the kernel's")
+					}
+					got[i].Description = ""
+				}
+			}
+			if d := cmp.Diff(tt.wantTools, got); d != "" {
+				t.Errorf("tools offered (-want +got):\n%s", d)
+			}
+			for i, req := range reqs {
+				if d := cmp.Diff(reqs[0].Tools, req.Tools); d != "" {
+					t.Errorf("request %d: tools differ from request 1 (-1 +%d):\n%s", i+1, i+1, d)
+				}
+			}
+
+			catalogs := 0
+			for _, ev := range agEvents(s.Log()) {
+				if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+					catalogs++
+				}
+			}
+			sentCatalog := len(spineInjected(reqs[0])) == 1
+			if tt.wantCatalog != (catalogs == 1) || tt.wantCatalog != sentCatalog {
+				t.Errorf("catalog events %d, sent in request 1: %v; want catalog: %v", catalogs, sentCatalog, tt.wantCatalog)
+			}
+
+			// Calls reach the first tool of a name, and only allowed ones.
+			allowed := func(name string) bool { return tt.allowed == nil || agContains(tt.allowed, name) }
+			wantAlpha, wantBeta := 0, 0
+			if allowed("Alpha") {
+				wantAlpha = 1
+			}
+			if allowed("Beta") {
+				wantBeta = 1
+			}
+			if n := len(alphaAProbe.calls()); n != wantAlpha {
+				t.Errorf("cap-a Alpha called %d times, want %d", n, wantAlpha)
+			}
+			if n := len(betaAProbe.calls()); n != wantBeta {
+				t.Errorf("cap-a Beta called %d times, want %d", n, wantBeta)
+			}
+			if n := len(alphaBProbe.calls()) + len(fakeSkillProbe.calls()) + len(betaPProbe.calls()); n != 0 {
+				t.Errorf("shadowed tools called %d times, want 0", n)
+			}
+			results := agResults(s.Log())
+			if len(results) != 3 {
+				t.Fatalf("%d tool results, want 3: %+v", len(results), results)
+			}
+			for i, name := range []string{"Alpha", "Beta", "skill"} {
+				res := results[i]
+				if allowed(name) == res.IsError {
+					t.Errorf("%s result = %+v; want IsError=%v", name, res, !allowed(name))
+				}
+				if !allowed(name) && !strings.Contains(res.Text, fmt.Sprintf("unknown tool %q", name)) {
+					t.Errorf("%s result = %q; want an unknown-tool error", name, res.Text)
+				}
+			}
+			if allowed("skill") && !strings.Contains(results[2].Text, "ALPHA-BODY") {
+				t.Errorf("skill result = %q; want the skill's body from the kernel's skill tool", results[2].Text)
+			}
+		})
+	}
+}
+
+// Protects: tool:before (C1 firstWin, C8): a builtin that decides — by
+// rewriting the arguments or by denying — wins, and the plugin on the same
+// point is never consulted; a denial reaches the model as an error result
+// with the reason and the tool never runs; a builtin that passes lets a
+// plugin deny, with no warning, unlike a builtin that fails.
+func TestAgentToolBefore(t *testing.T) {
+	type decide func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error)
+	tests := []struct {
+		name        string
+		builtin     decide
+		plugin      decide
+		wantPlugin  int32
+		wantToolArg []string // the arguments the tool received
+		wantResult  string   // substring of the tool result
+		wantError   bool
+		wantWarns   int
+	}{
+		{
+			name: "builtin rewrites",
+			builtin: func(in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Args: json.RawMessage(`{"text":"rewritten"}`)}, true, nil
+			},
+			plugin: func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Deny: true, Reason: "PLUGIN-DENIAL"}, true, nil
+			},
+			wantToolArg: []string{`{"text":"rewritten"}`},
+			wantResult:  `Echo got {"text":"rewritten"}`,
+		},
+		{
+			name: "builtin denies",
+			builtin: func(in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Deny: true, Reason: "BUILTIN-DENIAL: too risky"}, true, nil
+			},
+			plugin: func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Deny: true, Reason: "PLUGIN-DENIAL"}, true, nil
+			},
+			wantResult: "BUILTIN-DENIAL: too risky",
+			wantError:  true,
+		},
+		{
+			name: "builtin passes, plugin denies",
+			builtin: func(in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{}, false, nil
+			},
+			plugin: func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Deny: true, Reason: "PLUGIN-DENIAL"}, true, nil
+			},
+			wantPlugin: 1,
+			wantResult: "PLUGIN-DENIAL",
+			wantError:  true,
+		},
+		{
+			// The contrast the previous case needs: same outcome, plus a warning.
+			name: "builtin fails, plugin denies",
+			builtin: func(in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{}, false, errors.New("policy store unreachable")
+			},
+			plugin: func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{Deny: true, Reason: "PLUGIN-DENIAL"}, true, nil
+			},
+			wantPlugin: 1,
+			wantResult: "PLUGIN-DENIAL",
+			wantError:  true,
+			wantWarns:  1,
+		},
+		{
+			name: "both pass",
+			builtin: func(in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{}, false, nil
+			},
+			plugin: func(kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{}, false, nil
+			},
+			wantPlugin:  1,
+			wantToolArg: []string{`{"text":"original"}`},
+			wantResult:  `Echo got {"text":"original"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var builtinCalls, pluginCalls atomic.Int32
+			echo, probe := agEcho("Echo", "Echoes its arguments.")
+			builtin := &agCap{name: "policy", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
+				agFirstWin(kernel.ToolBefore, "builtin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+					builtinCalls.Add(1)
+					return tt.builtin(in)
+				}),
+			}}
+			plugin := &agCap{name: "plugin-policy", mounts: []hooks.Mount{
+				agFirstWin(kernel.ToolBefore, "plugin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+					pluginCalls.Add(1)
+					return tt.plugin(in)
+				}),
+			}}
+			w := agNewWorld(t, agSetup{caps: []kernel.Capability{builtin}, plugins: []kernel.Capability{plugin}},
+				modeltest.Calls(model.ToolCall{ID: "c1", Name: "Echo", Arguments: json.RawMessage(`{"text":"original"}`)}),
+				modeltest.Say("ok"),
+			)
+			var updates []kernel.Update
+			s := w.open(t, kernel.SessionConfig{Observe: func(u kernel.Update) {
+				if u.Kind == kernel.UpdateToolResult {
+					updates = append(updates, u)
+				}
+			}})
+			agRun(t, s, "go")
+
+			if d := cmp.Diff(tt.wantToolArg, probe.calls()); d != "" {
+				t.Errorf("tool received (-want +got):\n%s", d)
+			}
+			if n := builtinCalls.Load(); n != 1 {
+				t.Errorf("builtin called %d times, want 1", n)
+			}
+			if n := pluginCalls.Load(); n != tt.wantPlugin {
+				t.Errorf("plugin called %d times, want %d", n, tt.wantPlugin)
+			}
+			results := agResults(s.Log())
+			if len(results) != 1 {
+				t.Fatalf("%d tool results, want 1", len(results))
+			}
+			res := results[0]
+			if res.ToolUseID != "c1" || res.IsError != tt.wantError || !strings.Contains(res.Text, tt.wantResult) {
+				t.Errorf("logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			}
+			if len(updates) != 1 || updates[0].IsError != tt.wantError || updates[0].Text != res.Text {
+				t.Errorf("observed results = %+v; want one matching the log", updates)
+			}
+			if got := spineToolResult(t, w.srv.Requests()[1], "c1"); got != res.Text {
+				t.Errorf("model got result %q, want %q", got, res.Text)
+			}
+			ws := w.warnings()
+			if len(ws) != tt.wantWarns {
+				t.Errorf("warnings = %v, want %d", ws, tt.wantWarns)
+			}
+			if tt.wantWarns > 0 && !strings.Contains(fmt.Sprint(ws), "policy store unreachable") {
+				t.Errorf("warnings = %v; want the builtin's failure", ws)
+			}
+		})
+	}
+}
+
+// Protects: errors the model should see are tool results (C8, STYLE 11): an
+// unknown tool name, a tool that panics and a tool that returns a Go error
+// each give an error result paired with its call; the loop goes on and the
+// session keeps working.
+func TestAgentToolFailuresAreResults(t *testing.T) {
+	var boomCalls atomic.Int32
+	boom := contract.Tool{Name: "Boom", Description: "Panics.", Call: func(context.Context, json.RawMessage) (contract.ToolResult, error) {
+		boomCalls.Add(1)
+		panic("boom! nil map")
+	}}
+	broken := contract.Tool{Name: "Broken", Description: "Fails.", Call: func(context.Context, json.RawMessage) (contract.ToolResult, error) {
+		return contract.ToolResult{}, errors.New("disk on fire")
+	}}
+	w := agNewWorld(t, agSetup{caps: []kernel.Capability{&agCap{name: "faulty", tools: []contract.Tool{boom, broken}}}},
+		modeltest.Calls(
+			model.ToolCall{ID: "u1", Name: "NoSuchTool", Arguments: json.RawMessage(`{}`)},
+			model.ToolCall{ID: "p1", Name: "Boom", Arguments: json.RawMessage(`{}`)},
+			model.ToolCall{ID: "e1", Name: "Broken", Arguments: json.RawMessage(`{}`)},
+		),
+		modeltest.Say("recovered"),
+		modeltest.Call("Boom", `{}`),
+		modeltest.Say("still here"),
+	)
+	s := w.open(t, kernel.SessionConfig{})
+	if got := agRun(t, s, "go"); got != "recovered" {
+		t.Errorf("answer = %q, want %q", got, "recovered")
+	}
+	if got := agRun(t, s, "again"); got != "still here" {
+		t.Errorf("second answer = %q, want %q", got, "still here")
+	}
+	if n := boomCalls.Load(); n != 2 {
+		t.Errorf("Boom called %d times, want 2", n)
+	}
+	results := agResults(s.Log())
+	if len(results) != 4 {
+		t.Fatalf("%d results, want 4: %+v", len(results), results)
+	}
+	want := []struct{ id, text string }{
+		{"u1", `unknown tool "NoSuchTool"`},
+		{"p1", "boom! nil map"},
+		{"e1", "disk on fire"},
+	}
+	for i, w := range want {
+		if r := results[i]; r.ToolUseID != w.id || !r.IsError || !strings.Contains(r.Text, w.text) {
+			t.Errorf("result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
+		}
+	}
+	if !strings.Contains(results[1].Text, "panic") {
+		t.Errorf("panic result = %q; want it to say it panicked", results[1].Text)
+	}
+	reqs := w.srv.Requests()
+	for _, w := range want {
+		if got := spineToolResult(t, reqs[1], w.id); !strings.Contains(got, w.text) {
+			t.Errorf("model got %q for %s, want %q", got, w.id, w.text)
+		}
+	}
+	agCheckPairs(t, "final request", reqs[len(reqs)-1].Messages)
+}
+
+// Protects: turn:end (C1 firstWin, C8): with no decision the turn ends
+// exactly when the model made no tool calls; a handler's decision wins both
+// ways (End=true with tool calls pending, End=false without); MaxSteps
+// bounds a model that calls tools forever and a handler that never ends.
+func TestAgentTurnEnd(t *testing.T) {
+	call := modeltest.Call("Echo", `{}`)
+	callSaying := func(text string) modeltest.Step {
+		return func(modeltest.Recorded) modeltest.Reply {
+			return modeltest.Reply{Text: text, ToolCalls: []model.ToolCall{{Name: "Echo", Arguments: json.RawMessage(`{}`)}}}
+		}
+	}
+	pass := func(kernel.TurnEndIn) (kernel.TurnDecision, bool) { return kernel.TurnDecision{}, false }
+	tests := []struct {
+		name       string
+		maxSteps   int
+		decide     func(kernel.TurnEndIn) (kernel.TurnDecision, bool)
+		script     []modeltest.Step
+		wantAnswer string
+		wantTools  int
+		wantSteps  []int // the steps turn:end saw
+	}{
+		{"no decision, tool calls then text", 0, pass, []modeltest.Step{call, call, modeltest.Say("done")}, "done", 2, []int{1, 2, 3}},
+		{"no decision, text at once", 0, pass, []modeltest.Step{modeltest.Say("done")}, "done", 0, []int{1}},
+		{
+			"handler ends with tool calls", 0,
+			func(kernel.TurnEndIn) (kernel.TurnDecision, bool) { return kernel.TurnDecision{End: true}, true },
+			[]modeltest.Step{callSaying("partial")}, "partial", 1, []int{1},
+		},
+		{
+			"handler continues without tool calls", 0,
+			func(in kernel.TurnEndIn) (kernel.TurnDecision, bool) {
+				return kernel.TurnDecision{End: in.Step >= 2}, true
+			},
+			[]modeltest.Step{modeltest.Say("first"), modeltest.Say("second")}, "second", 0, []int{1, 2},
+		},
+		{"MaxSteps bounds endless tool calls", 3, pass, []modeltest.Step{call, call, callSaying("third")}, "third", 3, []int{1, 2, 3}},
+		{
+			"MaxSteps bounds a handler that never ends", 3,
+			func(kernel.TurnEndIn) (kernel.TurnDecision, bool) { return kernel.TurnDecision{End: false}, true },
+			[]modeltest.Step{modeltest.Say("one"), modeltest.Say("two"), modeltest.Say("three")}, "three", 0, []int{1, 2, 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var steps []int
+			echo, probe := agEcho("Echo", "Echoes.")
+			c := &agCap{name: "turns", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
+				agFirstWin(kernel.TurnEnd, "turn-policy", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+					mu.Lock()
+					steps = append(steps, in.Step)
+					mu.Unlock()
+					d, ok := tt.decide(in)
+					return d, ok, nil
+				}),
+			}}
+			w := agNewWorld(t, agSetup{caps: []kernel.Capability{c}}, tt.script...)
+			s := w.open(t, kernel.SessionConfig{MaxSteps: tt.maxSteps})
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			// A loop that would not end runs into the end of the script and
+			// fails there; Run's error is then the model's.
+			answer, err := s.Run(ctx, "go")
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if answer != tt.wantAnswer {
+				t.Errorf("answer = %q, want %q", answer, tt.wantAnswer)
+			}
+			if n := len(w.srv.Requests()); n != len(tt.script) {
+				t.Errorf("%d model requests, want %d", n, len(tt.script))
+			}
+			if n := len(probe.calls()); n != tt.wantTools {
+				t.Errorf("tool ran %d times, want %d", n, tt.wantTools)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if d := cmp.Diff(tt.wantSteps, steps); d != "" {
+				t.Errorf("turn:end steps (-want +got):\n%s", d)
+			}
+			agCheckLogPairs(t, s.Log())
+		})
+	}
+}
+
+// Protects: context:compact (C1, C6, C8): over the budget, the builtin
+// compactor asks the model for a summary of the oldest events, a
+// Compaction event hides them, and the next request carries the summary and
+// none of their text, with the recent events verbatim; the plugin
+// compactor is never called when the builtin decided, but decides when the
+// builtin passes; under the budget nothing is compacted.
+func TestAgentCompaction(t *testing.T) {
+	const budget = 4000                                   // the compactor keeps the newest quarter: 1000 bytes
+	hiddenResult := strings.Repeat("HIDDEN-RESULT ", 250) // 3,500 bytes
+	q1, a1 := "Q1-HIDDEN question", "A1-KEPT answer"
+	q2 := "Q2-KEPT " + strings.Repeat("k", 700)
+	a2, q3, a3 := "A2-KEPT", "Q3-KEPT", "A3"
+	const summary = "SUMMARY-OF-EARLIER-WORK"
+	const summarizePrompt = "Summarize this part of a coding session"
+
+	type world struct {
+		w           *agWorld
+		s           *kernel.Session
+		pluginCalls *atomic.Int32
+		compacted   *atomic.Int32
+	}
+	setup := func(t *testing.T, budget int, script ...modeltest.Step) world {
+		pluginCalls, compacted := new(atomic.Int32), new(atomic.Int32)
+		big := contract.Tool{Name: "Big", Description: "Prints a lot.", Call: func(context.Context, json.RawMessage) (contract.ToolResult, error) {
+			return contract.ToolResult{Content: hiddenResult}, nil
+		}}
+		plugin := &agCap{name: "plugin-compactor", mounts: []hooks.Mount{
+			agFirstWin(kernel.ContextCompact, "plugin-compactor", func(_ context.Context, in kernel.CompactIn) (kernel.Compaction, bool, error) {
+				pluginCalls.Add(1)
+				return kernel.Compaction{From: 1, To: 1, Summary: "PLUGIN-SUMMARY"}, true, nil
+			}),
+		}}
+		w := agNewWorld(t, agSetup{caps: []kernel.Capability{&agCap{name: "big", tools: []contract.Tool{big}}}, plugins: []kernel.Capability{plugin}, budget: budget}, script...)
+		s := w.open(t, kernel.SessionConfig{Observe: func(u kernel.Update) {
+			if u.Kind == kernel.UpdateCompacted {
+				compacted.Add(1)
+			}
+		}})
+		// The plugin's mount is there, after the builtin compactor: its
+		// call count below is not zero by absence.
+		if d := cmp.Diff([]hooks.HandlerInfo{{Name: "compactor", Origin: "builtin"}, {Name: "plugin-compactor", Origin: "plugin"}},
+			agHandlers(s.Hooks(), hooks.ContextCompact.Name)); d != "" {
+			t.Errorf("context:compact handlers (-want +got):\n%s", d)
+		}
+		return world{w, s, pluginCalls, compacted}
+	}
+
+	t.Run("over budget, builtin compacts", func(t *testing.T) {
+		x := setup(t, budget,
+			modeltest.Call("Big", `{}`),
+			modeltest.Say(a1),
+			modeltest.Say(a2),
+			modeltest.Say(summary), // the compactor's request, after turn 2
+			modeltest.Say(a3),
+		)
+		agRun(t, x.s, q1)
+		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
+			t.Fatalf("%d compactions after turn 1 (under budget), want 0", n)
+		}
+		agRun(t, x.s, q2)
+		agRun(t, x.s, q3)
+
+		reqs := x.w.srv.Requests()
+		if len(reqs) != 5 {
+			t.Fatalf("%d requests, want 5", len(reqs))
+		}
+		for i, req := range reqs {
+			if isSummary := strings.HasPrefix(req.System, summarizePrompt); isSummary != (i == 3) {
+				t.Errorf("request %d: summarization prompt %v, want %v:\n%s", i+1, isSummary, i == 3, req.System)
+			}
+		}
+		sum := reqs[3]
+		if len(sum.Tools) != 0 || len(sum.Messages) != 1 {
+			t.Errorf("summary request: %d tools, %d messages; want 0 and 1", len(sum.Tools), len(sum.Messages))
+		} else if m := sum.Messages[0].Content; !strings.Contains(m, q1) || !strings.Contains(m, "HIDDEN-RESULT") || strings.Contains(m, a1) {
+			t.Errorf("summary request covers the wrong span:\n%s", m)
+		}
+
+		var comps []session.Event
+		for _, ev := range agEvents(x.s.Log()) {
+			if ev.Type == session.Compaction {
+				comps = append(comps, ev)
+			}
+		}
+		if len(comps) != 1 || comps[0].From != 1 || comps[0].To != 4 || comps[0].Text != summary {
+			t.Errorf("compactions = %+v; want one hiding seq 1..4 behind %q", comps, summary)
+		}
+		if n := x.compacted.Load(); n != 1 {
+			t.Errorf("%d compaction updates, want 1", n)
+		}
+
+		next := reqs[4].Messages
+		var texts []string
+		for _, m := range next {
+			texts = append(texts, m.Content)
+			if strings.Contains(m.Content, "HIDDEN") {
+				t.Errorf("next request still carries hidden text: %.60q", m.Content)
+			}
+		}
+		if len(next) != 5 || !strings.Contains(next[0].Content, summary) {
+			t.Fatalf("next request messages = %.80q; want the summary, then 4 recent messages", texts)
+		}
+		if d := cmp.Diff([]string{a1, q2, a2, q3}, texts[1:]); d != "" {
+			t.Errorf("recent messages (-want +got):\n%s", d)
+		}
+		agCheckPairs(t, "next request", next)
+		if n := x.pluginCalls.Load(); n != 0 {
+			t.Errorf("plugin compactor called %d times, want 0", n)
+		}
+		if ws := x.w.warnings(); len(ws) != 0 {
+			t.Errorf("warnings = %v, want none", ws)
+		}
+	})
+
+	t.Run("over budget, builtin passes, plugin decides", func(t *testing.T) {
+		// One event larger than the budget and nothing older: the builtin
+		// has no span to summarize and passes.
+		x := setup(t, budget, modeltest.Say("ok"), modeltest.Say("fine"))
+		agRun(t, x.s, strings.Repeat("x", budget+1))
+		agRun(t, x.s, "next")
+		if n := x.pluginCalls.Load(); n != 1 {
+			t.Errorf("plugin compactor called %d times, want 1", n)
+		}
+		reqs := x.w.srv.Requests()
+		if m := reqs[1].Messages; len(m) != 3 || !strings.Contains(m[0].Content, "PLUGIN-SUMMARY") {
+			t.Errorf("request 2 messages = %.80q; want the plugin's summary first", m)
+		}
+	})
+
+	t.Run("under budget", func(t *testing.T) {
+		x := setup(t, 1_000_000,
+			modeltest.Call("Big", `{}`),
+			modeltest.Say(a1),
+			modeltest.Say(a2),
+			modeltest.Say(a3),
+		)
+		agRun(t, x.s, q1)
+		agRun(t, x.s, q2)
+		agRun(t, x.s, q3)
+		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
+			t.Errorf("%d compactions, want 0", n)
+		}
+		if n := x.pluginCalls.Load() + x.compacted.Load(); n != 0 {
+			t.Errorf("compaction ran (%d)", n)
+		}
+		last := x.w.srv.Requests()[3]
+		if !strings.Contains(fmt.Sprint(last.Messages), q1) {
+			t.Errorf("last request lost the first question under budget")
+		}
+	})
+}
+
+// Protects: session:start (C1 concat, C6): the handlers' texts (builtins,
+// then the plugin; blank ones dropped) are joined in dispatch order into
+// one injected message at the start of a new session, which the model gets
+// first; resuming the session does not run the handlers again.
+func TestAgentSessionStart(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	var payloads []kernel.SessionStartIn
+	starter := func(name, text string) hooks.Mount {
+		return agConcat(kernel.SessionStart, name, func(_ context.Context, in kernel.SessionStartIn) (string, bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			calls[name]++
+			payloads = append(payloads, in)
+			return text, true, nil
+		})
+	}
+	w := agNewWorld(t, agSetup{
+		caps: []kernel.Capability{
+			&agCap{name: "one", mounts: []hooks.Mount{starter("start-one", "START-ONE")}},
+			&agCap{name: "blank", mounts: []hooks.Mount{starter("start-blank", " \n")}},
+			&agCap{name: "two", mounts: []hooks.Mount{starter("start-two", "START-TWO")}},
+		},
+		plugins: []kernel.Capability{&agCap{name: "plug", mounts: []hooks.Mount{starter("start-plugin", "START-PLUGIN")}}},
+	}, modeltest.Say("hi"), modeltest.Say("hi again"))
+	const want = "START-ONE\n\nSTART-TWO\n\nSTART-PLUGIN"
+
+	s := w.open(t, kernel.SessionConfig{})
+	evs := agEvents(s.Log())
+	if len(evs) != 1 || evs[0].Type != session.Injected || evs[0].Provenance != "session:start" || evs[0].Text != want {
+		t.Fatalf("new session log = %+v; want one injected session:start event %q", evs, want)
+	}
+	agRun(t, s, "hello")
+	if first := w.srv.Requests()[0].Messages; len(first) != 2 || first[0].Role != model.RoleUser || first[0].Content != want || first[1].Content != "hello" {
+		t.Errorf("request 1 messages = %+v; want the session:start text, then the prompt", first)
+	}
+	id := s.ID()
+	s.Close()
+
+	r := w.open(t, kernel.SessionConfig{Resume: id})
+	agRun(t, r, "hello again")
+	mu.Lock()
+	if d := cmp.Diff(map[string]int{"start-one": 1, "start-blank": 1, "start-two": 1, "start-plugin": 1}, calls); d != "" {
+		t.Errorf("session:start calls (-want +got):\n%s", d)
+	}
+	for _, p := range payloads {
+		if p.SessionID != id || p.WorkDir != w.k.WorkDir() {
+			t.Errorf("payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
+		}
+	}
+	mu.Unlock()
+	starts := 0
+	for _, ev := range agEvents(r.Log()) {
+		if ev.Provenance == "session:start" {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("%d session:start events after resume, want 1", starts)
+	}
+	if n := strings.Count(fmt.Sprint(w.srv.Requests()[1].Messages), "START-ONE"); n != 1 {
+		t.Errorf("resumed request carries the session:start text %d times, want 1", n)
+	}
+}
+
+// Protects: resume (C6, C8): a second OpenSession with Resume continues the
+// same log (Seq continues, the earlier conversation is in the next request);
+// tool call IDs a server repeats, across responses and within one, stay
+// unique in the log and every result pairs with its own call.
+func TestAgentResume(t *testing.T) {
+	call0 := func(n int) model.ToolCall {
+		return model.ToolCall{ID: "call_0", Name: "Echo", Arguments: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n))}
+	}
+	echo, probe := agEcho("Echo", "Echoes.")
+	w := agNewWorld(t, agSetup{caps: []kernel.Capability{&agCap{name: "echo", tools: []contract.Tool{echo}}}},
+		modeltest.Calls(call0(1)),
+		modeltest.Calls(call0(2)),
+		modeltest.Say("first answer"),
+		modeltest.Calls(call0(3), call0(4)),
+		modeltest.Say("second answer"),
+	)
+	s := w.open(t, kernel.SessionConfig{})
+	agRun(t, s, "first prompt")
+	id := s.ID()
+	firstLen := s.Log().Len()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := w.open(t, kernel.SessionConfig{Resume: id})
+	if r.ID() != id {
+		t.Fatalf("resumed session ID = %s, want %s", r.ID(), id)
+	}
+	if got := agRun(t, r, "second prompt"); got != "second answer" {
+		t.Errorf("answer = %q", got)
+	}
+	if n := len(probe.calls()); n != 4 {
+		t.Errorf("Echo ran %d times, want 4", n)
+	}
+
+	evs := agEvents(r.Log())
+	if len(evs) <= firstLen {
+		t.Fatalf("log has %d events after resume, %d before", len(evs), firstLen)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Errorf("event %d has Seq %d; want the log to continue without a gap", i, ev.Seq)
+		}
+	}
+	if evs[firstLen].Type != session.User || evs[firstLen].Text != "second prompt" {
+		t.Errorf("first event after resume = %+v; want the second prompt", evs[firstLen])
+	}
+	agCheckLogPairs(t, r.Log())
+	var ids []string
+	for _, ev := range evs {
+		if ev.Type == session.ToolUse {
+			ids = append(ids, ev.ToolUseID)
+		}
+	}
+	if len(ids) != 4 || ids[0] != "call_0" {
+		t.Errorf("tool use IDs = %q; want 4, the first kept as call_0", ids)
+	}
+
+	reqs := w.srv.Requests()
+	resumed := fmt.Sprint(reqs[3].Messages)
+	for _, s := range []string{"first prompt", "first answer", `Echo got {"n":1}`, `Echo got {"n":2}`, "second prompt"} {
+		if !strings.Contains(resumed, s) {
+			t.Errorf("first request after resume lacks %q", s)
+		}
+	}
+	for i, req := range reqs {
+		agCheckPairs(t, fmt.Sprintf("request %d", i+1), req.Messages)
+	}
+}
+
+// Protects: a session without a model fails at OpenSession with a message
+// saying what to set: the config keys when "model" is missing or partial,
+// the variable when the API key variable is unset; nothing is created.
+func TestAgentNoModel(t *testing.T) {
+	t.Run("kernel without a model", func(t *testing.T) {
+		k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Store: session.NewMemoryStore()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Close()
+		if _, err := k.OpenSession(t.Context(), kernel.SessionConfig{}); !errors.Is(err, kernel.ErrNoModel) {
+			t.Errorf("OpenSession error = %v, want ErrNoModel", err)
+		}
+	})
+
+	tests := []struct {
+		name    string
+		model   string // the "model" key's JSON, "" for none
+		env     map[string]string
+		want    []string
+		wantErr error
+	}{
+		{"no model key", "", nil, []string{`"model"`, "baseURL", "helios.config.json"}, nil},
+		{"no baseURL", `{"name": "m"}`, nil, []string{"model.baseURL", "helios.config.json"}, nil},
+		{"no name", `{"baseURL": "http://127.0.0.1:9/v1"}`, nil, []string{"model.name", "helios.config.json"}, nil},
+		{"named key variable unset", `{"baseURL": "http://127.0.0.1:9/v1", "name": "m", "apiKeyEnv": "AG_TEST_UNSET_KEY"}`,
+			map[string]string{"AG_TEST_UNSET_KEY": ""}, []string{"AG_TEST_UNSET_KEY", "model.apiKeyEnv"}, assembly.ErrNoAPIKey},
+		{"default key variable unset", `{"baseURL": "http://127.0.0.1:9/v1", "name": "m"}`,
+			map[string]string{assembly.DefaultAPIKeyEnv: ""}, []string{assembly.DefaultAPIKeyEnv}, assembly.ErrNoAPIKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			dir := t.TempDir()
+			sessions := filepath.Join(dir, "sessions")
+			cfg := `{"workDir": ".", "skills": {"userRoots": []}, "sessions": {"dir": "` + sessions + `"}`
+			if tt.model != "" {
+				cfg += `, "model": ` + tt.model
+			}
+			cfgPath := filepath.Join(dir, "helios.config.json")
+			writeFile(t, cfgPath, cfg+"}")
+			k, err := assembly.Load(t.Context(), cfgPath, assembly.Options{})
+			if err != nil {
+				t.Fatalf("assembly.Load: %v (a missing model is not an assembly error)", err)
+			}
+			defer k.Close()
+			s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenSession succeeded without a usable model")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v is not %v", err, tt.wantErr)
+			}
+			if _, err := os.Stat(sessions); !os.IsNotExist(err) {
+				t.Errorf("sessions dir exists after a failed OpenSession: %v", err)
+			}
+		})
+	}
+}
+
+// Protects: the CLI (issue 5): `helios run` without a model exits 1 at once
+// saying what to set; against a scripted model it streams the answer and
+// prints a line for each tool call and its outcome; the session is saved,
+// listed and shown by `helios sessions`, and `--resume` continues it.
+func TestAgentCLI(t *testing.T) {
+	t.Run("run without a model", func(t *testing.T) {
+		home, dir := t.TempDir(), t.TempDir()
+		start := time.Now()
+		r := helios(t, home, dir, "run", "hello")
+		if r.code != 1 {
+			t.Errorf("exit code %d, want 1; stderr: %s", r.code, r.stderr)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("took %v; want it to fail fast", d)
+		}
+		for _, want := range []string{"baseURL", "helios.config.json"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr = %q; want it to mention %q", r.stderr, want)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(home, ".helios", "sessions")); !os.IsNotExist(err) {
+			t.Errorf("a sessions dir was created: %v", err)
+		}
+	})
+
+	t.Run("run without a key", func(t *testing.T) {
+		t.Setenv(assembly.DefaultAPIKeyEnv, "")
+		home, dir := t.TempDir(), t.TempDir()
+		writeFile(t, filepath.Join(dir, "helios.config.json"), `{"model": {"baseURL": "http://127.0.0.1:9/v1", "name": "m"}}`)
+		r := helios(t, home, dir, "run", "hello")
+		if r.code != 1 || !strings.Contains(r.stderr, assembly.DefaultAPIKeyEnv) {
+			t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
+		}
+	})
+
+	t.Run("run, list, show, resume", func(t *testing.T) {
+		home, dir := t.TempDir(), t.TempDir()
+		writeFile(t, filepath.Join(dir, "notes.txt"), "forty-two\n")
+		srv := modeltest.NewServer(t,
+			modeltest.Call("Read", `{"path":"notes.txt"}`),
+			modeltest.Call("Glob", `{"pattern":"*.txt"}`),
+			func(modeltest.Recorded) modeltest.Reply {
+				return modeltest.Reply{Text: "The notes say forty-two.", Chunked: true}
+			},
+			modeltest.Say("Still forty-two."),
+		)
+		sessions := filepath.Join(home, "sessions")
+		writeFile(t, filepath.Join(dir, "helios.config.json"), `{
+  "workDir": ".",
+  "skills": {"userRoots": []},
+  "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
+  "sessions": {"dir": "`+sessions+`"}
+}`)
+		r := helios(t, home, dir, "run", "What do the notes say?")
+		if r.code != 0 {
+			t.Fatalf("helios run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		out := r.stdout
+		readLine := `→ Read {"path":"notes.txt"}`
+		globLine := `→ Glob {"pattern":"*.txt"}`
+		i, j, k := strings.Index(out, readLine), strings.Index(out, globLine), strings.Index(out, "The notes say forty-two.")
+		if i < 0 || j < 0 || k < 0 || !(i < j && j < k) {
+			t.Errorf("stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
+		}
+		if n := strings.Count(out, "→ "); n != 2 {
+			t.Errorf("%d tool call lines, want 2:\n%s", n, out)
+		}
+		if n := strings.Count(out, "  ok (1 line(s)): "); n != 2 {
+			t.Errorf("%d tool outcome lines, want 2:\n%s", n, out)
+		}
+		if !strings.Contains(out, "  ok (1 line(s)): 1 forty-two\n") || !strings.Contains(out, "  ok (1 line(s)): notes.txt\n") {
+			t.Errorf("tool outcomes not shown:\n%s", out)
+		}
+		m := regexp.MustCompile(`session (\S+) \(helios run --resume`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("stdout names no session:\n%s", out)
+		}
+		id := m[1]
+
+		r = helios(t, home, dir, "sessions", "list", "--json")
+		if r.code != 0 {
+			t.Fatalf("sessions list: exit %d: %s", r.code, r.stderr)
+		}
+		var list struct {
+			Sessions []session.Info `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+			t.Fatalf("sessions list --json: %v\n%s", err, r.stdout)
+		}
+		if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].Events != 8 || !strings.Contains(list.Sessions[0].Title, "What do the notes say?") {
+			t.Errorf("sessions = %+v; want only %s with 8 events, titled by the prompt", list.Sessions, id)
+		}
+
+		type brief struct {
+			Type     session.Type
+			ToolName string
+			Text     string
+		}
+		show := func() []brief {
+			t.Helper()
+			r := helios(t, home, dir, "sessions", "show", id, "--json")
+			if r.code != 0 {
+				t.Fatalf("sessions show: exit %d: %s", r.code, r.stderr)
+			}
+			var got struct {
+				ID     string          `json:"id"`
+				Events []session.Event `json:"events"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("sessions show --json: %v\n%s", err, r.stdout)
+			}
+			if got.ID != id {
+				t.Errorf("shown session %q, want %q", got.ID, id)
+			}
+			var out []brief
+			for i, ev := range got.Events {
+				if ev.Seq != int64(i+1) {
+					t.Errorf("event %d has Seq %d", i, ev.Seq)
+				}
+				b := brief{Type: ev.Type, ToolName: ev.ToolName}
+				if ev.Type == session.User || (ev.Type == session.Assistant && ev.Text != "") {
+					b.Text = ev.Text
+				}
+				out = append(out, b)
+			}
+			return out
+		}
+		want := []brief{
+			{Type: session.User, Text: "What do the notes say?"},
+			{Type: session.Assistant}, {Type: session.ToolUse, ToolName: "Read"}, {Type: session.ToolResult, ToolName: "Read"},
+			{Type: session.Assistant}, {Type: session.ToolUse, ToolName: "Glob"}, {Type: session.ToolResult, ToolName: "Glob"},
+			{Type: session.Assistant, Text: "The notes say forty-two."},
+		}
+		if d := cmp.Diff(want, show()); d != "" {
+			t.Errorf("sessions show events (-want +got):\n%s", d)
+		}
+
+		r = helios(t, home, dir, "run", "--resume", id, "And now?")
+		if r.code != 0 || !strings.Contains(r.stdout, "Still forty-two.") {
+			t.Fatalf("helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		last := srv.Requests()[3]
+		if msgs := fmt.Sprint(last.Messages); !strings.Contains(msgs, "What do the notes say?") || !strings.Contains(msgs, "The notes say forty-two.") {
+			t.Errorf("resumed request lacks the earlier conversation: %s", msgs)
+		}
+		want = append(want, brief{Type: session.User, Text: "And now?"}, brief{Type: session.Assistant, Text: "Still forty-two."})
+		if d := cmp.Diff(want, show()); d != "" {
+			t.Errorf("events after resume (-want +got):\n%s", d)
+		}
+	})
+}
+
+// agCap is an in-process capability: a name, a manifest line (empty: not
+// listed), tools and hook mounts. Installed in Config.Plugins, its mounts
+// land in the plugin band.
+type agCap struct {
+	name   string
+	desc   string
+	tools  []contract.Tool
+	mounts []hooks.Mount
+}
+
+var (
+	_ kernel.Describer    = (*agCap)(nil)
+	_ kernel.ToolProvider = (*agCap)(nil)
+	_ kernel.HookProvider = (*agCap)(nil)
+)
+
+func (c *agCap) Name() string                                   { return c.name }
+func (c *agCap) Description() string                            { return c.desc }
+func (c *agCap) Tools(context.Context) ([]contract.Tool, error) { return c.tools, nil }
+func (c *agCap) Mounts() []hooks.Mount                          { return c.mounts }
+
+// agSetup is what a test world installs.
+type agSetup struct {
+	caps, plugins []kernel.Capability
+	budget        int
+}
+
+// agWorld is a kernel over a temp work dir, with the project skills
+// capability, a memory store, and the real adapter talking to a scripted
+// model; warnings are collected.
+type agWorld struct {
+	work string
+	srv  *modeltest.Server
+	k    *kernel.Kernel
+
+	mu    sync.Mutex
+	warns []contract.Warning
+}
+
+func agNewWorld(t *testing.T, setup agSetup, script ...modeltest.Step) *agWorld {
+	t.Helper()
+	w := &agWorld{work: t.TempDir()}
+	w.srv = modeltest.NewServer(t, script...)
+	client, err := openai.New(openai.Config{BaseURL: w.srv.URL(), Model: "scripted", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := workfs.New(w.work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.k, err = kernel.New(kernel.Config{
+		WorkDir:        w.work,
+		UserSkillRoots: []string{},
+		Project:        capskills.New(port, nil),
+		Capabilities:   setup.caps,
+		Plugins:        setup.plugins,
+		Model:          client,
+		Store:          session.NewMemoryStore(),
+		ContextBudget:  setup.budget,
+		OnWarning: func(wn contract.Warning) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.warns = append(w.warns, wn)
+		},
+	})
+	if err != nil {
+		port.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.k.Close() })
+	return w
+}
+
+func (w *agWorld) open(t *testing.T, cfg kernel.SessionConfig) *kernel.Session {
+	t.Helper()
+	s, err := w.k.OpenSession(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("OpenSession: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func (w *agWorld) warnings() []contract.Warning {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]contract.Warning(nil), w.warns...)
+}
+
+// agRun runs one turn and returns the answer; an error fails the test.
+func agRun(t *testing.T, s *kernel.Session, prompt string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	answer, err := s.Run(ctx, prompt)
+	if err != nil {
+		t.Fatalf("Run(%q): %v", prompt, err)
+	}
+	return answer
+}
+
+// agProbe records the arguments of each call of a tool.
+type agProbe struct {
+	mu   sync.Mutex
+	args []string
+}
+
+func (p *agProbe) calls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.args...)
+}
+
+// agEcho is a tool answering "<name> got <args>", and its probe.
+func agEcho(name, desc string) (contract.Tool, *agProbe) {
+	p := &agProbe{}
+	return contract.Tool{Name: name, Description: desc, Call: func(_ context.Context, args json.RawMessage) (contract.ToolResult, error) {
+		p.mu.Lock()
+		p.args = append(p.args, string(args))
+		p.mu.Unlock()
+		return contract.ToolResult{Content: name + " got " + string(args)}, nil
+	}}, p
+}
+
+// agConcat and agFirstWin build a capability's mount for a typed point; the
+// kernel sets the origin from how the capability is installed.
+func agConcat[In, Out any](p hooks.ConcatPoint[In, Out], name string, h func(context.Context, In) (Out, bool, error)) hooks.Mount {
+	return hooks.Mount{Point: p.Name, Name: name, Handler: agHandler(h)}
+}
+
+func agFirstWin[In, Out any](p hooks.FirstWinPoint[In, Out], name string, h func(context.Context, In) (Out, bool, error)) hooks.Mount {
+	return hooks.Mount{Point: p.Name, Name: name, Handler: agHandler(h)}
+}
+
+func agHandler[In, Out any](h func(context.Context, In) (Out, bool, error)) hooks.Handler {
+	return func(ctx context.Context, in any) (hooks.Result, error) {
+		v, ok := in.(In)
+		if !ok {
+			return hooks.Pass, fmt.Errorf("payload is %T", in)
+		}
+		out, handled, err := h(ctx, v)
+		if err != nil || !handled {
+			return hooks.Pass, err
+		}
+		return hooks.Handled(out), nil
+	}
+}
+
+// agHandlers lists a point's handlers in dispatch order.
+func agHandlers(r *hooks.Registry, point string) []hooks.HandlerInfo {
+	for _, p := range r.Describe() {
+		if p.Name == point {
+			return p.Handlers
+		}
+	}
+	return nil
+}
+
+func agEvents(l session.Log) []session.Event {
+	evs := make([]session.Event, l.Len())
+	for i := range evs {
+		evs[i] = l.At(i)
+	}
+	return evs
+}
+
+func agResults(l session.Log) []session.Event {
+	var out []session.Event
+	for _, ev := range agEvents(l) {
+		if ev.Type == session.ToolResult {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func agCount(l session.Log, typ session.Type) int {
+	n := 0
+	for _, ev := range agEvents(l) {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func agContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// agCheckLogPairs checks that tool use IDs are unique in the log and that
+// each result follows its own call, once.
+func agCheckLogPairs(t *testing.T, l session.Log) {
+	t.Helper()
+	uses := map[string]session.Event{}
+	answered := map[string]bool{}
+	for _, ev := range agEvents(l) {
+		switch ev.Type {
+		case session.ToolUse:
+			if _, dup := uses[ev.ToolUseID]; dup {
+				t.Errorf("tool use ID %q used twice", ev.ToolUseID)
+			}
+			uses[ev.ToolUseID] = ev
+		case session.ToolResult:
+			use, ok := uses[ev.ToolUseID]
+			switch {
+			case !ok:
+				t.Errorf("result %q has no call before it", ev.ToolUseID)
+			case answered[ev.ToolUseID]:
+				t.Errorf("call %q answered twice", ev.ToolUseID)
+			case use.ToolName != ev.ToolName:
+				t.Errorf("result %q is for %s, its call for %s", ev.ToolUseID, ev.ToolName, use.ToolName)
+			case strings.HasPrefix(ev.Text, ev.ToolName+" got ") && ev.Text != ev.ToolName+" got "+string(use.Input):
+				t.Errorf("result %q = %q does not answer its call's input %s", ev.ToolUseID, ev.Text, use.Input)
+			}
+			answered[ev.ToolUseID] = true
+		}
+	}
+	for id := range uses {
+		if !answered[id] {
+			t.Errorf("call %q has no result", id)
+		}
+	}
+}
+
+// agCheckPairs is agCheckLogPairs over the messages a request carried.
+func agCheckPairs(t *testing.T, what string, msgs []model.Message) {
+	t.Helper()
+	calls := map[string]bool{}
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if calls[c.ID] {
+				t.Errorf("%s: tool call ID %q used twice", what, c.ID)
+			}
+			calls[c.ID] = true
+		}
+		if m.Role == model.RoleTool {
+			if !calls[m.ToolCallID] || answered[m.ToolCallID] {
+				t.Errorf("%s: tool message for %q has no call before it, or repeats", what, m.ToolCallID)
+			}
+			answered[m.ToolCallID] = true
+		}
+	}
+	for id := range calls {
+		if !answered[id] {
+			t.Errorf("%s: call %q has no result", what, id)
+		}
+	}
+}
