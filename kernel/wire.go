@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 )

@@ -72,4 +72,4 @@ func BenchmarkInjectCatalog(b *testing.B) {
 type watchedSet []skills.Skill
 
 func (w watchedSet) Skills(context.Context) (skills.Set, error) { return skills.Set{Skills: w}, nil }
-func (w watchedSet) Watch(func(), <-chan struct{}) error         { return nil }
+func (w watchedSet) Watch(func(), <-chan struct{}) error        { return nil }

@@ -38,9 +38,9 @@ func liveKernel(t *testing.T, ctx context.Context, work string) *kernel.Kernel {
 	t.Helper()
 	baseURL, model := liveEnv(t)
 	cfg := map[string]any{
-		"workDir": ".",
-		"skills":  map[string]any{"userRoots": []string{}, "watch": map[string]any{"mode": "native"}},
-		"model":   map[string]any{"baseURL": baseURL, "name": model, "apiKeyEnv": "HELIOS_LIVE_API_KEY"},
+		"workDir":  ".",
+		"skills":   map[string]any{"userRoots": []string{}, "watch": map[string]any{"mode": "native"}},
+		"model":    map[string]any{"baseURL": baseURL, "name": model, "apiKeyEnv": "HELIOS_LIVE_API_KEY"},
 		"sessions": map[string]any{"dir": filepath.Join(t.TempDir(), "sessions"), "maxSteps": 15},
 	}
 	data, _ := json.MarshalIndent(cfg, "", "  ")

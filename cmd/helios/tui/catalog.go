@@ -1,0 +1,189 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// skillPrefix starts a skill load in the input line.
+const skillPrefix = "/skill:"
+
+// catalogState is the skill catalog as the UI holds it: state, never
+// history. Fetches are numbered in the order they start; results may come
+// back in any order.
+type catalogState struct {
+	// requested is the number of the newest fetch started.
+	requested uint64
+	// applied is the number of the fetch whose catalog the completions come
+	// from (0: none yet).
+	applied uint64
+	// observed is the number of the newest result received, complete or
+	// not, and complete says whether it was (the status line shows it).
+	observed uint64
+	complete bool
+	// skills is the applied catalog, by name: what /skill: completes and
+	// /skills lists.
+	skills   []skills.Skill
+	warnings int
+}
+
+// fetchCatalog starts a fetch numbered one past the newest.
+func (m *Model) fetchCatalog() tea.Cmd {
+	m.cat.requested++
+	return m.rt.fetch(m.cat.requested)
+}
+
+// applyCatalog applies a fetch's result if it is the newest complete one.
+func (m *Model) applyCatalog(msg catalogMsg) {
+	if msg.seq > m.cat.observed {
+		m.cat.observed, m.cat.complete = msg.seq, msg.cat.Complete
+	}
+	if !msg.cat.Complete {
+		// A transient read error is no proof that skills are gone: keep the
+		// last complete completions until a complete observation succeeds.
+		return
+	}
+	if msg.seq <= m.cat.applied {
+		// An older fetch finished after a newer one: its catalog is stale.
+		return
+	}
+	m.cat.applied = msg.seq
+	m.cat.skills = byName(msg.cat.Skills)
+	m.cat.warnings = len(msg.cat.Warnings)
+	// Only the suggestions follow the new catalog; the draft is the user's.
+	m.refreshSuggestions()
+}
+
+// byName returns the skills sorted by name (code point), for completion.
+func byName(in []skills.Skill) []skills.Skill {
+	out := slices.Clone(in)
+	slices.SortStableFunc(out, func(a, b skills.Skill) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// suggestion is one row of the completion popup.
+type suggestion struct {
+	// value is what the draft becomes when the suggestion is taken.
+	value      string
+	name, desc string
+	skill      bool
+	// hidden: a skill the model does not see; a person may still load it.
+	hidden bool
+}
+
+// popup is the completion popup for the current draft.
+type popup struct {
+	items []suggestion
+	sel   int
+	// hiddenFor is the draft Esc closed the popup for; typing reopens it.
+	hiddenFor string
+}
+
+func (p *popup) selected() (suggestion, bool) {
+	if p.sel < 0 || p.sel >= len(p.items) {
+		return suggestion{}, false
+	}
+	return p.items[p.sel], true
+}
+
+// move moves the highlight by d, wrapping around.
+func (p *popup) move(d int) {
+	if n := len(p.items); n > 0 {
+		p.sel = ((p.sel+d)%n + n) % n
+	}
+}
+
+func (m *Model) popupVisible() bool {
+	return len(m.pop.items) > 0 && m.input.Value() != m.pop.hiddenFor
+}
+
+// refreshSuggestions recomputes the popup for the current draft, keeping
+// the highlighted suggestion when it is still there. It reads the draft and
+// never changes it.
+func (m *Model) refreshSuggestions() {
+	prev, had := m.pop.selected()
+	m.pop.items = suggest(m.input.Value(), m.cat.skills)
+	m.pop.sel = 0
+	if had {
+		if i := slices.IndexFunc(m.pop.items, func(s suggestion) bool { return s.value == prev.value }); i >= 0 {
+			m.pop.sel = i
+		}
+	}
+}
+
+// commands are the slash commands the popup offers for a draft starting
+// with "/".
+var commands = []suggestion{
+	{value: "/help", name: "/help", desc: "commands and keys"},
+	{value: "/quit", name: "/quit", desc: "leave the UI"},
+	{value: skillPrefix, name: "/skill:<name>", desc: "load a skill into the conversation"},
+	{value: "/skills", name: "/skills", desc: "list the skill catalog"},
+}
+
+// suggest returns the completions of a draft: the skills whose name starts
+// with what follows "/skill:" (case-insensitively), or the commands a
+// draft of one slash word starts.
+func suggest(draft string, cat []skills.Skill) []suggestion {
+	if strings.HasPrefix(draft, skillPrefix) {
+		prefix := strings.ToLower(draft[len(skillPrefix):])
+		if strings.ContainsAny(prefix, " \t\n") {
+			return nil
+		}
+		var out []suggestion
+		for _, s := range cat {
+			if strings.HasPrefix(strings.ToLower(s.Name), prefix) {
+				out = append(out, suggestion{value: skillPrefix + s.Name, name: s.Name, desc: s.Description, skill: true, hidden: s.DisableModelInvocation})
+			}
+		}
+		return out
+	}
+	if !strings.HasPrefix(draft, "/") || strings.ContainsAny(draft, " \t\n") {
+		return nil
+	}
+	var out []suggestion
+	for _, c := range commands {
+		if strings.HasPrefix(c.value, draft) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listSkills answers /skills with the applied catalog.
+func (m *Model) listSkills() {
+	if m.cat.applied == 0 {
+		text := "The skill catalog is still being read."
+		if m.cat.observed > 0 {
+			text = "No complete skill catalog yet: a skill folder could not be read fully. It is read again at the next change."
+		}
+		m.add(entry{kind: noteEntry, text: text})
+		return
+	}
+	var b strings.Builder
+	switch n := len(m.cat.skills); n {
+	case 0:
+		b.WriteString("No skills.")
+	case 1:
+		b.WriteString("1 skill:")
+	default:
+		fmt.Fprintf(&b, "%d skills:", n)
+	}
+	if !m.cat.complete {
+		b.WriteString(" (the last complete catalog: the newest read was incomplete)")
+	}
+	for _, s := range m.cat.skills {
+		fmt.Fprintf(&b, "\n  %s — %s [%s]", s.Name, oneLine(s.Description), s.Source)
+		if s.DisableModelInvocation {
+			b.WriteString(" (hidden from the model)")
+		}
+	}
+	if m.cat.warnings > 0 {
+		fmt.Fprintf(&b, "\n%d warning(s); `helios skills list` shows them.", m.cat.warnings)
+	}
+	m.add(entry{kind: noteEntry, text: b.String()})
+}

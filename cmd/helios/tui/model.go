@@ -1,0 +1,648 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// Kernel is what the UI needs from the kernel.
+type Kernel interface {
+	// Catalog returns a snapshot of the merged skill catalog of the work dir.
+	Catalog(ctx context.Context) skills.Catalog
+	// LoadSkill returns the text a skill load gives the model (C3), hidden
+	// skills included: a person may load them by name.
+	LoadSkill(ctx context.Context, name string) (string, error)
+	// OnSkillsChanged registers fn for the bare "skills changed" signal; fn
+	// must not block. The returned function unregisters it.
+	OnSkillsChanged(fn func()) (cancel func())
+}
+
+// Session is the conversation with the model.
+type Session interface {
+	ID() string
+	// Run appends the prompt and steps until the turn ends.
+	Run(ctx context.Context, prompt string) (string, error)
+	// Inject appends a message on the user's side without running a step.
+	Inject(ctx context.Context, provenance, text string) error
+	Close() error
+}
+
+// SkillProvenance marks the messages a /skill: load adds to the session.
+const SkillProvenance = "user:/skill"
+
+// Config configures the UI.
+type Config struct {
+	// Kernel serves the catalog and skill loads. Required.
+	Kernel Kernel
+	// OpenSession opens the conversation's session at the first prompt or
+	// skill load (so starting the UI and leaving creates nothing), telling
+	// observe what happens as it happens. Nil means no model.
+	OpenSession func(ctx context.Context, observe func(kernel.Update)) (Session, error)
+	// NoModel says why there is no model (the config key or variable to
+	// set); the UI shows it in a banner, refuses prompts, and still browses
+	// and loads skills. Nil with a non-nil OpenSession: a model is configured.
+	NoModel error
+	// Model and WorkDir are shown in the status line.
+	Model   string
+	WorkDir string
+}
+
+// Result is what a UI run leaves behind.
+type Result struct {
+	// SessionID is the session the conversation was saved in; empty when
+	// none was opened.
+	SessionID string
+}
+
+// Messages. Each one is a value an Update consumes; commands produce them.
+type (
+	// skillsChangedMsg is the kernel's bare change signal.
+	skillsChangedMsg struct{}
+	// catalogMsg is the result of the fetch numbered seq.
+	catalogMsg struct {
+		seq uint64
+		cat skills.Catalog
+	}
+	// updateMsg is one thing that happened in the running turn.
+	updateMsg kernel.Update
+	// turnDoneMsg ends a turn; it travels behind the turn's updates.
+	turnDoneMsg struct{ err error }
+	// skillLoadedMsg is the result of a /skill: load.
+	skillLoadedMsg struct {
+		name, text string
+		err        error
+		// injected: the text was added to the session; injectErr: adding it
+		// failed (the load itself worked).
+		injected  bool
+		injectErr error
+	}
+)
+
+// busyKind is what the UI is waiting for.
+type busyKind int
+
+const (
+	idle busyKind = iota
+	inTurn
+	inLoad
+)
+
+// Model is the Bubble Tea model of the UI.
+type Model struct {
+	rt  *runtime
+	cfg Config
+
+	width, height int
+	input         textinput.Model
+	conv          viewport.Model
+	entries       []entry
+	renderedWidth int  // the width the conversation was last rendered at
+	dirty         bool // the conversation changed since
+
+	busy       busyKind
+	cancelTurn context.CancelFunc
+
+	cat catalogState
+	pop popup
+
+	closed bool
+}
+
+var _ tea.Model = (*Model)(nil)
+
+// New builds the model and starts listening for catalog changes; Close (or
+// Run) stops it. ctx bounds every kernel call the UI makes.
+func New(ctx context.Context, cfg Config) *Model {
+	ti := textinput.New()
+	ti.Prompt = "› "
+	ti.Placeholder = "Ask, or type / for commands (/help)"
+	ti.Focus()
+	m := &Model{
+		rt:    newRuntime(ctx, cfg),
+		cfg:   cfg,
+		input: ti,
+		conv:  viewport.New(),
+		dirty: true,
+	}
+	// The conversation gets no key messages (the input line has them);
+	// PgUp/PgDn and the arrows scroll it through its methods.
+	m.conv.FillHeight = true
+	return m
+}
+
+// Init fetches the first catalog and starts waiting for change signals and
+// session updates.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.fetchCatalog(), m.rt.waitChange(), m.rt.waitEvent(), textinput.Blink)
+}
+
+// Update applies one message. After Close (or /quit, Ctrl-C) nothing is
+// applied any more.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.closed {
+		return m, nil
+	}
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+	case skillsChangedMsg:
+		cmd = tea.Batch(m.fetchCatalog(), m.rt.waitChange())
+	case catalogMsg:
+		m.applyCatalog(msg)
+	case updateMsg:
+		m.applyUpdate(kernel.Update(msg))
+		cmd = m.rt.waitEvent()
+	case turnDoneMsg:
+		m.turnDone(msg)
+		cmd = m.rt.waitEvent()
+	case skillLoadedMsg:
+		m.skillLoaded(msg)
+	case tea.KeyPressMsg:
+		cmd = m.key(msg)
+	case tea.InterruptMsg:
+		cmd = m.quit()
+	default: // paste, cursor blink, ...
+		before := m.input.Value()
+		m.input, cmd = m.input.Update(msg)
+		if m.input.Value() != before {
+			m.refreshSuggestions()
+		}
+	}
+	if !m.closed {
+		m.layout()
+	}
+	return m, cmd
+}
+
+// Close stops the UI: no update is applied afterwards, the change listener
+// is unregistered, running kernel calls are cancelled and waited for, and
+// the session (if one was opened) is closed. It is safe to call twice.
+func (m *Model) Close() (Result, error) {
+	m.closed = true
+	return m.rt.close()
+}
+
+// quit closes the UI from inside Update and ends the program. The blocking
+// part of closing (waiting for cancelled calls) is left to Close, after the
+// program has restored the terminal.
+func (m *Model) quit() tea.Cmd {
+	m.closed = true
+	m.rt.stop()
+	return tea.Quit
+}
+
+// key handles a key press: the UI's own keys first, the rest edits the
+// draft.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	popupOpen := m.popupVisible()
+	switch k.String() {
+	case "ctrl+c":
+		return m.quit()
+	case "enter":
+		return m.submit()
+	case "esc":
+		switch {
+		case popupOpen:
+			m.pop.hiddenFor = m.input.Value()
+		case m.busy == inTurn && m.cancelTurn != nil:
+			m.cancelTurn()
+		}
+		return nil
+	case "up", "ctrl+p":
+		if popupOpen {
+			m.pop.move(-1)
+		} else {
+			m.conv.ScrollUp(1)
+		}
+		return nil
+	case "down", "ctrl+n":
+		if popupOpen {
+			m.pop.move(1)
+		} else {
+			m.conv.ScrollDown(1)
+		}
+		return nil
+	case "tab":
+		if popupOpen {
+			m.acceptSuggestion()
+		}
+		return nil
+	case "shift+tab":
+		if popupOpen {
+			m.pop.move(-1)
+		}
+		return nil
+	case "pgup":
+		m.conv.PageUp()
+		return nil
+	case "pgdown":
+		m.conv.PageDown()
+		return nil
+	}
+	before := m.input.Value()
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	if m.input.Value() != before {
+		m.refreshSuggestions()
+	}
+	return cmd
+}
+
+// acceptSuggestion puts the highlighted suggestion into the draft.
+func (m *Model) acceptSuggestion() {
+	s, ok := m.pop.selected()
+	if !ok {
+		return
+	}
+	m.setDraft(s.value)
+}
+
+func (m *Model) setDraft(v string) {
+	m.input.SetValue(v)
+	m.input.CursorEnd()
+	m.refreshSuggestions()
+}
+
+// submit acts on Enter. With the popup open, Enter takes the highlighted
+// suggestion: a skill is loaded, "/skill:" opens the skill list, another
+// command runs.
+func (m *Model) submit() tea.Cmd {
+	draft := strings.TrimSpace(m.input.Value())
+	if s, ok := m.pop.selected(); ok && m.popupVisible() {
+		switch {
+		case s.skill:
+			return m.startLoad(s.name)
+		case s.value == skillPrefix:
+			m.setDraft(skillPrefix)
+			return nil
+		default:
+			draft = s.value
+		}
+	}
+	switch {
+	case draft == "":
+		return nil
+	case draft == "/quit":
+		return m.quit()
+	case draft == "/help":
+		m.clearDraft()
+		m.add(entry{kind: noteEntry, text: helpText})
+	case draft == "/skills":
+		m.clearDraft()
+		m.listSkills()
+	case strings.HasPrefix(draft, skillPrefix):
+		name := strings.TrimSpace(draft[len(skillPrefix):])
+		if name == "" {
+			m.add(entry{kind: noteEntry, text: "Type a skill's name after /skill: (the popup lists them)."})
+			return nil
+		}
+		return m.startLoad(name)
+	case strings.HasPrefix(draft, "/") && !strings.ContainsAny(draft, " \t\n"):
+		m.add(entry{kind: errorEntry, text: fmt.Sprintf("unknown command %s (/help lists the commands)", draft)})
+	default:
+		return m.startTurn(draft)
+	}
+	return nil
+}
+
+func (m *Model) clearDraft() {
+	m.input.Reset()
+	m.refreshSuggestions()
+}
+
+// startTurn sends a prompt to the model. The draft is kept when the prompt
+// cannot be sent now.
+func (m *Model) startTurn(prompt string) tea.Cmd {
+	switch {
+	case m.cfg.OpenSession == nil || m.cfg.NoModel != nil:
+		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.NoModel)})
+		return nil
+	case m.busy != idle:
+		m.add(entry{kind: noteEntry, text: "Still working on the last request: wait for it, or press Esc to cancel it."})
+		return nil
+	}
+	m.clearDraft()
+	m.add(entry{kind: userEntry, text: prompt})
+	m.busy = inTurn
+	ctx, cancel := context.WithCancel(m.rt.ctx)
+	m.cancelTurn = cancel
+	return m.rt.runTurn(ctx, prompt)
+}
+
+func (m *Model) turnDone(msg turnDoneMsg) {
+	m.busy = idle
+	if m.cancelTurn != nil {
+		m.cancelTurn()
+		m.cancelTurn = nil
+	}
+	m.closeText()
+	switch {
+	case msg.err == nil:
+	case errors.Is(msg.err, context.Canceled):
+		m.add(entry{kind: noteEntry, text: "Cancelled."})
+	default:
+		m.add(entry{kind: errorEntry, text: msg.err.Error()})
+	}
+}
+
+// startLoad loads a skill; with a model it is added to the conversation on
+// the user's behalf.
+func (m *Model) startLoad(name string) tea.Cmd {
+	if m.busy != idle {
+		m.add(entry{kind: noteEntry, text: "Still working on the last request: load the skill when it is done (Esc cancels it)."})
+		return nil
+	}
+	m.clearDraft()
+	m.busy = inLoad
+	return m.rt.loadSkill(name, m.cfg.OpenSession != nil && m.cfg.NoModel == nil)
+}
+
+func (m *Model) skillLoaded(msg skillLoadedMsg) {
+	m.busy = idle
+	if msg.err != nil {
+		m.add(entry{kind: errorEntry, text: fmt.Sprintf("/skill:%s: %v", msg.name, msg.err)})
+		return
+	}
+	m.add(entry{kind: skillEntry, name: msg.name, text: msg.text, injected: msg.injected})
+	if msg.injectErr != nil {
+		m.add(entry{kind: errorEntry, text: fmt.Sprintf("/skill:%s was loaded but not added to the conversation: %v", msg.name, msg.injectErr)})
+	}
+}
+
+// applyUpdate shows one session update: text streams into the open answer,
+// everything else is one compact line.
+func (m *Model) applyUpdate(u kernel.Update) {
+	switch u.Kind {
+	case kernel.UpdateText:
+		if n := len(m.entries); n > 0 && m.entries[n-1].kind == answerEntry && m.entries[n-1].open {
+			m.entries[n-1].text += u.Text
+			m.entries[n-1].cache = ""
+			m.dirty = true
+			return
+		}
+		m.add(entry{kind: answerEntry, text: u.Text, open: true})
+	case kernel.UpdateToolCall:
+		m.closeText()
+		m.add(entry{kind: toolCallEntry, name: u.Call.Name, text: string(u.Call.Arguments)})
+	case kernel.UpdateToolResult:
+		m.add(entry{kind: toolResultEntry, name: u.Call.Name, text: u.Text, isError: u.IsError})
+	case kernel.UpdateInjected:
+		m.closeText()
+		m.add(entry{kind: injectedEntry, text: u.Text})
+	case kernel.UpdateCompacted:
+		m.closeText()
+		m.add(entry{kind: injectedEntry, text: "context compacted"})
+	}
+}
+
+// closeText ends the streaming answer, if any.
+func (m *Model) closeText() {
+	if n := len(m.entries); n > 0 && m.entries[n-1].open {
+		m.entries[n-1].open = false
+	}
+}
+
+func (m *Model) add(e entry) {
+	if e.kind != answerEntry {
+		m.closeText()
+	}
+	m.entries = append(m.entries, e)
+	m.dirty = true
+}
+
+const helpText = `Commands:
+  /skill:<name>  load a skill into the conversation on your behalf
+  /skills        list the skills of the catalog
+  /help          this help
+  /quit          leave (Ctrl-C too)
+Keys:
+  Enter          send the prompt, or take the highlighted suggestion
+  ↑/↓            move in the suggestions (otherwise scroll the conversation)
+  Tab            complete the draft with the highlighted suggestion
+  Esc            close the suggestions; cancel a running answer
+  PgUp/PgDn      scroll the conversation`
+
+// noModelText is the banner's sentence for a missing model.
+func noModelText(err error) string {
+	if err == nil {
+		return "No model is configured."
+	}
+	text := strings.TrimPrefix(err.Error(), "open session: ")
+	if !strings.HasSuffix(text, ".") {
+		text += "."
+	}
+	return text
+}
+
+// runtime is what the model's commands share: the kernel, the session, and
+// the channels that carry signals and session updates into the program.
+// Commands run on their own goroutines; every kernel call enters the
+// runtime first, so closing can cancel and wait for them.
+type runtime struct {
+	kernel Kernel
+	open   func(ctx context.Context, observe func(kernel.Update)) (Session, error)
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	// changed holds at most one pending change signal: a burst of signals
+	// while a fetch is being started becomes one fetch.
+	changed chan struct{}
+	// events carries a turn's updates and then its turnDoneMsg, in order.
+	events     chan tea.Msg
+	stopListen func()
+
+	mu      sync.Mutex
+	closed  bool
+	calls   sync.WaitGroup
+	sess    Session // opened lazily, by one command at a time
+	once    sync.Once
+	result  Result
+	closeEr error
+}
+
+func newRuntime(ctx context.Context, cfg Config) *runtime {
+	ctx, cancel := context.WithCancel(ctx)
+	rt := &runtime{
+		kernel:  cfg.Kernel,
+		open:    cfg.OpenSession,
+		ctx:     ctx,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		changed: make(chan struct{}, 1),
+		events:  make(chan tea.Msg, 64),
+	}
+	rt.stopListen = cfg.Kernel.OnSkillsChanged(func() {
+		select {
+		case rt.changed <- struct{}{}:
+		default: // a signal is already pending; the fetch it starts sees this change too
+		}
+	})
+	return rt
+}
+
+// enter admits a kernel call; false once the UI is closed.
+func (rt *runtime) enter() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.closed {
+		return false
+	}
+	rt.calls.Add(1)
+	return true
+}
+
+func (rt *runtime) leave() { rt.calls.Done() }
+
+// stop is the part of closing that never blocks: no new calls, the change
+// listener unregistered, running calls cancelled, waiting commands released.
+func (rt *runtime) stop() {
+	rt.mu.Lock()
+	if rt.closed {
+		rt.mu.Unlock()
+		return
+	}
+	rt.closed = true
+	rt.mu.Unlock()
+	rt.stopListen()
+	rt.cancel()
+	close(rt.done)
+}
+
+// close stops, waits for the calls in flight, and closes the session.
+func (rt *runtime) close() (Result, error) {
+	rt.once.Do(func() {
+		rt.stop()
+		rt.calls.Wait()
+		if rt.sess != nil {
+			rt.result.SessionID = rt.sess.ID()
+			rt.closeEr = rt.sess.Close()
+		}
+	})
+	return rt.result, rt.closeEr
+}
+
+// session returns the conversation's session, opening it the first time.
+// Only one command at a time calls it (the model is busy meanwhile).
+func (rt *runtime) session() (Session, error) {
+	rt.mu.Lock()
+	s := rt.sess
+	rt.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	if rt.open == nil {
+		return nil, kernel.ErrNoModel
+	}
+	s, err := rt.open(rt.ctx, rt.observe)
+	if err != nil {
+		return nil, err
+	}
+	rt.mu.Lock()
+	rt.sess = s
+	rt.mu.Unlock()
+	return s, nil
+}
+
+// observe passes a session update to the program, in order.
+func (rt *runtime) observe(u kernel.Update) { rt.post(updateMsg(u)) }
+
+func (rt *runtime) post(msg tea.Msg) {
+	select {
+	case rt.events <- msg:
+	case <-rt.done:
+	}
+}
+
+// waitChange waits for the next change signal.
+func (rt *runtime) waitChange() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-rt.changed:
+			return skillsChangedMsg{}
+		case <-rt.done:
+			return nil
+		}
+	}
+}
+
+// waitEvent waits for the next session update or turn end.
+func (rt *runtime) waitEvent() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case msg := <-rt.events:
+			return msg
+		case <-rt.done:
+			return nil
+		}
+	}
+}
+
+// runTurn runs one turn; its updates and its end travel through events.
+func (rt *runtime) runTurn(ctx context.Context, prompt string) tea.Cmd {
+	return func() tea.Msg {
+		if !rt.enter() {
+			return nil
+		}
+		defer rt.leave()
+		s, err := rt.session()
+		if err == nil {
+			_, err = s.Run(ctx, prompt)
+		}
+		rt.post(turnDoneMsg{err: err})
+		return nil
+	}
+}
+
+// loadSkill loads a skill and, with inject, adds its text to the session
+// on the user's side.
+func (rt *runtime) loadSkill(name string, inject bool) tea.Cmd {
+	return func() tea.Msg {
+		if !rt.enter() {
+			return nil
+		}
+		defer rt.leave()
+		text, err := rt.kernel.LoadSkill(rt.ctx, name)
+		msg := skillLoadedMsg{name: name, text: text, err: err}
+		if err != nil || !inject {
+			return msg
+		}
+		s, err := rt.session()
+		if err == nil {
+			err = s.Inject(rt.ctx, SkillProvenance, text)
+		}
+		msg.injected, msg.injectErr = err == nil, err
+		return msg
+	}
+}
+
+// fetch takes a catalog snapshot for the fetch numbered seq.
+func (rt *runtime) fetch(seq uint64) tea.Cmd {
+	return func() tea.Msg {
+		if !rt.enter() {
+			return nil
+		}
+		defer rt.leave()
+		return catalogMsg{seq: seq, cat: rt.kernel.Catalog(rt.ctx)}
+	}
+}
+
+// Run runs the UI on the terminal until the user quits or ctx ends, then
+// closes it. opts go to tea.NewProgram (tests give input and output).
+func Run(ctx context.Context, cfg Config, opts ...tea.ProgramOption) (Result, error) {
+	m := New(ctx, cfg)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx)}, opts...)...)
+	_, err := p.Run()
+	res, cerr := m.Close()
+	return res, errors.Join(err, cerr)
+}

@@ -1,0 +1,691 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// Protects: an incomplete catalog keeps the previous complete completions
+// (a transient read error is no proof that skills are gone) while the
+// status line says the catalog is incomplete.
+func TestTUICatalogIncompleteKeepsCompletions(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		incomplete skills.Catalog
+	}{
+		{"incomplete and empty", tuiCat(false)},
+		{"incomplete and partial", tuiCat(false, "alpha")},
+		{"incomplete with a new name", tuiCat(false, "alpha", "gamma")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newFakeKernel()
+			m := newTestModel(t, Config{Kernel: k})
+			k.set(tuiCat(true, "alpha", "beta"))
+			m.Update(m.fetchCatalog()())
+			tuiType(m, "/skill:")
+			tuiWantSuggestions(t, m, "alpha", "beta")
+
+			k.set(tc.incomplete)
+			m.Update(m.fetchCatalog()())
+			tuiWantSuggestions(t, m, "alpha", "beta")
+			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, []string{"alpha", "beta"}) {
+				t.Errorf("catalog after an incomplete result = %v; want the last complete one", got)
+			}
+			if s := tuiScreen(m); !strings.Contains(s, "2 skills") || !strings.Contains(s, "catalog incomplete") {
+				t.Errorf("status line does not say 2 skills, catalog incomplete:\n%s", s)
+			}
+
+			// The next complete result applies again.
+			k.set(tuiCat(true, "beta"))
+			m.Update(m.fetchCatalog()())
+			tuiWantSuggestions(t, m, "beta")
+			if s := tuiScreen(m); !strings.Contains(s, "catalog complete") {
+				t.Errorf("status line does not say catalog complete:\n%s", s)
+			}
+		})
+	}
+}
+
+// Protects: a complete empty catalog is authoritative: it clears the stale
+// completions (and /skills says there are none).
+func TestTUICatalogCompleteEmptyClears(t *testing.T) {
+	k := newFakeKernel()
+	m := newTestModel(t, Config{Kernel: k})
+	k.set(tuiCat(true, "alpha", "beta"))
+	m.Update(m.fetchCatalog()())
+	tuiType(m, "/skill:")
+	tuiWantSuggestions(t, m, "alpha", "beta")
+
+	k.set(tuiCat(true))
+	m.Update(m.fetchCatalog()())
+	tuiWantSuggestions(t, m)
+	if m.popupVisible() {
+		t.Errorf("popup still open with no skills")
+	}
+	if m.input.Value() != "/skill:" {
+		t.Errorf("draft = %q; want it untouched", m.input.Value())
+	}
+	tuiSetDraft(m, "/skills")
+	tuiPress(m, tea.KeyEnter)
+	if s := tuiScreen(m); !strings.Contains(s, "No skills.") || !strings.Contains(s, "0 skills") {
+		t.Errorf("screen after /skills does not say there are none:\n%s", s)
+	}
+}
+
+// Protects: the newest fetch wins: when two refreshes finish out of order,
+// the older result arriving late is dropped, whatever it holds.
+func TestTUICatalogNewestWinsOutOfOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		older, newer skills.Catalog
+		want         []string
+	}{
+		{"older has fewer", tuiCat(true, "alpha"), tuiCat(true, "alpha", "beta"), []string{"alpha", "beta"}},
+		{"older has more", tuiCat(true, "alpha", "beta"), tuiCat(true, "alpha"), []string{"alpha"}},
+		{"newer is empty", tuiCat(true, "alpha"), tuiCat(true), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newFakeKernel()
+			m := newTestModel(t, Config{Kernel: k})
+			tuiType(m, "/skill:")
+			first, second := m.fetchCatalog(), m.fetchCatalog()
+			k.set(tc.older)
+			older := first()
+			k.set(tc.newer)
+			newer := second()
+
+			m.Update(newer)
+			tuiWantSuggestions(t, m, tc.want...)
+			m.Update(older) // finished late
+			tuiWantSuggestions(t, m, tc.want...)
+			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, tc.want) {
+				t.Errorf("catalog = %v; want %v", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("in order, the later applies", func(t *testing.T) {
+		k := newFakeKernel()
+		m := newTestModel(t, Config{Kernel: k})
+		tuiType(m, "/skill:")
+		k.set(tuiCat(true, "alpha"))
+		m.Update(m.fetchCatalog()())
+		k.set(tuiCat(true, "alpha", "beta"))
+		m.Update(m.fetchCatalog()())
+		tuiWantSuggestions(t, m, "alpha", "beta")
+	})
+}
+
+// Protects: the draft-open race: a catalog arriving while a slash-command
+// name is being typed recomputes the suggestions for that draft, keeps the
+// highlighted one when it survives, and never touches the draft or its
+// cursor.
+func TestTUICatalogArrivesWhileTypingKeepsDraft(t *testing.T) {
+	k := newFakeKernel()
+	m := newTestModel(t, Config{Kernel: k})
+	k.set(tuiCat(true, "alpha", "alps", "beta"))
+	m.Update(m.fetchCatalog()())
+	tuiType(m, "/skill:al")
+	tuiPress(m, tea.KeyLeft) // the cursor is not at the end
+	tuiPress(m, tea.KeyDown) // highlight alps
+	tuiWantSuggestions(t, m, "alpha", "alps")
+	pos := m.input.Position()
+
+	k.set(tuiCat(true, "aleph", "alpha", "alps", "beta"))
+	m.Update(m.fetchCatalog()())
+	tuiWantSuggestions(t, m, "aleph", "alpha", "alps")
+	if got := m.input.Value(); got != "/skill:al" {
+		t.Errorf("draft = %q; want %q untouched", got, "/skill:al")
+	}
+	if got := m.input.Position(); got != pos {
+		t.Errorf("cursor = %d; want %d", got, pos)
+	}
+	if s, _ := m.pop.selected(); s.name != "alps" {
+		t.Errorf("highlighted %q; want alps kept", s.name)
+	}
+
+	// The highlighted skill disappears: the highlight falls back to the top.
+	k.set(tuiCat(true, "alpha", "beta"))
+	m.Update(m.fetchCatalog()())
+	tuiWantSuggestions(t, m, "alpha")
+	if got := m.input.Value(); got != "/skill:al" {
+		t.Errorf("draft = %q; want %q untouched", got, "/skill:al")
+	}
+	if s, _ := m.pop.selected(); s.name != "alpha" {
+		t.Errorf("highlighted %q; want alpha", s.name)
+	}
+}
+
+// Protects: nothing is applied after close — not a catalog, not a session
+// update, not a key — the change listener is gone, and a fetch started
+// before close does not reach the kernel; the opened session is closed.
+func TestTUINoUpdateAfterClose(t *testing.T) {
+	for _, how := range []string{"Close", "Ctrl-C", "/quit"} {
+		t.Run(how, func(t *testing.T) {
+			k := newFakeKernel()
+			k.loads["alpha"] = "alpha's load text"
+			sess := &fakeSession{id: "s-1"}
+			m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open})
+			k.set(tuiCat(true, "alpha"))
+			m.Update(m.fetchCatalog()())
+			m.Update(m.rt.loadSkill("alpha", true)()) // opens the session
+			tuiType(m, "/skill:")
+			pending := m.fetchCatalog()
+			calls := k.calls()
+
+			switch how {
+			case "Close":
+				if res, err := m.Close(); err != nil || res.SessionID != "s-1" {
+					t.Fatalf("Close = %+v, %v; want the session's ID", res, err)
+				}
+			case "Ctrl-C":
+				_, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+				tuiWantQuit(t, cmd)
+			case "/quit":
+				tuiSetDraft(m, "/quit")
+				_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+				tuiWantQuit(t, cmd)
+			}
+			entries, draft, sugg := len(m.entries), m.input.Value(), slices.Clone(m.pop.items)
+			if n := k.listeners(); n != 0 {
+				t.Errorf("%d change listener(s) still registered", n)
+			}
+			k.signal() // must not reach the closed UI
+			if msg := pending(); msg != nil {
+				t.Errorf("fetch after close returned %#v; want nothing", msg)
+			}
+			if k.calls() != calls {
+				t.Errorf("the kernel was asked for a catalog after close")
+			}
+
+			for _, msg := range []tea.Msg{
+				catalogMsg{seq: 99, cat: tuiCat(true, "alpha", "zulu")},
+				catalogMsg{seq: 100, cat: tuiCat(true)},
+				updateMsg{Kind: kernel.UpdateText, Text: "late"},
+				turnDoneMsg{err: errors.New("late")},
+				skillLoadedMsg{name: "zulu", text: "late"},
+				skillsChangedMsg{},
+				tea.KeyPressMsg{Code: 'x', Text: "x"},
+			} {
+				if _, cmd := m.Update(msg); cmd != nil {
+					t.Errorf("Update(%T) after close returned a command", msg)
+				}
+			}
+			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, []string{"alpha"}) {
+				t.Errorf("catalog after close = %v; want [alpha]", got)
+			}
+			if len(m.entries) != entries || m.input.Value() != draft || !slices.Equal(m.pop.items, sugg) {
+				t.Errorf("state changed after close: %d entries (want %d), draft %q (want %q), suggestions %v (want %v)",
+					len(m.entries), entries, m.input.Value(), draft, m.pop.items, sugg)
+			}
+			if _, err := m.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !sess.isClosed() {
+				t.Errorf("session not closed")
+			}
+		})
+	}
+}
+
+// Protects: the bare change signal starts a fetch with the next sequence
+// number; a burst of signals is one pending signal.
+func TestTUIChangeSignalRefetches(t *testing.T) {
+	k := newFakeKernel()
+	m := newTestModel(t, Config{Kernel: k})
+	k.signal()
+	k.signal()
+	k.signal()
+	msg := m.rt.waitChange()()
+	if _, ok := msg.(skillsChangedMsg); !ok {
+		t.Fatalf("waitChange = %#v; want skillsChangedMsg", msg)
+	}
+	select {
+	case <-m.rt.changed:
+		t.Errorf("a burst of signals left more than one pending")
+	default:
+	}
+	before := m.cat.requested
+	if _, cmd := m.Update(msg); cmd == nil {
+		t.Fatal("no command after a change signal")
+	}
+	if m.cat.requested != before+1 {
+		t.Errorf("requested = %d; want %d", m.cat.requested, before+1)
+	}
+}
+
+// Protects: /skill:<name> with a model loads the skill's exact load text
+// into the session on the user's behalf (provenance user:/skill), opening
+// the session on first use, and shows it compactly; the user keeps typing.
+func TestTUISkillLoadInjects(t *testing.T) {
+	k := newFakeKernel()
+	k.loads["alpha"] = "Base directory for this skill: /s/alpha\n\nline 1\nline 2\n"
+	sess := &fakeSession{id: "s-7"}
+	m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open, Model: "m1"})
+	k.set(tuiCat(true, "alpha", "beta"))
+	m.Update(m.fetchCatalog()())
+
+	tuiType(m, "/skill:al")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if cmd == nil || m.input.Value() != "" {
+		t.Fatalf("Enter on the popup: cmd %v, draft %q; want a load and an empty draft", cmd, m.input.Value())
+	}
+	m.Update(cmd())
+	want := []string{SkillProvenance + "|" + k.loads["alpha"]}
+	if diff := cmp.Diff(want, sess.injectedTexts()); diff != "" {
+		t.Errorf("injected (-want +got):\n%s", diff)
+	}
+	s := tuiScreen(m)
+	for _, part := range []string{"/skill:alpha loaded into the conversation", "line 1", "model m1"} {
+		if !strings.Contains(s, part) {
+			t.Errorf("screen lacks %q:\n%s", part, s)
+		}
+	}
+
+	// An unknown name is an error on screen, and nothing is injected.
+	k.loadErr = fmt.Errorf("%w %q (did you mean alpha?)", kernel.ErrUnknownSkill, "alpah")
+	tuiSetDraft(m, "/skill:alpah ")
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	m.Update(cmd())
+	if s := tuiScreen(m); !strings.Contains(s, "did you mean alpha?") {
+		t.Errorf("screen lacks the unknown-skill error:\n%s", s)
+	}
+	if n := len(sess.injectedTexts()); n != 1 {
+		t.Errorf("%d injections; want 1", n)
+	}
+}
+
+// Protects: with no model the UI opens with a banner naming what to set,
+// skills still list and load (shown, not sent), and a prompt is refused
+// without losing the way out.
+func TestTUINoModel(t *testing.T) {
+	k := newFakeKernel()
+	k.loads["alpha"] = "Base directory for this skill: /s/alpha\n\nbody\n"
+	noModel := errors.New(`open session: no model configured: set "model": {"baseURL": ..., "name": ...} in helios.config.json`)
+	m := newTestModel(t, Config{Kernel: k, NoModel: noModel})
+	k.set(tuiCat(true, "alpha"))
+	m.Update(m.fetchCatalog()())
+	s := tuiScreen(m)
+	if !strings.Contains(s, `no model configured: set "model"`) || strings.Contains(s, "open session:") || !strings.Contains(s, "no model") {
+		t.Errorf("banner missing or not the config error:\n%s", s)
+	}
+
+	tuiType(m, "hello")
+	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
+		t.Errorf("a prompt without a model started a command")
+	}
+	if s := tuiScreen(m); !strings.Contains(s, "No model, so nothing was sent.") {
+		t.Errorf("screen lacks the refusal:\n%s", s)
+	}
+
+	tuiSetDraft(m, "/skill:alpha")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	m.Update(cmd())
+	if s := tuiScreen(m); !strings.Contains(s, "/skill:alpha shown here only: no model") || !strings.Contains(s, "body") {
+		t.Errorf("skill not shown:\n%s", s)
+	}
+}
+
+// Protects: a turn streams: text deltas join one answer, each tool call and
+// its outcome is one compact line, and the turn's end arrives after its
+// updates; Esc cancels a running turn.
+func TestTUITurnStreams(t *testing.T) {
+	k := newFakeKernel()
+	sess := &fakeSession{id: "s-2", run: func(ctx context.Context, obs func(kernel.Update), prompt string) error {
+		obs(kernel.Update{Kind: kernel.UpdateText, Text: "Look"})
+		obs(kernel.Update{Kind: kernel.UpdateText, Text: "ing."})
+		call := model.ToolCall{ID: "c1", Name: "Bash", Arguments: []byte(`{"command":"ls"}`)}
+		obs(kernel.Update{Kind: kernel.UpdateToolCall, Call: call})
+		obs(kernel.Update{Kind: kernel.UpdateToolResult, Call: call, Text: "a\nb\n"})
+		obs(kernel.Update{Kind: kernel.UpdateToolResult, Call: call, Text: "no such file", IsError: true})
+		obs(kernel.Update{Kind: kernel.UpdateText, Text: "Done."})
+		return nil
+	}}
+	m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open})
+	tuiType(m, "list files")
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if m.busy != inTurn {
+		t.Fatalf("not busy after a prompt")
+	}
+	if msg := cmd(); msg != nil {
+		t.Fatalf("turn command returned %#v; want its results through the event channel", msg)
+	}
+	tuiDrain(t, m)
+	if m.busy != idle {
+		t.Errorf("still busy after the turn")
+	}
+	var got []string
+	for _, e := range m.entries {
+		got = append(got, ansi.Strip(renderEntry(e, 80)))
+	}
+	want := []string{
+		"› list files",
+		"Looking.",
+		`→ Bash {"command":"ls"}`,
+		"  ✓ 2 line(s): a b",
+		"  ✗ error: no such file",
+		"Done.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("conversation (-want +got):\n%s", diff)
+	}
+
+	// Esc cancels a running turn.
+	started := make(chan struct{})
+	sess.run = func(ctx context.Context, _ func(kernel.Update), _ string) error {
+		close(started)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	tuiType(m, "wait")
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	go cmd()
+	<-started
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	tuiDrain(t, m)
+	if s := tuiScreen(m); !strings.Contains(s, "Cancelled.") {
+		t.Errorf("screen lacks the cancellation:\n%s", s)
+	}
+}
+
+// Protects: the popup's keys: "/" offers the commands, Tab completes the
+// highlighted one, arrows move (wrapping), each skill row shows its
+// description, Esc closes the popup until the draft changes.
+func TestTUIPopupKeys(t *testing.T) {
+	k := newFakeKernel()
+	m := newTestModel(t, Config{Kernel: k})
+	k.set(tuiCat(true, "beta", "alpha", "gamma"))
+	m.Update(m.fetchCatalog()())
+
+	tuiType(m, "/sk")
+	tuiWantSuggestions(t, m, "/skill:<name>", "/skills")
+	tuiPress(m, tea.KeyTab)
+	if got := m.input.Value(); got != "/skill:" {
+		t.Fatalf("Tab completed to %q; want /skill:", got)
+	}
+	tuiWantSuggestions(t, m, "alpha", "beta", "gamma")
+	if s := tuiScreen(m); tuiLine(s, "alpha", "About alpha.") == "" {
+		t.Errorf("popup row lacks the description:\n%s", s)
+	}
+	tuiPress(m, tea.KeyUp) // wraps to the last
+	if s, _ := m.pop.selected(); s.name != "gamma" {
+		t.Errorf("up from the top highlighted %q; want gamma", s.name)
+	}
+	tuiPress(m, tea.KeyDown)
+	tuiPress(m, tea.KeyDown)
+	tuiPress(m, tea.KeyTab)
+	if got := m.input.Value(); got != "/skill:beta" {
+		t.Errorf("Tab completed to %q; want /skill:beta", got)
+	}
+
+	tuiSetDraft(m, "/skill:")
+	tuiPress(m, tea.KeyEscape)
+	if m.popupVisible() {
+		t.Errorf("popup open after Esc")
+	}
+	tuiType(m, "g")
+	if !m.popupVisible() {
+		t.Errorf("popup closed after typing on")
+	}
+	tuiWantSuggestions(t, m, "gamma")
+}
+
+// Protects: /help and unknown commands answer on screen; a draft that is
+// not a command goes nowhere without a model but is not a command error.
+func TestTUISlashCommands(t *testing.T) {
+	m := newTestModel(t, Config{Kernel: newFakeKernel()})
+	tuiSetDraft(m, "/help")
+	tuiPress(m, tea.KeyEnter)
+	tuiSetDraft(m, "/nope")
+	tuiPress(m, tea.KeyEnter)
+	s := tuiScreen(m)
+	for _, part := range []string{"/skill:<name>", "Tab", "unknown command /nope"} {
+		if !strings.Contains(s, part) {
+			t.Errorf("screen lacks %q:\n%s", part, s)
+		}
+	}
+}
+
+// --- helpers ---
+
+func newTestModel(t *testing.T, cfg Config) *Model {
+	t.Helper()
+	m := New(context.Background(), cfg)
+	t.Cleanup(func() { _, _ = m.Close() })
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	return m
+}
+
+// tuiCat is a catalog of skills described "About <name>.".
+func tuiCat(complete bool, names ...string) skills.Catalog {
+	c := skills.Catalog{Complete: complete}
+	for _, n := range names {
+		c.Skills = append(c.Skills, skills.Skill{Name: n, Description: "About " + n + ".", Source: skills.SourceProject})
+	}
+	return c
+}
+
+func tuiType(m *Model, s string) {
+	for _, r := range s {
+		m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func tuiPress(m *Model, code rune) { m.Update(tea.KeyPressMsg{Code: code}) }
+
+func tuiSetDraft(m *Model, s string) {
+	m.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	tuiType(m, s)
+}
+
+// tuiWantSuggestions checks the names the popup offers for the draft.
+func tuiWantSuggestions(t *testing.T, m *Model, want ...string) {
+	t.Helper()
+	var got []string
+	for _, s := range m.pop.items {
+		got = append(got, s.name)
+	}
+	if len(want) == 0 && len(got) == 0 {
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("suggestions for %q (-want +got):\n%s", m.input.Value(), diff)
+	}
+}
+
+func tuiWantQuit(t *testing.T, cmd tea.Cmd) {
+	t.Helper()
+	if cmd == nil {
+		t.Fatal("no command; want tea.Quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("command is not tea.Quit")
+	}
+}
+
+func tuiSkillNames(ss []skills.Skill) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// tuiScreen is the rendered view without styling.
+func tuiScreen(m *Model) string { return ansi.Strip(m.View().Content) }
+
+func tuiLine(screen string, parts ...string) string {
+	for l := range strings.SplitSeq(screen, "\n") {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(l, p)
+		}
+		if ok {
+			return l
+		}
+	}
+	return ""
+}
+
+// tuiDrain feeds the turn's updates to the model until the turn ends.
+func tuiDrain(t *testing.T, m *Model) {
+	t.Helper()
+	for {
+		msg := m.rt.waitEvent()()
+		if msg == nil {
+			t.Fatal("event channel closed before the turn ended")
+		}
+		m.Update(msg)
+		if _, ok := msg.(turnDoneMsg); ok {
+			return
+		}
+	}
+}
+
+// fakeKernel serves a settable catalog and records listeners.
+type fakeKernel struct {
+	mu        sync.Mutex
+	cat       skills.Catalog
+	nCalls    int
+	listen    map[int]func()
+	nextID    int
+	loads     map[string]string
+	loadErr   error
+	loadCalls int
+}
+
+func newFakeKernel() *fakeKernel {
+	return &fakeKernel{listen: map[int]func(){}, loads: map[string]string{}, cat: skills.Catalog{Complete: true}}
+}
+
+func (k *fakeKernel) set(c skills.Catalog) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.cat = c
+}
+
+func (k *fakeKernel) calls() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.nCalls
+}
+
+func (k *fakeKernel) listeners() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.listen)
+}
+
+func (k *fakeKernel) signal() {
+	k.mu.Lock()
+	fns := make([]func(), 0, len(k.listen))
+	for _, fn := range k.listen {
+		fns = append(fns, fn)
+	}
+	k.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+func (k *fakeKernel) Catalog(context.Context) skills.Catalog {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.nCalls++
+	return k.cat
+}
+
+func (k *fakeKernel) LoadSkill(_ context.Context, name string) (string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.loadCalls++
+	if k.loadErr != nil {
+		return "", k.loadErr
+	}
+	text, ok := k.loads[name]
+	if !ok {
+		return "", fmt.Errorf("%w %q", kernel.ErrUnknownSkill, name)
+	}
+	return text, nil
+}
+
+func (k *fakeKernel) OnSkillsChanged(fn func()) func() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	id := k.nextID
+	k.nextID++
+	k.listen[id] = fn
+	return func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		delete(k.listen, id)
+	}
+}
+
+// fakeSession records injections; run scripts a turn.
+type fakeSession struct {
+	id       string
+	mu       sync.Mutex
+	observe  func(kernel.Update)
+	injected []string
+	closed   bool
+	run      func(ctx context.Context, observe func(kernel.Update), prompt string) error
+}
+
+func (s *fakeSession) open(_ context.Context, observe func(kernel.Update)) (Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observe = observe
+	return s, nil
+}
+
+func (s *fakeSession) ID() string { return s.id }
+
+func (s *fakeSession) Run(ctx context.Context, prompt string) (string, error) {
+	s.mu.Lock()
+	run, obs := s.run, s.observe
+	s.mu.Unlock()
+	if run == nil {
+		return "", nil
+	}
+	return "", run(ctx, obs, prompt)
+}
+
+func (s *fakeSession) Inject(_ context.Context, provenance, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.injected = append(s.injected, provenance+"|"+text)
+	return nil
+}
+
+func (s *fakeSession) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+func (s *fakeSession) injectedTexts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.injected)
+}
+
+func (s *fakeSession) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
