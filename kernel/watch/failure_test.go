@@ -485,3 +485,67 @@ func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
 	mkBundle(t, root, "a")
 	rec.waitEntries("a")
 }
+
+// A timer that fired just before Close, whose goroutine runs only after
+// Close returned, must find nothing to deliver.
+func TestLateTimerAfterCloseDeliversNothing(t *testing.T) {
+	t.Parallel()
+	for _, closeWatcher := range []bool{false, true} {
+		t.Run(fmt.Sprintf("watcher=%v", closeWatcher), func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig(Native)
+			cfg.WriteStability = time.Millisecond
+			w, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			var calls atomic.Int32
+			s, err := w.Watch([]string{tempDir(t)}, func(Change) { calls.Add(1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if closeWatcher {
+				w.Close()
+			} else {
+				s.Close()
+			}
+			// A batch and a held entry, both overdue, as if queued right
+			// before Close.
+			s.mu.Lock()
+			s.pend.add(time.Now().Add(-time.Hour), true, false)
+			s.unstable = map[string]*unstable{"x": {dir: t.TempDir(), name: "a", due: time.Now().Add(-time.Hour)}}
+			s.mu.Unlock()
+			s.fire()
+			if n := calls.Load(); n != 0 {
+				t.Errorf("%d callbacks after Close", n)
+			}
+		})
+	}
+}
+
+// Native mode's periodic check finds a root that appeared when inotify said
+// nothing (here: the ancestor's watch silently watches nothing).
+func TestPeriodicCheckFindsRootInotifyMissed(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	base := tempDir(t)
+	root := filepath.Join(base, "skills")
+	w := newWatcher(t, cfg)
+	w.mu.Lock()
+	real := w.add
+	w.add = func(p string) error {
+		if p == base {
+			return nil // "watched", but no event will ever come
+		}
+		return real(p)
+	}
+	w.mu.Unlock()
+	rec := newRecorder(t, cfg)
+	rec.watch(w, root)
+	mkBundle(t, root, "a")
+	rec.waitRescan("the periodic check found the root")
+	rec.settle()
+	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
+	rec.waitEntries("a")
+}

@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ type rootState struct {
 	path string // as given, cleaned
 
 	failed bool // a watch or a read failed; the periodic check re-arms the root
+	warned bool // the failure was logged; retries that fail again are not
 
 	// Native mode.
 	dir     string               // canonical (symlink-free) path while watched directly
@@ -178,8 +181,12 @@ func (w *Watcher) disarmRoot(r *rootState) {
 
 // fail marks r as not reliably observed; the periodic check re-arms it.
 func (w *Watcher) fail(r *rootState, what string, err error) {
-	w.log.Warn("watch: cannot observe skills root; will retry", "root", r.path, "what", what, "err", err)
-	r.failed = true
+	level := slog.LevelWarn
+	if r.warned {
+		level = slog.LevelDebug // the retry failed again: said already
+	}
+	w.log.Log(context.Background(), level, "watch: cannot observe skills root; will retry", "root", r.path, "what", what, "err", err)
+	r.failed, r.warned = true, true
 	w.updateHealth(r.sub)
 }
 

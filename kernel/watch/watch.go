@@ -353,6 +353,11 @@ func (w *Watcher) updateHealth(s *Subscription) {
 			healthy = false
 		}
 	}
+	if healthy {
+		for _, r := range s.roots {
+			r.warned = false
+		}
+	}
 	was := s.healthy.Swap(healthy)
 	switch {
 	case was && !healthy:
@@ -526,8 +531,9 @@ func (s *Subscription) Touch() {
 // recovering from a watcher error, and after Close.
 func (s *Subscription) Healthy() bool { return s.healthy.Load() }
 
-// Close stops the Subscription. When it returns, no callback of it is
-// running or will run. Close is idempotent.
+// Close stops the Subscription and drops its watches. When it returns, no
+// callback of it is running or will run, so Close must not be called from
+// the Subscription's own callback. Close is idempotent.
 func (s *Subscription) Close() {
 	w := s.w
 	w.mu.Lock()

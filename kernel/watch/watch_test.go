@@ -92,8 +92,18 @@ func TestFlatCreateEditRenameRemove(t *testing.T) {
 	})
 }
 
+// eventsOnly turns off Native mode's periodic check, so that what a test
+// sees was done by inotify events alone.
+func eventsOnly(cfg Config) Config {
+	if cfg.Mode == Native {
+		cfg.PollInterval = time.Hour
+	}
+	return cfg
+}
+
 func TestMissingRootTwoLevelsDownAppears(t *testing.T) {
 	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg = eventsOnly(cfg)
 		base := tempDir(t)
 		root := filepath.Join(base, "p", "q", "skills")
 		w := newWatcher(t, cfg)
@@ -142,6 +152,7 @@ func assertAnchor(t *testing.T, w *Watcher, dir, next string) {
 
 func TestMissingRootCreatedAllAtOnce(t *testing.T) {
 	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg = eventsOnly(cfg)
 		base := tempDir(t)
 		root := filepath.Join(base, "p", "q", "skills")
 		w := newWatcher(t, cfg)
@@ -159,6 +170,7 @@ func TestMissingRootCreatedAllAtOnce(t *testing.T) {
 
 func TestRootDeletedThenRecreated(t *testing.T) {
 	forEachMode(t, func(t *testing.T, cfg Config) {
+		cfg = eventsOnly(cfg)
 		base := tempDir(t)
 		root := filepath.Join(base, "skills")
 		mkBundle(t, root, "a")
@@ -373,35 +385,42 @@ func TestWriteStability(t *testing.T) {
 			w := newWatcher(t, cfg)
 			rec := newRecorder(t, cfg)
 			rec.watch(w, root)
-
 			skill := filepath.Join(root, "a", "SKILL.md")
-			var lastStart time.Time
-			var maxGap time.Duration
-			end := time.Now().Add(300 * time.Millisecond)
-			for time.Now().Before(end) {
-				now := time.Now()
-				if !lastStart.IsZero() && now.Sub(lastStart) > maxGap {
-					maxGap = now.Sub(lastStart)
-				}
-				lastStart = now
-				appendFile(t, skill, "a line of a slow save\n")
-				time.Sleep(20 * time.Millisecond) // the workload's rhythm, not a wait for the result
-			}
 
-			first := rec.next("the save settled")
-			if !slices.Equal(first.Entries, []string{"a"}) || first.Rescan || first.Incomplete {
-				t.Errorf("got %+v, want entries [a]", first.Change)
-			}
-			// A stall of the writer longer than WriteStability would make a
-			// report mid-save correct; only judge the timing when it did not.
-			if maxGap < cfg.WriteStability-30*time.Millisecond {
+			// A writer stalled for longer than WriteStability makes a report
+			// mid-save correct; such a run cannot be judged, so try again.
+			judged := false
+			for attempt := 0; attempt < 3 && !judged; attempt++ {
+				var lastStart time.Time
+				var maxGap time.Duration
+				end := time.Now().Add(300 * time.Millisecond)
+				for time.Now().Before(end) {
+					now := time.Now()
+					if !lastStart.IsZero() && now.Sub(lastStart) > maxGap {
+						maxGap = now.Sub(lastStart)
+					}
+					lastStart = now
+					appendFile(t, skill, "a line of a slow save\n")
+					time.Sleep(20 * time.Millisecond) // the workload's rhythm, not a wait for the result
+				}
+				first := rec.next("the save settled")
+				if maxGap >= cfg.WriteStability-30*time.Millisecond {
+					t.Logf("attempt %d: the writer stalled %s; not judged", attempt, maxGap)
+					rec.settle()
+					continue
+				}
+				judged = true
+				if diff := cmp.Diff(Change{Entries: []string{"a"}}, first.Change); diff != "" {
+					t.Errorf("callback (-want +got):\n%s", diff)
+				}
 				if early := first.at.Sub(lastStart); early < cfg.WriteStability {
 					t.Errorf("callback %s after the last write began; want ≥ %s (not mid-save)", early, cfg.WriteStability)
 				}
-			} else {
-				t.Logf("writer stalled %s; timing not judged", maxGap)
+				rec.assertQuiet("after the one settled callback")
 			}
-			rec.assertQuiet("after the one settled callback")
+			if !judged {
+				t.Skip("the writer stalled in every attempt; the machine is too loaded to judge")
+			}
 
 			// A removal waits too, and is reported once settled.
 			remove(t, filepath.Join(root, "a"))
@@ -416,10 +435,14 @@ func TestCoalesceBurst(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			cfg := testConfig(mode)
 			cfg.Coalesce = 0 // the default, 50ms
+			// How long the burst may take and still be one: in Native mode,
+			// the 10-window cap; in Poll mode, polling is its own coalescer
+			// (a burst is cut where a poll round falls), so make the round
+			// longer than the burst.
+			limit := 400 * time.Millisecond
 			if mode == Poll {
-				// Polling is its own coalescer: a burst is cut where a poll
-				// round falls. Make the round longer than the burst.
 				cfg.PollInterval = 250 * time.Millisecond
+				limit = cfg.PollInterval
 			}
 			root := tempDir(t)
 			w := newWatcher(t, cfg)
@@ -427,18 +450,32 @@ func TestCoalesceBurst(t *testing.T) {
 			rec := newRecorder(t, cfg)
 			rec.watch(w, root)
 
-			var want []string
-			for i := range 100 {
-				name := fmt.Sprintf("s%03d", i)
-				want = append(want, name)
-				mkBundle(t, root, name)
+			judged := false
+			for attempt := 0; attempt < 3 && !judged; attempt++ {
+				var want []string
+				start := time.Now()
+				for i := range 100 {
+					name := fmt.Sprintf("s%d-%03d", attempt, i)
+					want = append(want, name)
+					mkBundle(t, root, name)
+				}
+				took := time.Since(start)
+				got := rec.waitEntries(want...)
+				if diff := cmp.Diff(want, entriesOf(got)); diff != "" {
+					t.Errorf("entries (-want +got):\n%s", diff)
+				}
+				if took >= limit {
+					t.Logf("attempt %d: the burst took %s; not judged", attempt, took)
+					rec.settle()
+					continue
+				}
+				judged = true
+				if len(got) > 2 {
+					t.Errorf("100 creates in %s made %d callbacks, want ≤ 2", took, len(got))
+				}
 			}
-			got := rec.waitEntries(want...)
-			if len(got) > 2 {
-				t.Errorf("100 creates made %d callbacks, want ≤ 2", len(got))
-			}
-			if diff := cmp.Diff(want, entriesOf(got)); diff != "" {
-				t.Errorf("entries (-want +got):\n%s", diff)
+			if !judged {
+				t.Skip("no burst was fast enough to judge; the machine is too loaded")
 			}
 		})
 	}
