@@ -549,3 +549,35 @@ func TestPeriodicCheckFindsRootInotifyMissed(t *testing.T) {
 	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
 	rec.waitEntries("a")
 }
+
+// A root the process may not read is a permanent condition, reported by the
+// folder source as a complete absence with a warning. The watcher agrees: a
+// permission failure does not make the Subscription unhealthy (which would
+// keep every catalog incomplete for good), but it is still retried, so a
+// root that becomes readable is picked up.
+func TestPermissionDeniedRootStaysHealthy(t *testing.T) {
+	cfg := testConfig(Native)
+	root := filepath.Join(tempDir(t), "skills")
+	mkBundle(t, root, "a")
+	w := newWatcher(t, cfg)
+	var denied atomic.Bool
+	denied.Store(true)
+	w.mu.Lock()
+	real := w.add
+	w.add = func(path string) error {
+		if denied.Load() && path == root {
+			return fmt.Errorf("inotify_add_watch %s: %w", path, syscall.EACCES)
+		}
+		return real(path)
+	}
+	w.mu.Unlock()
+	rec := newRecorder(t, cfg)
+	s := rec.watch(w, root)
+	if !s.Healthy() {
+		t.Error("Healthy() = false for a root we may not read; want true (a permanent, complete absence)")
+	}
+	denied.Store(false) // permissions fixed: the periodic retry arms the root
+	rec.settle()
+	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
+	rec.waitEntries("a")
+}

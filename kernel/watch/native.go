@@ -20,6 +20,12 @@ type rootState struct {
 	path string // as given, cleaned
 
 	failed bool // a watch or a read failed; the periodic check re-arms the root
+	// denied marks a failure for lack of permission. It is retried like any
+	// failure but does not make the Subscription unhealthy: the folder
+	// source reports an unreadable root as a permanent, complete absence,
+	// and the watcher must agree, or one unreadable root would keep every
+	// catalog incomplete (never cached, never published) for good.
+	denied bool
 	warned bool // the failure was logged; retries that fail again are not
 
 	// Native mode.
@@ -187,6 +193,7 @@ func (w *Watcher) fail(r *rootState, what string, err error) {
 	}
 	w.log.Log(context.Background(), level, "watch: cannot observe skills root; will retry", "root", r.path, "what", what, "err", err)
 	r.failed, r.warned = true, true
+	r.denied = errors.Is(err, fs.ErrPermission)
 	w.updateHealth(r.sub)
 }
 

@@ -349,7 +349,7 @@ func (w *Watcher) rearmRoot(r *rootState) {
 func (w *Watcher) updateHealth(s *Subscription) {
 	healthy := s.status == statusActive && !s.recovering
 	for _, r := range s.roots {
-		if r.failed {
+		if r.failed && !r.denied {
 			healthy = false
 		}
 	}
