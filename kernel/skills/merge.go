@@ -97,7 +97,12 @@ type sourcedSet struct {
 
 func mergeSets(sets []sourcedSet) Catalog {
 	cat := Catalog{Complete: true, rendered: &renderMemo{}}
-	seen := map[string]Skill{}
+	total := 0
+	for _, e := range sets {
+		total += len(e.set.Skills)
+	}
+	cat.Skills = make([]Skill, 0, total)
+	seen := make(map[string]int, total) // name -> index in cat.Skills
 	for _, e := range sets {
 		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
 		if e.err != nil {
@@ -117,14 +122,20 @@ func mergeSets(sets []sourcedSet) Catalog {
 				cat.Warnings = append(cat.Warnings, contract.Warning{
 					Source:  s.Source,
 					Path:    pathOf(s),
-					Message: fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, first.Origin(), s.Origin()),
+					Message: fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, cat.Skills[first].Origin(), s.Origin()),
 				})
 				continue
 			}
-			seen[s.Name] = s
+			seen[s.Name] = len(cat.Skills)
 			cat.Skills = append(cat.Skills, s)
 		}
-		slices.SortStableFunc(cat.Skills[start:], func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) })
+		byName := func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) }
+		if part := cat.Skills[start:]; !slices.IsSortedFunc(part, byName) {
+			slices.SortStableFunc(part, byName)
+			for i := start; i < len(cat.Skills); i++ {
+				seen[cat.Skills[i].Name] = i
+			}
+		}
 	}
 	return cat
 }

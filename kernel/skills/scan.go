@@ -84,6 +84,7 @@ var (
 type rootState struct {
 	dir        string // absolute
 	entries    map[string]entryState
+	names      []string // the keys of entries, by code point (kept sorted, not re-sorted)
 	warnings   []contract.Warning // about the root itself
 	incomplete bool
 }
@@ -192,7 +193,36 @@ func (d *DirSource) scanRoot(ctx context.Context, root string) *rootState {
 		}
 		r.entries[e.Name()] = d.readEntry(ctx, filepath.Join(abs, e.Name()), e)
 	}
+	r.sortNames()
 	return r
+}
+
+func (r *rootState) sortNames() {
+	r.names = r.names[:0]
+	for n := range r.entries {
+		r.names = append(r.names, n)
+	}
+	slices.Sort(r.names)
+}
+
+// setEntry records an entry, keeping names sorted in O(log n) search and
+// one copy.
+func (r *rootState) setEntry(name string, e entryState) {
+	if _, ok := r.entries[name]; !ok {
+		i, _ := slices.BinarySearch(r.names, name)
+		r.names = slices.Insert(r.names, i, name)
+	}
+	r.entries[name] = e
+}
+
+func (r *rootState) deleteEntry(name string) {
+	if _, ok := r.entries[name]; !ok {
+		return
+	}
+	delete(r.entries, name)
+	if i, ok := slices.BinarySearch(r.names, name); ok {
+		r.names = slices.Delete(r.names, i, i+1)
+	}
 }
 
 // rereadEntry reads one child of every root again, after a change.
@@ -205,11 +235,11 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 		fi, err := d.FS.Lstat(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			delete(r.entries, name)
+			r.deleteEntry(name)
 		case err != nil:
-			r.entries[name] = entryState{incomplete: !isPermanent(err), warnings: []contract.Warning{{Source: d.Source, Path: path, Message: fmt.Sprintf("cannot read; skipped: %v", err)}}}
+			r.setEntry(name, entryState{incomplete: !isPermanent(err), warnings: []contract.Warning{{Source: d.Source, Path: path, Message: fmt.Sprintf("cannot read; skipped: %v", err)}}})
 		default:
-			r.entries[name] = d.readEntry(ctx, path, fs.FileInfoToDirEntry(fi))
+			r.setEntry(name, d.readEntry(ctx, path, fs.FileInfoToDirEntry(fi)))
 		}
 	}
 }
@@ -218,18 +248,18 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 // entries by code point, the first skill of each name.
 func (d *DirSource) assemble() Set {
 	var set Set
-	seen := map[string]Skill{}
+	total := 0
+	for _, r := range d.state {
+		total += len(r.names)
+	}
+	set.Skills = make([]Skill, 0, total)
+	seen := make(map[string]int, total) // name -> index in set.Skills
 	for _, r := range d.state {
 		set.Warnings = append(set.Warnings, r.warnings...)
 		if r.incomplete {
 			set.Incomplete = true
 		}
-		names := make([]string, 0, len(r.entries))
-		for n := range r.entries {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
+		for _, n := range r.names {
 			e := r.entries[n]
 			set.Warnings = append(set.Warnings, e.warnings...)
 			if e.incomplete {
@@ -238,13 +268,13 @@ func (d *DirSource) assemble() Set {
 			if e.skill == nil {
 				continue
 			}
-			s := *e.skill
+			s := e.skill
 			if first, dup := seen[s.Name]; dup {
-				set.warn(d.Source, s.File, fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, first.Origin(), s.Origin()))
+				set.warn(d.Source, s.File, fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, set.Skills[first].Origin(), s.Origin()))
 				continue
 			}
-			seen[s.Name] = s
-			set.Skills = append(set.Skills, s)
+			seen[s.Name] = len(set.Skills)
+			set.Skills = append(set.Skills, *s)
 		}
 	}
 	return set
