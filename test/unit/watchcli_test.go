@@ -1,0 +1,103 @@
+package unit_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// `helios skills watch --json` prints the catalog, then one line per new
+// complete catalog (added / removed / changed names and the digest), and
+// exits cleanly on Ctrl-C.
+func TestCLISkillsWatch(t *testing.T) {
+	work, home := t.TempDir(), t.TempDir()
+	root := filepath.Join(work, ".helios", "skills")
+	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
+	writeFile(t, filepath.Join(root, "beta", "SKILL.md"), skillMD("name: beta\ndescription: Second.", "body"))
+
+	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	type event struct {
+		Event    string   `json:"event"`
+		Complete bool     `json:"complete"`
+		Digest   string   `json:"digest"`
+		Added    []string `json:"added"`
+		Removed  []string `json:"removed"`
+		Changed  []string `json:"changed"`
+		Skills   []struct {
+			Name string `json:"name"`
+		} `json:"skills"`
+	}
+	next := func(what string) event {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("watch exited before %s", what)
+			}
+			var ev event
+			if err := json.Unmarshal([]byte(l), &ev); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no line for %s within 10s", what)
+		}
+		return event{}
+	}
+
+	first := next("the first catalog")
+	if first.Event != "catalog" || !first.Complete || len(first.Skills) != 2 || first.Digest == "" {
+		t.Fatalf("first line = %+v", first)
+	}
+	writeFile(t, filepath.Join(root, "gamma", "SKILL.md"), skillMD("name: gamma\ndescription: Third.", "body"))
+	ev := next("gamma's arrival")
+	if ev.Event != "change" || len(ev.Added) != 1 || ev.Added[0] != "gamma" || ev.Digest == first.Digest {
+		t.Errorf("after adding gamma: %+v", ev)
+	}
+	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First, reworded.", "body"))
+	if ev := next("alpha's change"); len(ev.Changed) != 1 || ev.Changed[0] != "alpha" {
+		t.Errorf("after rewording alpha: %+v", ev)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "beta")); err != nil {
+		t.Fatal(err)
+	}
+	if ev := next("beta's removal"); len(ev.Removed) != 1 || ev.Removed[0] != "beta" {
+		t.Errorf("after removing beta: %+v", ev)
+	}
+
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("watch after Ctrl-C: %v, want exit 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch did not exit after SIGINT")
+	}
+}
