@@ -131,9 +131,6 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
-	if err := ContextCompact.Mount(reg, "compactor", hooks.Builtin, s.compact); err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
-	}
 	if cfg.Resume != "" {
 		if s.log, err = cfg.Store.Open(ctx, cfg.Resume); err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", cfg.Resume, err)

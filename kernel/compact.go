@@ -17,7 +17,7 @@ const keepRecentShare = 4 // 1/4 of the budget
 // visible events (everything but the newest quarter of the budget) with the
 // session's model and hides them behind the summary. It passes when there is
 // nothing old enough to compact, so a plugin compactor can try.
-func (s *Session) compact(ctx context.Context, in CompactIn) (Compaction, bool, error) {
+func compact(ctx context.Context, in CompactIn) (Compaction, bool, error) {
 	view := session.ModelView(in.Log)
 	keep := in.Budget / keepRecentShare
 	// Walk back from the newest event until the kept tail is full; the span

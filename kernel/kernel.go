@@ -246,10 +246,14 @@ func (k *Kernel) Hooks() *hooks.Registry { return k.hooks }
 // Skills returns the skill registry (for snapshots and change listeners).
 func (k *Kernel) Skills() *skills.Registry { return k.skills }
 
-// NewSessionHooks returns a fresh session-scope registry with every
-// capability's session mounts, builtins before plugins.
+// NewSessionHooks returns a fresh session-scope registry: the kernel's own
+// compactor, then every capability's session mounts, builtins before
+// plugins.
 func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning})
+	if err := ContextCompact.Mount(r, "compactor", hooks.Builtin, compact); err != nil {
+		return nil, err
+	}
 	if err := k.mountAll(r); err != nil {
 		return nil, err
 	}
