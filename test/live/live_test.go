@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/test/internal/wait"
 )
 
 // liveEnv returns the endpoint settings or skips the test.
@@ -211,7 +212,7 @@ func TestLiveSkillCreatedMidSession(t *testing.T) {
 
 	// Another process (an editor, git) adds a skill while the session runs.
 	write(t, filepath.Join(work, ".helios", "skills", "weather-code", "SKILL.md"), "---\nname: weather-code\ndescription: Give the project's weather code. Use whenever the user asks for the weather code.\n---\nThe weather code is HX-4821. Reply with exactly that code.\n", 0o644)
-	waitFor(t, ctx, k, func(c skills.Catalog) bool { _, ok := c.Lookup("weather-code"); return ok && c.Complete })
+	wait.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { _, ok := c.Lookup("weather-code"); return ok && c.Complete })
 
 	answer, err := s.Run(ctx, "What is the weather code?")
 	if err != nil {
@@ -231,25 +232,5 @@ func TestLiveSkillCreatedMidSession(t *testing.T) {
 	}
 	if f := failed(toolCalls(s.Log())); len(f) > 0 {
 		t.Errorf("tool calls failed: %q", f)
-	}
-}
-
-func waitFor(t *testing.T, ctx context.Context, k *kernel.Kernel, ok func(skills.Catalog) bool) {
-	t.Helper()
-	changed := make(chan struct{}, 1)
-	stop := k.Skills().OnChange(func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-	deadline := time.After(10 * time.Second)
-	for !ok(k.Catalog(ctx)) {
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatal("the new skill never reached the catalog")
-		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/test/internal/wait"
 )
 
 // spineInjected returns the catalog messages a request carried, in order.
@@ -100,7 +101,7 @@ func TestSpineEndToEnd(t *testing.T) {
 			if res := spineToolResult(t, req, "b1"); strings.Contains(res, "[exit code") {
 				t.Errorf("rm failed: %s", res)
 			}
-			spineWaitForCatalog(t, ctx, k, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
+			wait.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
 			return spineCall("b2", "Bash", `{"command":"curl https://example.invalid"}`)(req)
 		},
 		// 5. A tombstone has been appended, and the denial reached the model
@@ -180,27 +181,5 @@ func TestSpineEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(greetDir); !os.IsNotExist(err) {
 		t.Errorf("greet still exists: %v", err)
-	}
-}
-
-// spineWaitForCatalog waits, with a deadline, until the kernel's catalog
-// satisfies ok, re-checking on each change signal.
-func spineWaitForCatalog(t *testing.T, ctx context.Context, k *kernel.Kernel, ok func(skills.Catalog) bool) {
-	t.Helper()
-	changed := make(chan struct{}, 1)
-	stop := k.Skills().OnChange(func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-	deadline := time.After(10 * time.Second)
-	for !ok(k.Catalog(ctx)) {
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("catalog never reached the expected state; last: %+v", k.Catalog(ctx))
-		}
 	}
 }
