@@ -3,16 +3,45 @@ GO      ?= go
 DEMO    := examples/demo/helios.config.json
 HELIOS  := bin/helios
 
-.PHONY: all build run test unit vet fmt-check mutate bench live clean
+.PHONY: all build run test unit vet fmt-check mutate bench live clean plugins proto
 
 all: build
 
 build:
 	$(GO) build -o $(HELIOS) ./cmd/helios
 
+# The example plugins, each in its own folder with the EXTENSION.md and
+# skills/ the SDK reads beside the executable (bin/plugins/<name>/).
+PLUGINS := bin/plugins
+
+plugins:
+	rm -rf $(PLUGINS)/release-notes
+	mkdir -p $(PLUGINS)/release-notes
+	$(GO) build -o $(PLUGINS)/release-notes/release-notes ./plugins/examples/release-notes
+	cp -R plugins/examples/release-notes/EXTENSION.md plugins/examples/release-notes/skills $(PLUGINS)/release-notes/
+
+# Regenerates plugins/proto from helios.proto (the generated code is
+# committed): protoc from Debian's protobuf-compiler when it is missing, the
+# Go code generators at pinned versions, installed into bin/tools.
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
+TOOLS              := $(CURDIR)/bin/tools
+SUDO               := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+proto:
+	@command -v protoc >/dev/null || { echo "protoc missing: installing Debian's protobuf-compiler"; \
+		$(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q protobuf-compiler; }
+	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO_GRPC)
+	PATH="$(TOOLS):$$PATH" protoc -I plugins/proto \
+		--go_out=plugins/proto --go_opt=paths=source_relative \
+		--go-grpc_out=plugins/proto --go-grpc_opt=paths=source_relative \
+		plugins/proto/helios.proto
+
 # The main job: the demo workspace's catalog (three sources, with the warnings
-# that explain what was left out), what a skill load returns, and hook order.
-run: build
+# that explain what was left out), what a skill load returns, hook order, and
+# the release-notes plugin the demo config starts.
+run: build plugins
 	@echo "== helios skills list (examples/demo) =="
 	@$(HELIOS) --config $(DEMO) skills list
 	@echo
@@ -21,6 +50,9 @@ run: build
 	@echo
 	@echo "== helios hooks describe =="
 	@$(HELIOS) --config $(DEMO) hooks describe
+	@echo
+	@echo "== helios plugins check =="
+	@$(HELIOS) --config $(DEMO) plugins check
 
 # The test command (README and .ci/run): format, vet, the race-enabled unit
 # suite, then the mutation suite.

@@ -180,6 +180,11 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		}
 	}
 
+	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, &opened)
+	if err != nil {
+		return nil, err
+	}
+
 	m, noModel := openModel(cfg.Model)
 	dir, err := sessionsDir(cfg.Sessions, base)
 	if err != nil {
@@ -190,6 +195,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		UserSkillRoots: userRoots,
 		Project:        project,
 		Capabilities:   caps,
+		Plugins:        plugins,
 		SkillsMode:     mode,
 		SkillWatcher:   skillWatcher,
 		Model:          m,

@@ -25,6 +25,9 @@ type Config struct {
 	// Extensions are local capability folders: each holds an EXTENSION.md
 	// (frontmatter name and description) and optionally a skills/ root.
 	Extensions []ExtensionConfig `json:"extensions"`
+	// Plugins are out-of-process capabilities (see PluginConfig); their
+	// hook handlers always run after every builtin.
+	Plugins []PluginConfig `json:"plugins"`
 	// Model is the OpenAI-compatible endpoint sessions talk to.
 	Model ModelConfig `json:"model"`
 	// Sessions configures the session log and the step loop.

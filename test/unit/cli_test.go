@@ -602,6 +602,7 @@ func TestCLIDemo(t *testing.T) {
 	home := asmTempDir(t)
 	cliSkillAt(t, filepath.Join(home, ".helios", "skills"), "home-decoy", "The demo's userRoots replace HOME's.", "")
 	const config = "../../examples/demo/helios.config.json"
+	plDemoPlugin(t) // the demo starts the release-notes plugin from bin/plugins
 
 	r := helios(t, home, ".", "--config", config, "skills", "list", "--json")
 	cliExpect(t, r, 0)
@@ -620,6 +621,7 @@ func TestCLIDemo(t *testing.T) {
 		{"code-review", "project", filepath.Join(demo, ".agents", "skills", "code-review")},
 		{"deploy", "project", filepath.Join(demo, ".helios", "skills", "deploy")},
 		{"docs-style", "capability:docs-style", filepath.Join(demo, "extensions", "docs-style", "skills", "docs-style")},
+		{"release-notes", "capability:release-notes", filepath.Join(demo, "..", "..", "bin", "plugins", "release-notes", "skills", "release-notes")},
 	}
 	if diff := cmp.Diff(want, gotEntries); diff != "" {
 		t.Errorf("demo skills (-want +got):\n%s", diff)

@@ -1,0 +1,14 @@
+// Package plugins is the contract between the Helios kernel and an
+// out-of-process capability, in the shape of hashicorp/go-plugin's gRPC
+// example: a plain Go interface (Capability), the Handshake both sides must
+// agree on, and the gRPC adapters GRPCClient and GRPCServer{Impl} that carry
+// the interface over the wire (package plugins/proto).
+//
+// The kernel side, which launches and supervises plugin processes and adapts
+// them to kernel.Capability, is plugins/host. Plugin authors import
+// plugins/sdk, which implements Capability from a few hook handlers, tools
+// and a folder of skills, and serves it.
+//
+// Only gRPC is spoken (go-plugin's net/rpc is refused), over AutoMTLS, with
+// messages up to MaxMessageSize in either direction.
+package plugins

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/helios-agents/helios/kernel/hookwire"
+)
+
+func TestGuardTags(t *testing.T) {
+	p := &releaseNotes{}
+	for _, tt := range []struct {
+		tool, command string
+		deny          bool
+	}{
+		{"Bash", "git tag -d v1.2.0", true},
+		{"Bash", "git tag --delete v1.2.0", true},
+		{"Bash", "cd repo && git tag -l && git tag -d old", true},
+		{"Bash", "git push origin --delete v1.2.0", true},
+		{"Bash", "git push origin :refs/tags/v1.2.0", true},
+		{"Bash", "git push --force --tags", true},
+		{"Bash", "git push --tags -f origin", true},
+		{"Bash", "git tag v1.3.0 && git push --tags", false},
+		{"Bash", "git push -f origin feature", false},
+		{"Bash", "git log --oneline v1.2.0..HEAD", false},
+		{"Read", "git tag -d v1", false},
+	} {
+		args, _ := json.Marshal(map[string]string{"command": tt.command})
+		d, handled, err := p.guardTags(context.Background(), hookwire.ToolBefore{Call: hookwire.ToolCall{Name: tt.tool, Arguments: args}})
+		if err != nil || handled != tt.deny || d.Deny != tt.deny {
+			t.Errorf("%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
+		}
+	}
+}
+
+func TestPrepareOnlyWhenTheSkillIsVisible(t *testing.T) {
+	p := &releaseNotes{}
+	if _, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}}); ok || err != nil {
+		t.Errorf("without the skill: handled %v, err %v", ok, err)
+	}
+	text, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "release-notes"}}})
+	if !ok || err != nil || !strings.Contains(text, "release-notes skill") {
+		t.Errorf("with the skill: %q, %v, %v", text, ok, err)
+	}
+}
+
+func TestFormatNotes(t *testing.T) {
+	log := "since: v1.4.0\nabc1234 feat(cli): plugins check\nbcd2345 fix: restart after a crash\ncde3456 chore: bump deps\ndef4567 feat!: gRPC only\n"
+	want := `# v1.5.0
+
+4 changes since v1.4.0.
+
+## Features
+
+- plugins check (abc1234)
+- gRPC only (def4567)
+
+## Fixes
+
+- restart after a crash (bcd2345)
+
+## Other changes
+
+- chore: bump deps (cde3456)
+`
+	if got := formatNotes("v1.5.0", log); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	res, err := formatTool().Call(context.Background(), json.RawMessage(`{"log":"x"}`))
+	if err != nil || !res.IsError {
+		t.Errorf("missing version: %+v, %v", res, err)
+	}
+}
+
+// The debug knobs: calls are traced, and a stall file holds the prepare
+// handler until its call is cancelled.
+func TestDebugKnobs(t *testing.T) {
+	dir := t.TempDir()
+	p := &releaseNotes{debugDir: dir}
+	os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := p.prepare(ctx, hookwire.Prepare{}); err == nil {
+		t.Error("a stalled handler answered")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "calls.log"))
+	if !strings.HasPrefix(string(data), "context:prepare ") {
+		t.Errorf("calls.log = %q", data)
+	}
+}

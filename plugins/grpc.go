@@ -1,0 +1,218 @@
+package plugins
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/plugins/proto"
+)
+
+// GRPCPlugin is the go-plugin plugin type of a Helios capability. It speaks
+// gRPC only: the net/rpc half of go-plugin's Plugin interface is refused.
+type GRPCPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl serves the calls (plugin side); nil on the host side.
+	Impl Capability
+}
+
+var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
+
+// GRPCServer registers Impl on the plugin's gRPC server.
+func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	if p.Impl == nil {
+		return errors.New("plugins: GRPCPlugin served without an Impl")
+	}
+	proto.RegisterCapabilityServer(s, &GRPCServer{Impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns the host's Capability over conn.
+func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &GRPCClient{client: proto.NewCapabilityClient(c)}, nil
+}
+
+// GRPCClient is the host's side of the wire: a Capability whose calls are
+// gRPC calls to the plugin.
+type GRPCClient struct{ client proto.CapabilityClient }
+
+var _ Capability = (*GRPCClient)(nil)
+
+// Describe asks the plugin to describe itself.
+func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
+	r, err := c.client.Describe(ctx, &proto.DescribeRequest{})
+	if err != nil {
+		return Description{}, err
+	}
+	d := Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete()}
+	for _, m := range r.GetMounts() {
+		d.Mounts = append(d.Mounts, Mount{Point: m.GetPoint(), Name: m.GetName()})
+	}
+	for _, t := range r.GetTools() {
+		d.Tools = append(d.Tools, Tool{Name: t.GetName(), Description: t.GetDescription(), Schema: t.GetSchema()})
+	}
+	for _, s := range r.GetSkills() {
+		d.Skills = append(d.Skills, Skill{
+			Name:                   s.GetName(),
+			Description:            s.GetDescription(),
+			BaseDir:                s.GetBaseDir(),
+			File:                   s.GetFile(),
+			DisableModelInvocation: s.GetDisableModelInvocation(),
+		})
+	}
+	for _, w := range r.GetWarnings() {
+		d.Warnings = append(d.Warnings, contract.Warning{Path: w.GetPath(), Message: w.GetMessage()})
+	}
+	return d, nil
+}
+
+// LoadSkill asks the plugin for a skill's current body.
+func (c *GRPCClient) LoadSkill(ctx context.Context, name string) (SkillContent, error) {
+	r, err := c.client.LoadSkill(ctx, &proto.LoadSkillRequest{Name: name})
+	if err != nil {
+		return SkillContent{}, err
+	}
+	return SkillContent{Name: r.GetName(), Body: r.GetBody()}, nil
+}
+
+// CallTool runs one of the plugin's tools.
+func (c *GRPCClient) CallTool(ctx context.Context, name string, args json.RawMessage) (contract.ToolResult, error) {
+	r, err := c.client.CallTool(ctx, &proto.CallToolRequest{Name: name, Arguments: args})
+	if err != nil {
+		return contract.ToolResult{}, err
+	}
+	return contract.ToolResult{Content: r.GetContent(), IsError: r.GetIsError()}, nil
+}
+
+// Handle runs one of the plugin's hook handlers.
+func (c *GRPCClient) Handle(ctx context.Context, point, mount string, payload json.RawMessage) (HookResult, error) {
+	r, err := c.client.Handle(ctx, &proto.HandleRequest{Point: point, Mount: mount, Payload: payload})
+	if err != nil {
+		return HookResult{}, err
+	}
+	return HookResult{Handled: r.GetHandled(), Result: r.GetResult()}, nil
+}
+
+// WatchSkills follows the plugin's "skills changed" stream until ctx is done
+// (nil) or the stream breaks (its error; io.EOF when the plugin ended it).
+func (c *GRPCClient) WatchSkills(ctx context.Context, changed func()) error {
+	stream, err := c.client.WatchSkills(ctx, &proto.WatchSkillsRequest{})
+	if err != nil {
+		return err
+	}
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		changed()
+	}
+}
+
+// GRPCServer is the plugin's side of the wire: it serves gRPC calls with
+// Impl.
+type GRPCServer struct {
+	proto.UnimplementedCapabilityServer
+	Impl Capability
+}
+
+var _ proto.CapabilityServer = (*GRPCServer)(nil)
+
+// Describe serves Impl.Describe.
+func (s *GRPCServer) Describe(ctx context.Context, _ *proto.DescribeRequest) (*proto.DescribeResponse, error) {
+	d, err := s.Impl.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &proto.DescribeResponse{Name: d.Name, Description: d.Description, SkillsIncomplete: d.SkillsIncomplete}
+	for _, m := range d.Mounts {
+		r.Mounts = append(r.Mounts, &proto.Mount{Point: m.Point, Name: m.Name})
+	}
+	for _, t := range d.Tools {
+		r.Tools = append(r.Tools, &proto.Tool{Name: t.Name, Description: t.Description, Schema: t.Schema})
+	}
+	for _, sk := range d.Skills {
+		r.Skills = append(r.Skills, &proto.Skill{
+			Name:                   sk.Name,
+			Description:            sk.Description,
+			BaseDir:                sk.BaseDir,
+			File:                   sk.File,
+			DisableModelInvocation: sk.DisableModelInvocation,
+		})
+	}
+	for _, w := range d.Warnings {
+		r.Warnings = append(r.Warnings, &proto.Warning{Path: w.Path, Message: w.Message})
+	}
+	return r, nil
+}
+
+// LoadSkill serves Impl.LoadSkill.
+func (s *GRPCServer) LoadSkill(ctx context.Context, req *proto.LoadSkillRequest) (*proto.LoadSkillResponse, error) {
+	c, err := s.Impl.LoadSkill(ctx, req.GetName())
+	if err != nil {
+		return nil, err
+	}
+	return &proto.LoadSkillResponse{Name: c.Name, Body: c.Body}, nil
+}
+
+// CallTool serves Impl.CallTool.
+func (s *GRPCServer) CallTool(ctx context.Context, req *proto.CallToolRequest) (*proto.CallToolResponse, error) {
+	r, err := s.Impl.CallTool(ctx, req.GetName(), req.GetArguments())
+	if err != nil {
+		return nil, err
+	}
+	return &proto.CallToolResponse{Content: r.Content, IsError: r.IsError}, nil
+}
+
+// Handle serves Impl.Handle.
+func (s *GRPCServer) Handle(ctx context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error) {
+	r, err := s.Impl.Handle(ctx, req.GetPoint(), req.GetMount(), req.GetPayload())
+	if err != nil {
+		return nil, err
+	}
+	if !r.Handled {
+		return &proto.HandleResponse{}, nil
+	}
+	return &proto.HandleResponse{Handled: true, Result: r.Result}, nil
+}
+
+// WatchSkills serves Impl.WatchSkills as a stream. Changes signalled while a
+// message is being sent coalesce into the next one: the message carries no
+// diff, only "ask again".
+func (s *GRPCServer) WatchSkills(_ *proto.WatchSkillsRequest, stream grpc.ServerStreamingServer[proto.SkillsChanged]) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	signal := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Impl.WatchSkills(ctx, func() {
+			select {
+			case signal <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	for {
+		select {
+		case <-signal:
+			if err := stream.Send(&proto.SkillsChanged{}); err != nil {
+				return err
+			}
+		case err := <-done:
+			if err == nil {
+				err = io.EOF
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package plugins_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/proto"
+)
+
+// fake is a Capability answering from fixed values.
+type fake struct {
+	desc    plugins.Description
+	hook    plugins.HookResult
+	watch   func(ctx context.Context, changed func()) error
+	lastArg json.RawMessage
+}
+
+func (f *fake) Describe(context.Context) (plugins.Description, error) { return f.desc, nil }
+func (f *fake) LoadSkill(_ context.Context, name string) (plugins.SkillContent, error) {
+	if name != "jot" {
+		return plugins.SkillContent{}, errors.New("unknown skill " + name)
+	}
+	return plugins.SkillContent{Name: "jot", Body: "Body."}, nil
+}
+func (f *fake) CallTool(_ context.Context, name string, args json.RawMessage) (contract.ToolResult, error) {
+	f.lastArg = args
+	return contract.ToolResult{Content: name + " ran", IsError: true}, nil
+}
+func (f *fake) Handle(_ context.Context, point, mount string, payload json.RawMessage) (plugins.HookResult, error) {
+	return f.hook, nil
+}
+func (f *fake) WatchSkills(ctx context.Context, changed func()) error { return f.watch(ctx, changed) }
+
+// dial serves impl through GRPCServer and returns a GRPCClient to it, in
+// memory.
+func dial(t *testing.T, impl plugins.Capability) plugins.Capability {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	s := grpc.NewServer(plugins.ServerOptions()...)
+	proto.RegisterCapabilityServer(s, &plugins.GRPCServer{Impl: impl})
+	go s.Serve(lis)
+	t.Cleanup(s.Stop)
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		append(plugins.DialOptions(),
+			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
+			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(plugins.Capability)
+}
+
+func TestRoundTrip(t *testing.T) {
+	desc := plugins.Description{
+		Name: "notes", Description: "Takes notes.",
+		Mounts:           []plugins.Mount{{Point: "context:prepare"}, {Point: "tool:before", Name: "guard"}},
+		Tools:            []plugins.Tool{{Name: "jot_down", Description: "Jot.", Schema: json.RawMessage(`{"type":"object"}`)}},
+		Skills:           []plugins.Skill{{Name: "jot", Description: "Jot.", BaseDir: "/p/skills/jot", File: "/p/skills/jot/SKILL.md", DisableModelInvocation: true}},
+		SkillsIncomplete: true,
+		Warnings:         []contract.Warning{{Path: "/p/skills/x", Message: "skipped"}},
+	}
+	f := &fake{desc: desc}
+	c := dial(t, f)
+	ctx := context.Background()
+	got, err := c.Describe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(desc, got); diff != "" {
+		t.Errorf("Describe (-want +got):\n%s", diff)
+	}
+	if sc, err := c.LoadSkill(ctx, "jot"); err != nil || sc != (plugins.SkillContent{Name: "jot", Body: "Body."}) {
+		t.Errorf("LoadSkill = %+v, %v", sc, err)
+	}
+	if _, err := c.LoadSkill(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "unknown skill nope") {
+		t.Errorf("LoadSkill(nope): %v", err)
+	}
+	if r, err := c.CallTool(ctx, "jot_down", json.RawMessage(`{"a":1}`)); err != nil || r != (contract.ToolResult{Content: "jot_down ran", IsError: true}) || string(f.lastArg) != `{"a":1}` {
+		t.Errorf("CallTool = %+v, %v (args %s)", r, err, f.lastArg)
+	}
+}
+
+// "Pass" is explicit on the wire: a result sent without handled is not a
+// decision, and a handled empty result still is one.
+func TestHandleHandledIsExplicit(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   plugins.HookResult
+		want plugins.HookResult
+	}{
+		{"pass with a stray result", plugins.HookResult{Result: json.RawMessage(`"x"`)}, plugins.HookResult{}},
+		{"handled", plugins.HookResult{Handled: true, Result: json.RawMessage(`"x"`)}, plugins.HookResult{Handled: true, Result: json.RawMessage(`"x"`)}},
+		{"handled, zero value", plugins.HookResult{Handled: true, Result: json.RawMessage(`""`)}, plugins.HookResult{Handled: true, Result: json.RawMessage(`""`)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := dial(t, &fake{hook: tt.in}).Handle(context.Background(), "context:prepare", "", json.RawMessage(`{}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Handled != tt.want.Handled || string(got.Result) != string(tt.want.Result) {
+				t.Errorf("Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
+			}
+		})
+	}
+}
+
+// The watch stream delivers the acknowledgement and the changes; the
+// plugin's watch error ends it with that error; cancelling ends it quietly.
+func TestWatchSkillsStream(t *testing.T) {
+	release := make(chan struct{})
+	f := &fake{watch: func(ctx context.Context, changed func()) error {
+		changed() // acknowledgement
+		<-release
+		changed()
+		<-ctx.Done()
+		return nil
+	}}
+	c := dial(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan struct{}, 4)
+	done := make(chan error, 1)
+	go func() { done <- c.WatchSkills(ctx, func() { got <- struct{}{} }) }()
+	for i := range 2 {
+		if i == 1 {
+			close(release)
+		}
+		select {
+		case <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("message %d never came", i)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("after cancel: %v", err)
+	}
+
+	failing := dial(t, &fake{watch: func(_ context.Context, changed func()) error {
+		changed()
+		return errors.New("no inotify left")
+	}})
+	n := 0
+	err := failing.WatchSkills(context.Background(), func() { n++ })
+	if n != 1 || err == nil || !strings.Contains(err.Error(), "no inotify left") {
+		t.Errorf("failing watch: %d messages, err %v", n, err)
+	}
+}

@@ -1,0 +1,21 @@
+// Package host runs out-of-process capabilities (plugins) for the kernel:
+// it launches a plugin binary with hashicorp/go-plugin and adapts it to
+// kernel.Capability, so the kernel installs it like any other capability —
+// in Config.Plugins, which puts its hook handlers after every builtin.
+//
+// Launching speaks gRPC only, with go-plugin's versioned handshake (magic
+// cookie and plugins.ProtocolVersion) and AutoMTLS, and verifies the
+// binary's SHA-256 first when one is configured. The plugin does not inherit
+// the kernel's environment (API keys stay in the kernel): it gets PATH, HOME
+// and a few locale variables, plus what Config.Env lists. Its stderr is
+// re-logged through the kernel's slog logger with a "plugin" attribute.
+//
+// A crashed or hung plugin costs an error and a warning, never the kernel:
+// every call has a deadline; a hook handler that fails is skipped by the
+// kernel's registry, which warns; a plugin that died is restarted on its
+// next use, after a backoff that doubles with each consecutive failure;
+// meanwhile its skills are listed as last seen and the catalog is marked
+// incomplete rather than silently dropping them. Close kills every plugin
+// process; on Linux a plugin also dies with the kernel's process, even when
+// that is SIGKILLed.
+package host

@@ -1,0 +1,257 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// exampleDir is the release-notes example plugin, built once by TestMain
+// with its EXTENSION.md and skills/ beside the executable, as `make plugins`
+// lays it out.
+var exampleDir string
+
+// helperEnv makes the test binary a plugin host for TestHostKilled: it
+// launches the plugin named by the variable's value, prints its pid and
+// waits to be killed.
+const helperEnv = "HELIOS_TEST_PLUGIN_HOST"
+
+func TestMain(m *testing.M) {
+	if cmd := os.Getenv(helperEnv); cmd != "" {
+		helperHost(cmd, os.Getenv(helperEnv+"_MODE"))
+		return
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "helios-host-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	exampleDir = filepath.Join(dir, "release-notes")
+	if err := buildExample(exampleDir); err != nil {
+		fmt.Fprintln(os.Stderr, "building the example plugin:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// buildExample builds plugins/examples/release-notes into dir.
+func buildExample(dir string) error {
+	src := filepath.Join("..", "examples", "release-notes")
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "release-notes"), "./"+src)
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return err
+	}
+	return copyTree(filepath.Join(src, "EXTENSION.md"), filepath.Join(dir, "EXTENSION.md"), src, dir)
+}
+
+// copyTree copies EXTENSION.md and skills/ of src into dst.
+func copyTree(docFrom, docTo, src, dst string) error {
+	if err := copyFile(docFrom, docTo, 0o644); err != nil {
+		return err
+	}
+	return filepath.Walk(filepath.Join(src, "skills"), func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		return copyFile(p, filepath.Join(dst, rel), fi.Mode().Perm())
+	})
+}
+
+func copyFile(from, to string, mode os.FileMode) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, mode)
+}
+
+// ownCopy gives a test its own copy of the example plugin's folder, whose
+// skills it may change.
+func ownCopy(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "release-notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyTree(filepath.Join(exampleDir, "EXTENSION.md"), filepath.Join(dir, "EXTENSION.md"), exampleDir, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFile(filepath.Join(exampleDir, "release-notes"), filepath.Join(dir, "release-notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// debugDir returns a folder for the plugin's calls.log and stall file, and
+// the env entry that turns them on.
+func debugDir(t *testing.T) (string, string) {
+	d := t.TempDir()
+	return d, "RELEASE_NOTES_DEBUG_DIR=" + d
+}
+
+// launch starts the example plugin (or the command in cfg) and closes it at
+// the end of the test.
+func launch(t *testing.T, cfg Config) *Capability {
+	t.Helper()
+	if cfg.Name == "" {
+		cfg.Name = "release-notes"
+	}
+	if cfg.Command == "" {
+		cfg.Command = filepath.Join(exampleDir, "release-notes")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t)
+	}
+	c, err := Launch(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// testLogger logs to the test's output.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// records collects log records for assertions.
+type records struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (r *records) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(p)
+}
+
+func (r *records) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.String()
+}
+
+func (r *records) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// calls reads the plugin's calls.log: each line is "<what> <pid>".
+func calls(t *testing.T, dir, what string) []int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "calls.log"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var pids []int
+	for line := range strings.Lines(string(data)) {
+		w, p, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if w == what {
+			pid, _ := strconv.Atoi(p)
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid is a running process (a zombie is not).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	state := data[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// helperHost is the test binary acting as a kernel: it launches the plugin,
+// prints "pid <n>" and waits to be killed. Mode "watch" leaves out the
+// parent-death signal, so only the SDK's parent watch can end the plugin.
+func helperHost(command, mode string) {
+	c, err := newCapability(Config{Name: "release-notes", Command: command})
+	if err == nil && mode == "watch" {
+		c.procAttr = func() *syscall.SysProcAttr { return nil }
+	}
+	if err == nil {
+		err = c.launch(context.Background())
+	}
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("pid %d\n", c.Status().PID)
+	select {}
+}
+
+// startHelperHost runs the test binary as a plugin host and returns it with
+// its plugin's pid.
+func startHelperHost(t *testing.T, mode string) (*exec.Cmd, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+filepath.Join(exampleDir, "release-notes"), helperEnv+"_MODE="+mode)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = tWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil && err != io.EOF {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscanf(line, "pid %d", &pid); err != nil {
+		t.Fatalf("helper host said %q", line)
+	}
+	go io.Copy(io.Discard, out)
+	return cmd, pid
+}

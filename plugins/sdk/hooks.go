@@ -1,0 +1,58 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/helios-agents/helios/kernel/hookwire"
+)
+
+// On builds a typed hook: the payload is decoded into In, and the Out a
+// handler returns with handled=true is the point's result.
+func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out Out, handled bool, err error)) Hook {
+	return Hook{Point: point, Name: name, Handle: func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
+		var in In
+		if err := json.Unmarshal(payload, &in); err != nil {
+			return nil, false, fmt.Errorf("%s: decode payload: %w", point, err)
+		}
+		out, handled, err := h(ctx, in)
+		if err != nil || !handled {
+			return nil, false, err
+		}
+		return out, true, nil
+	}}
+}
+
+// SessionStart runs once when a session opens (concat): text returned with
+// handled=true is joined, after the builtins', into a message at the start
+// of the session.
+func SessionStart(name string, h func(ctx context.Context, in hookwire.SessionStart) (string, bool, error)) Hook {
+	return On("session:start", name, h)
+}
+
+// ContextPrepare runs before each model request (concat): text returned with
+// handled=true is added to that request's system prompt, after the
+// builtins'.
+func ContextPrepare(name string, h func(ctx context.Context, in hookwire.Prepare) (string, bool, error)) Hook {
+	return On("context:prepare", name, h)
+}
+
+// ContextCompact runs when the context passes its budget (firstWin). The
+// builtin compactor decides whenever it can; a plugin only gets the call when
+// it passed.
+func ContextCompact(name string, h func(ctx context.Context, in hookwire.Compact) (hookwire.Compaction, bool, error)) Hook {
+	return On("context:compact", name, h)
+}
+
+// ToolBefore runs before each tool call (firstWin): deny it or rewrite its
+// arguments with handled=true, or pass. A builtin that decided first means
+// the plugin is not called at all.
+func ToolBefore(name string, h func(ctx context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error)) Hook {
+	return On("tool:before", name, h)
+}
+
+// TurnEnd decides whether the turn ends (firstWin).
+func TurnEnd(name string, h func(ctx context.Context, in hookwire.TurnEnd) (hookwire.TurnDecision, bool, error)) Hook {
+	return On("turn:end", name, h)
+}

@@ -1,0 +1,256 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookwire"
+	"github.com/helios-agents/helios/plugins"
+)
+
+type testPlugin struct {
+	hooks []Hook
+	tools []contract.Tool
+}
+
+func (p testPlugin) Hooks() []Hook          { return p.hooks }
+func (p testPlugin) Tools() []contract.Tool { return p.tools }
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newServer(t *testing.T, dir string, p Plugin) *Server {
+	t.Helper()
+	s, err := New(p, Config{Dir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestDescribe(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, ExtensionDoc), "---\nname: notes\ndescription: |\n  Takes notes,\n  carefully.\n---\nBody.\n")
+	write(t, filepath.Join(dir, "skills", "jot", "SKILL.md"), "---\nname: jot\ndescription: Jot things down.\n---\nJot.\n")
+	write(t, filepath.Join(dir, "skills", "nodesc", "SKILL.md"), "---\nname: nodesc\n---\nNo description.\n")
+	p := testPlugin{
+		hooks: []Hook{
+			ContextPrepare("", func(context.Context, hookwire.Prepare) (string, bool, error) { return "", false, nil }),
+			ToolBefore("guard", func(context.Context, hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
+				return hookwire.ToolDecision{}, false, nil
+			}),
+		},
+		tools: []contract.Tool{{Name: "jot_down", Description: "Jot.", Call: func(context.Context, json.RawMessage) (contract.ToolResult, error) {
+			return contract.ToolResult{Content: "ok"}, nil
+		}}},
+	}
+	d, err := newServer(t, dir, p).Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plugins.Description{
+		Name:        "notes",
+		Description: "Takes notes, carefully.",
+		Mounts:      []plugins.Mount{{Point: "context:prepare"}, {Point: "tool:before", Name: "guard"}},
+		Tools:       []plugins.Tool{{Name: "jot_down", Description: "Jot."}},
+		Skills: []plugins.Skill{{
+			Name: "jot", Description: "Jot things down.",
+			BaseDir: filepath.Join(dir, "skills", "jot"), File: filepath.Join(dir, "skills", "jot", "SKILL.md"),
+		}},
+	}
+	if diff := cmp.Diff(want, d, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Warnings" }, cmp.Ignore())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The skill without a description is skipped with a warning, by the
+	// kernel's own reader.
+	if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0].Path, "nodesc") {
+		t.Errorf("warnings = %+v, want one about nodesc", d.Warnings)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	noop := func(context.Context, json.RawMessage) (any, bool, error) { return nil, false, nil }
+	t.Run("no EXTENSION.md: named after the folder", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "bare-plugin")
+		os.Mkdir(dir, 0o755)
+		d, err := newServer(t, dir, testPlugin{}).Describe(context.Background())
+		if err != nil || d.Name != "bare-plugin" || d.Description != "" {
+			t.Errorf("Describe = %+v, %v", d, err)
+		}
+	})
+	for _, tt := range []struct {
+		name, doc string
+		p         Plugin
+		want      string
+	}{
+		{"unclosed frontmatter", "---\nname: x\n", testPlugin{}, "EXTENSION.md"},
+		{"two hooks, one name", "", testPlugin{hooks: []Hook{{Point: "turn:end", Handle: noop}, {Point: "turn:end", Handle: noop}}}, "two hooks"},
+		{"hook without handler", "", testPlugin{hooks: []Hook{{Point: "turn:end"}}}, "needs a point and a handler"},
+		{"tool without Call", "", testPlugin{tools: []contract.Tool{{Name: "t"}}}, "needs a name and a Call"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.doc != "" {
+				write(t, filepath.Join(dir, ExtensionDoc), tt.doc)
+			}
+			s, err := New(tt.p, Config{Dir: dir})
+			if err == nil {
+				s.Close()
+				t.Fatal("New succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Pass is the explicit handled=false; a result is JSON; a panicking handler
+// costs its call, not the plugin.
+func TestHandle(t *testing.T) {
+	p := testPlugin{hooks: []Hook{
+		ToolBefore("guard", func(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
+			switch in.Call.Name {
+			case "Bash":
+				return hookwire.ToolDecision{Deny: true, Reason: "no"}, true, nil
+			case "Boom":
+				panic("boom")
+			case "Err":
+				return hookwire.ToolDecision{}, false, errors.New("cannot decide")
+			}
+			return hookwire.ToolDecision{Deny: true}, false, nil // not handled: ignored
+		}),
+	}}
+	s := newServer(t, t.TempDir(), p)
+	call := func(name string) (plugins.HookResult, error) {
+		payload, _ := json.Marshal(hookwire.ToolBefore{Call: hookwire.ToolCall{Name: name}})
+		return s.Handle(context.Background(), "tool:before", "guard", payload)
+	}
+	if r, err := call("Read"); err != nil || r.Handled || r.Result != nil {
+		t.Errorf("pass = %+v, %v", r, err)
+	}
+	if r, err := call("Bash"); err != nil || !r.Handled || string(r.Result) != `{"deny":true,"reason":"no"}` {
+		t.Errorf("decision = %+v (%s), %v", r, r.Result, err)
+	}
+	if _, err := call("Boom"); err == nil || !strings.Contains(err.Error(), "panicked: boom") {
+		t.Errorf("panic: err = %v", err)
+	}
+	if _, err := call("Err"); err == nil || err.Error() != "cannot decide" {
+		t.Errorf("error: err = %v", err)
+	}
+	if _, err := s.Handle(context.Background(), "tool:before", "other", []byte(`{}`)); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown mount: err = %v", err)
+	}
+	if _, err := s.Handle(context.Background(), "tool:before", "guard", []byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "decode payload") {
+		t.Errorf("bad payload: err = %v", err)
+	}
+}
+
+// WatchSkills acknowledges first, then reports a change of the folder; a
+// load always reads the file as it is now.
+func TestWatchAndLoad(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "skills", "jot", "SKILL.md")
+	write(t, file, "---\nname: jot\ndescription: Jot things down.\n---\nFirst.\n")
+	s := newServer(t, dir, testPlugin{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int32
+	changed := make(chan struct{}, 8)
+	done := make(chan error, 1)
+	go func() { done <- s.WatchSkills(ctx, func() { n.Add(1); changed <- struct{}{} }) }()
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no acknowledgement")
+	}
+	c, err := s.LoadSkill(ctx, "jot")
+	if err != nil || c.Name != "jot" || !strings.Contains(c.Body, "First.") {
+		t.Fatalf("load = %+v, %v", c, err)
+	}
+	write(t, file, "---\nname: jot\ndescription: Jot things down.\n---\nSecond.\n")
+	if c, err := s.LoadSkill(ctx, "jot"); err != nil || !strings.Contains(c.Body, "Second.") {
+		t.Errorf("load after edit = %+v, %v", c, err)
+	}
+	write(t, filepath.Join(dir, "skills", "memo", "SKILL.md"), "---\nname: memo\ndescription: Memos.\n---\nM.\n")
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no change reported")
+	}
+	d, _ := s.Describe(ctx)
+	if len(d.Skills) != 2 {
+		t.Errorf("skills after the change: %+v", d.Skills)
+	}
+	if _, err := s.LoadSkill(ctx, "nope"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("unknown skill: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("WatchSkills after cancel: %v", err)
+	}
+}
+
+// The plugin exits once its parent is gone; a stop ends the watch quietly.
+func TestWatchParent(t *testing.T) {
+	var ppid atomic.Int32
+	ppid.Store(42)
+	died := make(chan struct{})
+	go watchParent(42, time.Millisecond, func() int { return int(ppid.Load()) }, nil, func() { close(died) })
+	select {
+	case <-died:
+		t.Fatal("died with the parent alive")
+	case <-time.After(20 * time.Millisecond):
+	}
+	ppid.Store(1)
+	select {
+	case <-died:
+	case <-time.After(time.Second):
+		t.Fatal("parent gone, plugin kept running")
+	}
+
+	stop := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		watchParent(42, time.Millisecond, func() int { return 42 }, stop, func() { t.Error("died after stop") })
+		close(ended)
+	}()
+	close(stop)
+	<-ended
+	watchParent(1, time.Millisecond, func() int { t.Error("init is watched"); return 0 }, nil, nil)
+}
+
+// The logger writes the JSON records go-plugin hosts read.
+func TestLoggerFormat(t *testing.T) {
+	var buf bytes.Buffer
+	newLogger(&buf).Warn("careful", "n", 3)
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["@level"] != "warn" || m["@message"] != "careful" || m["n"] != 3.0 {
+		t.Errorf("record = %v", m)
+	}
+	if _, err := time.Parse("2006-01-02T15:04:05.000000Z07:00", m["@timestamp"].(string)); err != nil {
+		t.Errorf("timestamp: %v", err)
+	}
+}

@@ -1,0 +1,736 @@
+package unit_test
+
+// Black-box tests of out-of-process capabilities (DESIGN.md "C9 Plugins"),
+// with the real release-notes example plugin built once per run. They follow
+// the order rules of hooks_test.go (seed 003): the builtin shares the point
+// under test with the plugin, firstWin tests count the losing plugin's calls
+// (in its calls.log, written by the plugin process itself) and assert that
+// no warning was emitted.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/plugins/host"
+)
+
+var (
+	plBuildOnce sync.Once
+	plDir       string // the example plugin's folder: executable, EXTENSION.md, skills/
+	plBuildErr  error
+)
+
+// plExample builds plugins/examples/release-notes once per test binary, laid
+// out as `make plugins` lays it out, in the folder TestMain removes.
+func plExample(t *testing.T) string {
+	t.Helper()
+	plBuildOnce.Do(func() {
+		src := filepath.Join("..", "..", "plugins", "examples", "release-notes")
+		plDir = filepath.Join(filepath.Dir(heliosBin), "plugins", "release-notes")
+		build := exec.Command("go", "build", "-o", filepath.Join(plDir, "release-notes"), "./"+src)
+		if out, err := build.CombinedOutput(); err != nil {
+			plBuildErr = fmt.Errorf("building the example plugin: %v\n%s", err, out)
+			return
+		}
+		plBuildErr = exec.Command("cp", "-R", filepath.Join(src, "EXTENSION.md"), filepath.Join(src, "skills"), plDir).Run()
+	})
+	if plBuildErr != nil {
+		t.Fatal(plBuildErr)
+	}
+	return plDir
+}
+
+var plDemoOnce sync.Once
+
+// plDemoPlugin does what `make plugins` does, for the demo config, which
+// starts the example from bin/plugins/release-notes: the build replaces the
+// executable atomically and files are written only when they differ, so
+// concurrent test runs do not trip over each other.
+func plDemoPlugin(t *testing.T) {
+	t.Helper()
+	var err error
+	plDemoOnce.Do(func() {
+		src := filepath.Join("..", "..", "plugins", "examples", "release-notes")
+		dst := filepath.Join("..", "..", "bin", "plugins", "release-notes")
+		build := exec.Command("go", "build", "-o", filepath.Join(dst, "release-notes"), "./"+src)
+		if out, berr := build.CombinedOutput(); berr != nil {
+			err = fmt.Errorf("building the example plugin: %v\n%s", berr, out)
+			return
+		}
+		err = filepath.WalkDir(src, func(p string, d os.DirEntry, werr error) error {
+			rel, _ := filepath.Rel(src, p)
+			switch {
+			case werr != nil:
+				return werr
+			case d.IsDir():
+				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			case rel != "EXTENSION.md" && !strings.HasPrefix(rel, "skills"+string(filepath.Separator)):
+				return nil
+			}
+			data, rerr := os.ReadFile(p)
+			if rerr != nil {
+				return rerr
+			}
+			if old, _ := os.ReadFile(filepath.Join(dst, rel)); bytes.Equal(old, data) {
+				return nil
+			}
+			info, _ := d.Info()
+			return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm())
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plDebug is a folder for the plugin's calls.log and stall file, and the
+// env entry that turns them on.
+type plDebug struct{ dir string }
+
+func newPlDebug(t *testing.T) plDebug { return plDebug{t.TempDir()} }
+
+func (d plDebug) env() string { return "RELEASE_NOTES_DEBUG_DIR=" + d.dir }
+
+// pids returns the pid of each calls.log line "<what> <pid>".
+func (d plDebug) pids(t *testing.T, what string) []int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(d.dir, "calls.log"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []int
+	for line := range strings.Lines(string(data)) {
+		w, p, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if w == what {
+			pid, _ := strconv.Atoi(p)
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func (d plDebug) stall(t *testing.T, on bool) {
+	t.Helper()
+	f := filepath.Join(d.dir, "stall")
+	if on {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// plLaunch starts the example plugin under name, closed with the test.
+func plLaunch(t *testing.T, cfg host.Config) *host.Capability {
+	t.Helper()
+	cfg.Command = filepath.Join(plExample(t), "release-notes")
+	c, err := host.Launch(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// plBuiltin is an in-process capability: "BUILTIN" on context:prepare, and
+// on tool:before a guard that denies commands containing "rm -rf" and
+// passes on everything else.
+type plBuiltin struct{}
+
+func (plBuiltin) Name() string { return "house-rules" }
+
+func (plBuiltin) Mounts() []hooks.Mount {
+	return []hooks.Mount{
+		{Point: hooks.ContextPrepare.Name, Name: "house-prepare", Handler: func(context.Context, any) (hooks.Result, error) {
+			return hooks.Handled("BUILTIN"), nil
+		}},
+		{Point: hooks.ToolBefore.Name, Name: "house-guard", Handler: func(_ context.Context, in any) (hooks.Result, error) {
+			if strings.Contains(string(in.(kernel.ToolBeforeIn).Call.Arguments), "rm -rf") {
+				return hooks.Handled(kernel.ToolDecision{Deny: true, Reason: "house rules: no rm -rf"}), nil
+			}
+			return hooks.Pass, nil
+		}},
+	}
+}
+
+// plWorld is a kernel with the builtin and the given plugins, collecting
+// warnings and log records (the kernel's and the plugins' own, as the
+// assembly wires them: one logger).
+type plWorld struct {
+	k       *kernel.Kernel
+	plugins []*host.Capability
+	mu      sync.Mutex
+	warn    []contract.Warning
+	logs    bytes.Buffer
+}
+
+func newPlWorld(t *testing.T, cfgs ...host.Config) *plWorld {
+	t.Helper()
+	w := &plWorld{}
+	logger := slog.New(slog.NewTextHandler(plSyncWriter{w}, nil))
+	var plugins []kernel.Capability
+	for _, cfg := range cfgs {
+		cfg.Logger = logger
+		c := plLaunch(t, cfg)
+		w.plugins = append(w.plugins, c)
+		plugins = append(plugins, c)
+	}
+	k, err := kernel.New(kernel.Config{
+		WorkDir:        t.TempDir(),
+		UserSkillRoots: []string{},
+		Capabilities:   []kernel.Capability{plBuiltin{}},
+		Plugins:        plugins,
+		Logger:         logger,
+		OnWarning: func(wn contract.Warning) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.warn = append(w.warn, wn)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	w.k = k
+	return w
+}
+
+type plSyncWriter struct{ w *plWorld }
+
+func (s plSyncWriter) Write(p []byte) (int, error) {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.logs.Write(p)
+}
+
+// warnings returns and forgets the warnings so far.
+func (w *plWorld) warnings() []contract.Warning {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.warn
+	w.warn = nil
+	return out
+}
+
+func (w *plWorld) prepare(t *testing.T) []string {
+	t.Helper()
+	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), kernel.PrepareIn{SessionID: "s", Step: 1, Catalog: w.k.Catalog(context.Background())})
+	if err != nil {
+		t.Fatalf("context:prepare dispatch: %v", err)
+	}
+	return out
+}
+
+func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision, bool) {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"command": command})
+	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
+	if err != nil {
+		t.Fatalf("tool:before dispatch: %v", err)
+	}
+	return d, ok
+}
+
+// plReminder is what the example plugin adds on context:prepare while its
+// skill is in the catalog.
+const plReminder = "Release notes: when the user asks for release notes"
+
+// Protects: M37 (plugin installed ahead of the builtins). The plugin's
+// handlers share context:prepare and tool:before with a builtin; structurally
+// (Describe) and behaviourally (concat order, and on firstWin a plugin that
+// is provably never called when the builtin decides) they run after it.
+func TestPluginBandAfterBuiltins(t *testing.T) {
+	dbg := newPlDebug(t)
+	w := newPlWorld(t, host.Config{Name: "release-notes", Env: []string{dbg.env()}})
+
+	points, err := w.k.DescribeHooks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]hooks.HandlerInfo{}
+	for _, p := range points {
+		got[p.Name] = p.Handlers
+	}
+	want := map[string][]hooks.HandlerInfo{
+		"context:prepare": {{Name: "house-prepare", Origin: "builtin"}, {Name: "release-notes", Origin: "plugin"}},
+		"tool:before":     {{Name: "house-guard", Origin: "builtin"}, {Name: "release-notes/guard-tags", Origin: "plugin"}},
+	}
+	for point, handlers := range want {
+		if diff := cmp.Diff(handlers, got[point]); diff != "" {
+			t.Errorf("Describe %s (-want +got):\n%s", point, diff)
+		}
+	}
+
+	t.Run("concat: builtin output first", func(t *testing.T) {
+		out := w.prepare(t)
+		if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
+			t.Errorf("context:prepare = %q, want BUILTIN then the plugin's reminder", out)
+		}
+		if n := len(dbg.pids(t, "context:prepare")); n != 1 {
+			t.Errorf("the plugin was called %d times, want 1", n)
+		}
+	})
+	t.Run("firstWin: the builtin decides, the plugin is never called", func(t *testing.T) {
+		d, ok := w.toolBefore(t, "rm -rf build && git tag -d v1.0.0")
+		if !ok || !d.Deny || d.Reason != "house rules: no rm -rf" {
+			t.Errorf("decision = %+v, %v; want the builtin's", d, ok)
+		}
+		if n := len(dbg.pids(t, "tool:before")); n != 0 {
+			t.Errorf("the plugin was called %d times on tool:before after the builtin decided", n)
+		}
+	})
+	t.Run("firstWin: the builtin passes, the plugin decides", func(t *testing.T) {
+		d, ok := w.toolBefore(t, "git tag -d v1.0.0")
+		if !ok || !d.Deny || !strings.Contains(d.Reason, "release-notes refuses") {
+			t.Errorf("decision = %+v, %v; want the plugin's", d, ok)
+		}
+		if n := len(dbg.pids(t, "tool:before")); n != 1 {
+			t.Errorf("the plugin was called %d times, want 1 (the call count must be observable)", n)
+		}
+	})
+	if ws := w.warnings(); len(ws) != 0 {
+		t.Errorf("warnings (a builtin that failed would look like one that decided): %v", ws)
+	}
+}
+
+// Protects: M38 (a crash takes down dispatch) and M39 (a crashed plugin's
+// skills dropped). A plugin killed in the middle of a call costs that call
+// an error and a warning: the handlers after it still run, the next dispatch
+// works at once, the catalog keeps its skills but says it is incomplete, and
+// after the restart backoff the plugin is back.
+func TestPluginCrashMidCall(t *testing.T) {
+	dbgA, dbgB := newPlDebug(t), newPlDebug(t)
+	const backoff = 500 * time.Millisecond
+	w := newPlWorld(t,
+		host.Config{Name: "release-notes", Env: []string{dbgA.env()}, RestartBackoff: backoff},
+		host.Config{Name: "release-notes-b", Env: []string{dbgB.env()}})
+	a := w.plugins[0]
+
+	if out := w.prepare(t); len(out) != 3 {
+		t.Fatalf("before the crash: %q, want the builtin and both plugins", out)
+	}
+	w.warnings()
+	pid := a.Status().PID
+
+	dbgA.stall(t, true)
+	done := make(chan []string, 1)
+	go func() { done <- w.prepare(t) }()
+	plWaitFor(t, 5*time.Second, "the call to reach plugin A", func() bool { return len(dbgA.pids(t, "context:prepare")) == 2 })
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	select {
+	case out = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("dispatch did not return after the plugin died")
+	}
+	if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
+		t.Errorf("dispatch during the crash = %q, want BUILTIN then plugin B's reminder", out)
+	}
+	ws := w.warnings()
+	if len(ws) != 1 || ws[0].Path != "context:prepare" || !strings.Contains(ws[0].Message, `plugin handler "release-notes" failed`) || !strings.Contains(ws[0].Message, "crashed") {
+		t.Errorf("warnings = %v, want one about release-notes crashing", ws)
+	}
+	dbgA.stall(t, false)
+
+	// At once: dispatch still works, the down plugin fails fast.
+	t0 := time.Now()
+	if out := w.prepare(t); len(out) != 2 || out[0] != "BUILTIN" {
+		t.Errorf("next dispatch = %q", out)
+	}
+	if took := time.Since(t0); took > time.Second {
+		t.Errorf("next dispatch took %v", took)
+	}
+	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "plugin is down") {
+		t.Errorf("warnings = %v, want one saying the plugin is down", ws)
+	}
+	// Its skills stay, from it (not from B, whose same-named skill would
+	// take the place of a dropped one), and the catalog says incomplete.
+	cat := w.k.Catalog(context.Background())
+	s, ok := cat.Lookup("release-notes")
+	if cat.Complete || !ok || s.Source != "capability:release-notes" {
+		t.Errorf("catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	}
+	if !plHasWarning(cat.Warnings, "capability:release-notes", "incomplete") {
+		t.Errorf("catalog warnings %v lack the plugin's", cat.Warnings)
+	}
+	logs := w.logText()
+	for _, want := range []string{
+		`level=WARN msg="hook handler failed; continuing with the next handler" point=context:prepare handler=release-notes origin=plugin`,
+		`level=WARN msg="plugin died; it is restarted on its next use" plugin=release-notes`,
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the kernel's log lacks %s:\n%s", want, logs)
+		}
+	}
+
+	// After the backoff, the next use restarts it.
+	time.Sleep(time.Until(t0.Add(backoff)))
+	plWaitFor(t, 10*time.Second, "the plugin to be back", func() bool { return len(w.prepare(t)) == 3 })
+	if st := a.Status(); st.PID == pid || st.PID == 0 || st.Restarts != 1 {
+		t.Errorf("status after restart: %+v (old pid %d)", st, pid)
+	}
+	if cat := w.k.Catalog(context.Background()); !cat.Complete {
+		t.Errorf("catalog still incomplete after the restart: %v", cat.Warnings)
+	}
+	plWaitFor(t, 2*time.Second, "the killed process to be gone", func() bool { return !plAlive(pid) })
+}
+
+// The plugin's description is its line in the <extensions> manifest, and
+// its tool reaches the model and runs in the plugin.
+func TestPluginManifestAndTools(t *testing.T) {
+	w := newPlWorld(t, host.Config{Name: "release-notes"})
+	if m := w.k.Extensions(); !strings.Contains(m, "\n- release-notes: Drafts release notes from the git history") {
+		t.Errorf("manifest lacks the plugin:\n%s", m)
+	}
+	ctx := context.Background()
+	tools, warns := w.k.Tools(ctx, w.k.Catalog(ctx))
+	if len(warns) != 0 {
+		t.Errorf("tool warnings: %v", warns)
+	}
+	for _, tool := range tools {
+		if tool.Name != "release_notes_format" {
+			continue
+		}
+		res, err := tool.Call(ctx, json.RawMessage(`{"version":"v2.0.0","log":"since: v1.0.0\nabc1234 fix: a bug\n"}`))
+		if err != nil || res.IsError || !strings.Contains(res.Content, "## Fixes\n\n- a bug (abc1234)") {
+			t.Errorf("release_notes_format = %+v, %v", res, err)
+		}
+		return
+	}
+	t.Errorf("no release_notes_format among %d tools", len(tools))
+}
+
+// "Skills changed" travels from the plugin to the kernel's catalog: the
+// registry serves the plugin's last answer from cache, so only the plugin's
+// signal can make a new skill appear.
+func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "release-notes")
+	if out, err := exec.Command("cp", "-R", plExample(t), dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	c, err := host.Launch(context.Background(), host.Config{Name: "release-notes", Command: filepath.Join(dir, "release-notes")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Plugins: []kernel.Capability{c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	ctx := context.Background()
+	if _, ok := k.Catalog(ctx).Lookup("release-notes"); !ok {
+		t.Fatal("the plugin's skill is not in the catalog")
+	}
+	writeFile(t, filepath.Join(dir, "skills", "hotfix-notes", "SKILL.md"), skillMD("name: hotfix-notes\ndescription: Notes for a hotfix release.", "Hotfix.\n"))
+	plWaitFor(t, 5*time.Second, "the new skill in the catalog", func() bool {
+		s, ok := k.Catalog(ctx).Lookup("hotfix-notes")
+		return ok && s.Source == "capability:release-notes"
+	})
+	text, err := k.LoadSkill(ctx, "hotfix-notes")
+	if err != nil || !strings.HasPrefix(text, "Base directory for this skill: "+filepath.Join(dir, "skills", "hotfix-notes")) || !strings.HasSuffix(text, "Hotfix.\n") {
+		t.Errorf("load = %q, %v", text, err)
+	}
+}
+
+// A hung handler costs its call deadline, with a warning; dispatch goes on.
+func TestPluginHangHitsDeadline(t *testing.T) {
+	dbg := newPlDebug(t)
+	const timeout = 300 * time.Millisecond
+	w := newPlWorld(t, host.Config{Name: "release-notes", Env: []string{dbg.env()}, CallTimeout: timeout})
+	dbg.stall(t, true)
+	t0 := time.Now()
+	out := w.prepare(t)
+	took := time.Since(t0)
+	if diff := cmp.Diff([]string{"BUILTIN"}, out); diff != "" {
+		t.Errorf("dispatch (-want +got):\n%s", diff)
+	}
+	if took < timeout || took > timeout+3*time.Second {
+		t.Errorf("dispatch took %v with a %v call timeout", took, timeout)
+	}
+	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "callTimeout") {
+		t.Errorf("warnings = %v, want one naming the call timeout", ws)
+	}
+}
+
+// The plugin's skills are listed with source capability:<name> and load
+// with the plugin's base dir, where the skill's script really is.
+func TestPluginSkillsListedAndLoadable(t *testing.T) {
+	dir := plExample(t)
+	home, work := t.TempDir(), t.TempDir()
+	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(dir, "release-notes"))
+
+	r := helios(t, home, work, "--config", cfg, "skills", "list", "--json")
+	if r.code != 0 {
+		t.Fatalf("skills list: exit %d\n%s", r.code, r.stderr)
+	}
+	var list struct {
+		Complete bool
+		Skills   []struct{ Name, Source, BaseDir string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "skills", "release-notes")
+	want := []struct{ Name, Source, BaseDir string }{{"release-notes", "capability:release-notes", base}}
+	if diff := cmp.Diff(want, list.Skills); diff != "" || !list.Complete {
+		t.Errorf("skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
+	}
+
+	r = helios(t, home, work, "--config", cfg, "skills", "load", "release-notes")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "Base directory for this skill: "+base+"\n") ||
+		!strings.Contains(r.stdout, "cd "+base) || !strings.Contains(r.stdout, "`scripts/collect.sh <repository>`") {
+		t.Fatalf("skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Following the load text: cd to the base dir and run the script on a
+	// repository with a tag.
+	repo := t.TempDir()
+	for _, args := range [][]string{
+		{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "first"}, {"tag", "v0.1.0"},
+		{"commit", "-q", "--allow-empty", "-m", "feat: plugins"},
+	} {
+		git := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...)
+		if out, err := git.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	script := exec.Command("sh", "-c", "cd "+base+" && scripts/collect.sh "+repo)
+	out, err := script.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "since: v0.1.0\n") || !strings.Contains(string(out), " feat: plugins") {
+		t.Errorf("collect.sh: %v\n%s", err, out)
+	}
+}
+
+// `helios hooks describe --json` lists the plugin's handlers with origin
+// plugin, and on every point no builtin comes after a plugin (the builtin
+// compactor of context:compact first).
+func TestPluginHooksDescribeJSON(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(plExample(t), "release-notes"))
+	r := helios(t, home, work, "--config", cfg, "hooks", "describe", "--json")
+	if r.code != 0 {
+		t.Fatalf("hooks describe: exit %d\n%s", r.code, r.stderr)
+	}
+	var d struct{ Points []hooks.PointInfo }
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	var plugins []string
+	for _, p := range d.Points {
+		seenPlugin := false
+		for _, h := range p.Handlers {
+			switch {
+			case h.Origin == "plugin":
+				seenPlugin = true
+				plugins = append(plugins, p.Name+" "+h.Name)
+			case seenPlugin:
+				t.Errorf("%s: builtin %q after a plugin: %+v", p.Name, h.Name, p.Handlers)
+			}
+		}
+		if p.Name == "context:compact" && (len(p.Handlers) == 0 || p.Handlers[0].Origin != "builtin") {
+			t.Errorf("context:compact does not start with the builtin compactor: %+v", p.Handlers)
+		}
+	}
+	if diff := cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins); diff != "" {
+		t.Errorf("plugin handlers (-want +got):\n%s", diff)
+	}
+}
+
+// Protects: M40 (checksum not verified). A wrong sha256 refuses the plugin
+// before it runs, with an error naming it and both sums; `plugins check`
+// says so in its line and exits 1; the right sum passes.
+func TestPluginChecksum(t *testing.T) {
+	bin := filepath.Join(plExample(t), "release-notes")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	right, wrong := hex.EncodeToString(sum[:]), strings.Repeat("0f", 32)
+	home, work := t.TempDir(), t.TempDir()
+	dbg := newPlDebug(t)
+	entry := `{"name": "notes", "command": %q, "sha256": %q, "env": {"RELEASE_NOTES_DEBUG_DIR": %q}}`
+
+	bad := plConfig(t, work, entry, bin, wrong, dbg.dir)
+	r := helios(t, home, work, "--config", bad, "skills", "list")
+	if r.code != 1 {
+		t.Errorf("skills list with a wrong sha256: exit %d, want 1", r.code)
+	}
+	for _, part := range []string{`plugin "notes"`, "checksum mismatch", right, wrong} {
+		if !strings.Contains(r.stderr, part) {
+			t.Errorf("error does not say %s:\n%s", part, r.stderr)
+		}
+	}
+	r = helios(t, home, work, "--config", bad, "plugins", "check")
+	if r.code != 1 || !strings.HasPrefix(r.stdout, "FAIL  notes: ") || !strings.Contains(r.stdout, right) || !strings.Contains(r.stdout, wrong) {
+		t.Errorf("plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if pids := dbg.pids(t, "start"); len(pids) != 0 {
+		t.Errorf("the refused binary ran %d times", len(pids))
+	}
+
+	good := plConfig(t, t.TempDir(), entry, bin, right, dbg.dir)
+	r = helios(t, home, work, "--config", good, "plugins", "check")
+	if r.code != 0 {
+		t.Fatalf("plugins check with the right sha256: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, part := range []string{"ok    notes: ", right + " (pinned, matches)", "handshake v1 with AutoMTLS", "mounts context:prepare, tool:before (guard-tags)", "skills release-notes", "tools release_notes_format", `"Drafts release notes`} {
+		if !strings.Contains(r.stdout, part) {
+			t.Errorf("plugins check line lacks %q:\n%s", part, r.stdout)
+		}
+	}
+	if strings.Count(strings.TrimSpace(r.stdout), "\n") != 0 {
+		t.Errorf("want one line per plugin:\n%s", r.stdout)
+	}
+}
+
+// No plugin process outlives the kernel: after Close, and after the
+// kernel's process is SIGKILLed (no Close runs at all).
+func TestPluginNoOrphans(t *testing.T) {
+	t.Run("Close", func(t *testing.T) {
+		w := newPlWorld(t, host.Config{Name: "release-notes"})
+		pid := w.plugins[0].Status().PID
+		if !plAlive(pid) {
+			t.Fatalf("plugin %d not running", pid)
+		}
+		if err := w.k.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if plAlive(pid) {
+			t.Errorf("plugin %d still running after Kernel.Close", pid)
+		}
+	})
+	t.Run("host SIGKILLed", func(t *testing.T) {
+		home, work := t.TempDir(), t.TempDir()
+		dbg := newPlDebug(t)
+		cfg := plConfig(t, work, `{"name": "release-notes", "command": %q, "env": {"RELEASE_NOTES_DEBUG_DIR": %q}}`, filepath.Join(plExample(t), "release-notes"), dbg.dir)
+		cmd := exec.Command(heliosBin, "--config", cfg, "skills", "watch", "--json")
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		// The first catalog line means the kernel is up, plugin included.
+		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+			t.Fatalf("helios skills watch printed nothing: %v", err)
+		}
+		pids := dbg.pids(t, "start")
+		if len(pids) != 1 || !plAlive(pids[0]) {
+			t.Fatalf("plugin starts %v", pids)
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		plWaitFor(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !plAlive(pids[0]) })
+	})
+}
+
+// The "plugins" key decodes strictly, and its mistakes name their JSON path.
+func TestPluginConfig(t *testing.T) {
+	cfg, err := assembly.ParseConfig("c.json", []byte(`{"plugins": [{"name": "n", "command": "bin/p", "args": ["-v"],
+		"env": {"B": "2", "A": "1"}, "sha256": "ab", "startTimeout": "2s", "callTimeout": "500ms"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hcs, err := assembly.PluginHostConfigs(cfg, "/etc/helios", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := host.Config{Name: "n", Command: "/etc/helios/bin/p", Args: []string{"-v"}, Env: []string{"A=1", "B=2"},
+		SHA256: "ab", StartTimeout: 2 * time.Second, CallTimeout: 500 * time.Millisecond}
+	if diff := cmp.Diff([]host.Config{want}, hcs); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct{ config, want string }{
+		{`{"plugins": [{"name": "n", "command": "p", "sha": "x"}]}`, "plugins[0].sha: unknown key"},
+		{`{"plugins": [{"name": "n", "command": "p", "callTimeout": 5}]}`, "plugins[0].callTimeout: a duration must be a string"},
+		{`{"plugins": [{"command": "p"}]}`, "plugins[0].name: missing"},
+		{`{"plugins": [{"name": "n"}]}`, "plugins[0].command: missing"},
+		{`{"plugins": [{"name": "n", "command": "p"}, {"name": "n", "command": "q"}]}`, `plugins[1].name: "n" is configured twice`},
+	} {
+		cfg, err := assembly.ParseConfig("c.json", []byte(tt.config))
+		if err == nil {
+			_, err = assembly.PluginHostConfigs(cfg, "/", nil)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.config, err, tt.want)
+		}
+	}
+}
+
+// plConfig writes a helios.config.json with one plugins entry (a format
+// string and its arguments) and returns its path.
+func plConfig(t *testing.T, dir, entry string, a ...any) string {
+	t.Helper()
+	path := filepath.Join(dir, "helios.config.json")
+	writeFile(t, path, `{"skills": {"userRoots": []}, "plugins": [`+fmt.Sprintf(entry, a...)+`]}`)
+	return path
+}
+
+func (w *plWorld) logText() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.logs.String()
+}
+
+func plHasWarning(ws []contract.Warning, source, text string) bool {
+	for _, w := range ws {
+		if w.Source == source && strings.Contains(w.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+func plWaitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// plAlive reports whether pid is a running process (a zombie is not).
+func plAlive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i >= 0 && i+2 < len(data) && data[i+2] != 'Z' && data[i+2] != 'X'
+}
