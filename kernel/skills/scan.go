@@ -84,7 +84,7 @@ var (
 type rootState struct {
 	dir        string // absolute
 	entries    map[string]entryState
-	names      []string // the keys of entries, by code point (kept sorted, not re-sorted)
+	names      []string           // the keys of entries, by code point (kept sorted, not re-sorted)
 	warnings   []contract.Warning // about the root itself
 	incomplete bool
 }
