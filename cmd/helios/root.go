@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,10 @@ type globals struct {
 	config  string
 	json    bool
 	watch   bool // start the file watchers (long-running commands only)
+	// logger receives the kernel's warnings (a failing hook handler, a
+	// plugin's stderr, a watcher that cannot observe a root). Commands that
+	// print to the terminal set it to stderr; the UI leaves it silent.
+	logger *slog.Logger
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -108,7 +113,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch})
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, Logger: g.logger})
 }
 
 // resolve finds the config file and the work dir: --work-dir wins over the
@@ -136,6 +141,11 @@ func (g *globals) resolve() (cfgPath, workDir string, err error) {
 	}
 	cfgPath, err = assembly.FindConfig(lookIn)
 	return cfgPath, workDir, err
+}
+
+// stderrLogger logs warnings and errors as text lines on stderr.
+func stderrLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // writeJSONLine writes v as one line of JSON.

@@ -25,6 +25,7 @@ func runCmd(g *globals) *cobra.Command {
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
+			g.logger = stderrLogger(cmd.ErrOrStderr())
 			k, err := g.openKernel(cmd.Context())
 			if err != nil {
 				return err

@@ -34,6 +34,7 @@ func skillsWatchCmd(g *globals) *cobra.Command {
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			g.watch = true
+			g.logger = stderrLogger(cmd.ErrOrStderr())
 			k, err := g.openKernel(cmd.Context())
 			if err != nil {
 				return err
