@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/helios-agents/helios/internal/proctest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ import (
 func TestLaunchDescribes(t *testing.T) {
 	c := launch(t, Config{})
 	st := c.Status()
-	if st.PID == 0 || !alive(st.PID) || st.Down != nil {
+	if st.PID == 0 || !proctest.Alive(st.PID) || st.Down != nil {
 		t.Fatalf("status after launch: %+v", st)
 	}
 	d := st.Description
@@ -186,7 +187,7 @@ func TestHandshakeRefusals(t *testing.T) {
 func TestStderrRelogged(t *testing.T) {
 	var rec records
 	launch(t, Config{Logger: rec.logger()})
-	waitFor(t, 5*time.Second, "the SDK's serving record", func() bool { return strings.Contains(rec.String(), "msg=serving") })
+	proctest.Eventually(t, 5*time.Second, "the SDK's serving record", func() bool { return strings.Contains(rec.String(), "msg=serving") })
 	for line := range strings.Lines(rec.String()) {
 		if strings.Contains(line, "msg=serving") {
 			for _, want := range []string{"level=DEBUG", "plugin=release-notes", "stream=stderr", "dir="} {
@@ -239,7 +240,7 @@ func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 		_, err := prepare(ctx, prepareIn("release-notes"))
 		errc <- err
 	}()
-	waitFor(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
+	proctest.Eventually(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -274,16 +275,16 @@ func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 	if err != nil || !set.Incomplete || len(set.Skills) != 1 || set.Skills[0].Name != "release-notes" || len(set.Warnings) == 0 {
 		t.Fatalf("Skills while down = %+v, %v; want the last known skill, incomplete, with a warning", set, err)
 	}
-	waitFor(t, 2*time.Second, "the killed plugin to be gone", func() bool { return !alive(pid) })
+	proctest.Eventually(t, 2*time.Second, "the killed plugin to be gone", func() bool { return !proctest.Alive(pid) })
 
 	// After the backoff: the next use restarts it.
 	time.Sleep(time.Until(t0.Add(backoff)))
-	waitFor(t, 5*time.Second, "the restarted plugin to answer", func() bool {
+	proctest.Eventually(t, 5*time.Second, "the restarted plugin to answer", func() bool {
 		res, err := prepare(ctx, prepareIn("release-notes"))
 		return err == nil && res.Handled
 	})
 	st := c.Status()
-	if st.PID == 0 || st.PID == pid || st.Restarts != 1 || !alive(st.PID) {
+	if st.PID == 0 || st.PID == pid || st.Restarts != 1 || !proctest.Alive(st.PID) {
 		t.Errorf("after restart: %+v (old pid %d)", st, pid)
 	}
 	if set, err := c.Skills(ctx); err != nil || set.Incomplete || len(set.Skills) != 1 {
@@ -335,11 +336,11 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		_, err := mountOn(t, c, "context:prepare")(context.Background(), prepareIn())
 		errc <- err
 	}()
-	waitFor(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
+	proctest.Eventually(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if alive(pid) {
+	if proctest.Alive(pid) {
 		t.Errorf("plugin %d still running after Close", pid)
 	}
 	select {
@@ -365,14 +366,14 @@ func TestHostKilledLeavesNoPlugin(t *testing.T) {
 	for _, mode := range []string{"pdeathsig", "watch"} {
 		t.Run(mode, func(t *testing.T) {
 			host, pid := startHelperHost(t, mode)
-			if !alive(pid) {
+			if !proctest.Alive(pid) {
 				t.Fatalf("plugin %d not running", pid)
 			}
 			if err := host.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
 			host.Wait()
-			waitFor(t, 3*time.Second, "the orphaned plugin to exit", func() bool { return !alive(pid) })
+			proctest.Eventually(t, 3*time.Second, "the orphaned plugin to exit", func() bool { return !proctest.Alive(pid) })
 		})
 	}
 }

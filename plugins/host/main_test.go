@@ -15,7 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // exampleDir is the release-notes example plugin, built once by TestMain
@@ -182,32 +181,6 @@ func calls(t *testing.T, dir, what string) []int {
 		}
 	}
 	return pids
-}
-
-// waitFor polls cond until it holds or d passes.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// alive reports whether pid is a running process (a zombie is not).
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 || i+2 >= len(data) {
-		return false
-	}
-	state := data[i+2]
-	return state != 'Z' && state != 'X'
 }
 
 // helperHost is the test binary acting as a kernel: it launches the plugin,

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/helios-agents/helios/internal/proctest"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -338,7 +339,7 @@ func TestPluginCrashMidCall(t *testing.T) {
 	dbgA.stall(t, true)
 	done := make(chan []string, 1)
 	go func() { done <- w.prepare(t) }()
-	plWaitFor(t, 5*time.Second, "the call to reach plugin A", func() bool { return len(dbgA.pids(t, "context:prepare")) == 2 })
+	proctest.Eventually(t, 5*time.Second, "the call to reach plugin A", func() bool { return len(dbgA.pids(t, "context:prepare")) == 2 })
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -390,14 +391,14 @@ func TestPluginCrashMidCall(t *testing.T) {
 
 	// After the backoff, the next use restarts it.
 	time.Sleep(time.Until(t0.Add(backoff)))
-	plWaitFor(t, 10*time.Second, "the plugin to be back", func() bool { return len(w.prepare(t)) == 3 })
+	proctest.Eventually(t, 10*time.Second, "the plugin to be back", func() bool { return len(w.prepare(t)) == 3 })
 	if st := a.Status(); st.PID == pid || st.PID == 0 || st.Restarts != 1 {
 		t.Errorf("status after restart: %+v (old pid %d)", st, pid)
 	}
 	if cat := w.k.Catalog(context.Background()); !cat.Complete {
 		t.Errorf("catalog still incomplete after the restart: %v", cat.Warnings)
 	}
-	plWaitFor(t, 2*time.Second, "the killed process to be gone", func() bool { return !plAlive(pid) })
+	proctest.Eventually(t, 2*time.Second, "the killed process to be gone", func() bool { return !proctest.Alive(pid) })
 }
 
 // The plugin's description is its line in the <extensions> manifest, and
@@ -448,7 +449,7 @@ func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 		t.Fatal("the plugin's skill is not in the catalog")
 	}
 	writeFile(t, filepath.Join(dir, "skills", "hotfix-notes", "SKILL.md"), skillMD("name: hotfix-notes\ndescription: Notes for a hotfix release.", "Hotfix.\n"))
-	plWaitFor(t, 5*time.Second, "the new skill in the catalog", func() bool {
+	proctest.Eventually(t, 5*time.Second, "the new skill in the catalog", func() bool {
 		s, ok := k.Catalog(ctx).Lookup("hotfix-notes")
 		return ok && s.Source == "capability:release-notes"
 	})
@@ -616,13 +617,13 @@ func TestPluginNoOrphans(t *testing.T) {
 	t.Run("Close", func(t *testing.T) {
 		w := newPlWorld(t, host.Config{Name: "release-notes"})
 		pid := w.plugins[0].Status().PID
-		if !plAlive(pid) {
+		if !proctest.Alive(pid) {
 			t.Fatalf("plugin %d not running", pid)
 		}
 		if err := w.k.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if plAlive(pid) {
+		if proctest.Alive(pid) {
 			t.Errorf("plugin %d still running after Kernel.Close", pid)
 		}
 	})
@@ -646,14 +647,14 @@ func TestPluginNoOrphans(t *testing.T) {
 			t.Fatalf("helios skills watch printed nothing: %v", err)
 		}
 		pids := dbg.pids(t, "start")
-		if len(pids) != 1 || !plAlive(pids[0]) {
+		if len(pids) != 1 || !proctest.Alive(pids[0]) {
 			t.Fatalf("plugin starts %v", pids)
 		}
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		cmd.Wait()
-		plWaitFor(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !plAlive(pids[0]) })
+		proctest.Eventually(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !proctest.Alive(pids[0]) })
 	})
 }
 
@@ -712,25 +713,4 @@ func plHasWarning(ws []contract.Warning, source, text string) bool {
 		}
 	}
 	return false
-}
-
-func plWaitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// plAlive reports whether pid is a running process (a zombie is not).
-func plAlive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(data, ')')
-	return i >= 0 && i+2 < len(data) && data[i+2] != 'Z' && data[i+2] != 'X'
 }
