@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
@@ -139,6 +141,9 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning})
+	if err := ContextPrepare.Mount(k.hooks, "environment", hooks.Builtin, k.environment); err != nil {
+		return nil, err
+	}
 	if err := k.mountAll(k.hooks); err != nil {
 		return nil, err
 	}
@@ -213,6 +218,14 @@ func (k *Kernel) mountAll(r *hooks.Registry) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// environment is the builtin context:prepare handler: where the agent works,
+// so relative paths and the Bash tool's cwd mean something to the model. The
+// date has day granularity, so the prompt prefix stays cacheable all day.
+func (k *Kernel) environment(context.Context, PrepareIn) (string, bool, error) {
+	return fmt.Sprintf("Environment:\n- work dir: %s (the Bash tool runs there; relative paths resolve against it)\n- platform: %s/%s\n- date: %s",
+		k.workDir, runtime.GOOS, runtime.GOARCH, time.Now().Format(time.DateOnly)), true, nil
 }
 
 // WorkDir returns the absolute work dir.

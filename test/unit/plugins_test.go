@@ -242,7 +242,12 @@ func (w *plWorld) prepare(t *testing.T) []string {
 	if err != nil {
 		t.Fatalf("context:prepare dispatch: %v", err)
 	}
-	return out
+	// The kernel's own builtin (the environment) always comes first; the
+	// tests below are about the capabilities after it.
+	if len(out) == 0 || !strings.HasPrefix(out[0], "Environment:\n") {
+		t.Fatalf("context:prepare = %q, want the kernel's environment first", out)
+	}
+	return out[1:]
 }
 
 func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision, bool) {
@@ -276,7 +281,7 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 		got[p.Name] = p.Handlers
 	}
 	want := map[string][]hooks.HandlerInfo{
-		"context:prepare": {{Name: "house-prepare", Origin: "builtin"}, {Name: "release-notes", Origin: "plugin"}},
+		"context:prepare": {{Name: "environment", Origin: "builtin"}, {Name: "house-prepare", Origin: "builtin"}, {Name: "release-notes", Origin: "plugin"}},
 		"tool:before":     {{Name: "house-guard", Origin: "builtin"}, {Name: "release-notes/guard-tags", Origin: "plugin"}},
 	}
 	for point, handlers := range want {

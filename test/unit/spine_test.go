@@ -73,6 +73,11 @@ func TestSpineEndToEnd(t *testing.T) {
 			if !strings.Contains(req.System, "skill") || strings.Contains(req.System, "skill_*") {
 				t.Errorf("system prompt does not describe skills by role: %q", req.System)
 			}
+			// The kernel's environment builtin (context:prepare) tells the
+			// model where it works.
+			if real, _ := filepath.EvalSymlinks(work); !strings.Contains(req.System, "- work dir: "+real+" ") {
+				t.Errorf("system prompt lacks the work dir %s: %q", real, req.System)
+			}
 			return modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "w1", Name: "Write", Arguments: writeArgs}}}
 		},
 		// 2. The very next request carries the replacement catalog (the
