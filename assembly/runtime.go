@@ -100,6 +100,15 @@ func (l *lazyStore) List(ctx context.Context) ([]session.Info, error) {
 	return s.List(ctx)
 }
 
+// Read reads a session without locking it (see session.Reader).
+func (l *lazyStore) Read(ctx context.Context, id string) ([]session.Event, error) {
+	s, err := l.store()
+	if err != nil {
+		return nil, err
+	}
+	return s.Read(ctx, id)
+}
+
 func (l *lazyStore) Fork(ctx context.Context, id string, at int64) (session.Log, error) {
 	s, err := l.store()
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -172,26 +173,39 @@ func sessionsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer k.Close()
-			log, err := k.SessionStore().Open(cmd.Context(), a[0])
+			evs, err := readSession(cmd.Context(), k.SessionStore(), a[0])
 			if err != nil {
 				return err
-			}
-			defer log.Close()
-			evs := make([]session.Event, 0, log.Len())
-			for i := range log.Len() {
-				evs = append(evs, log.At(i))
 			}
 			if g.json {
 				return writeJSON(cmd.OutOrStdout(), struct {
 					ID     string          `json:"id"`
 					Events []session.Event `json:"events"`
-				}{log.ID(), evs})
+				}{a[0], evs})
 			}
 			printEvents(cmd.OutOrStdout(), evs)
 			return nil
 		},
 	})
 	return c
+}
+
+// readSession reads a session's events, without locking it when the store
+// can (so `sessions show` works while `helios run` is appending to it).
+func readSession(ctx context.Context, store session.Store, id string) ([]session.Event, error) {
+	if r, ok := store.(session.Reader); ok {
+		return r.Read(ctx, id)
+	}
+	log, err := store.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	evs := make([]session.Event, 0, log.Len())
+	for i := range log.Len() {
+		evs = append(evs, log.At(i))
+	}
+	return evs, nil
 }
 
 func printEvents(w io.Writer, evs []session.Event) {

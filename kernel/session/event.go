@@ -90,6 +90,13 @@ type Store interface {
 	Fork(ctx context.Context, id string, at int64) (Log, error)
 }
 
+// Reader is a Store that can read a session's events without opening it
+// for appending (so without waiting for, or blocking, the process that runs
+// it). Found by type assertion; the CLI's `sessions show` uses it.
+type Reader interface {
+	Read(ctx context.Context, id string) ([]Event, error)
+}
+
 // Log is one session's event log. It is safe for concurrent use.
 type Log interface {
 	ID() string

@@ -156,6 +156,32 @@ func (s *JSONLStore) Open(ctx context.Context, id string) (Log, error) {
 	return s.adopt(id, f, size, evs, meta), nil
 }
 
+// Read returns a copy of a session's events without opening it for
+// appending: it takes no lock, so it works while another process runs the
+// session, and it never modifies the file (a torn last line, an Append in
+// flight, is left out, not cut off).
+func (s *JSONLStore) Read(ctx context.Context, id string) ([]Event, error) {
+	if err := checkID(id); err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read session %q: %w", id, err)
+	}
+	path := s.path(id)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read session %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %q: %w", id, err)
+	}
+	evs, _, err := decodeLog(data, path)
+	if err != nil {
+		return nil, fmt.Errorf("read session %q: %w", id, err)
+	}
+	return evs, nil
+}
+
 // load locks f, decodes it and cuts a torn last line off.
 func (s *JSONLStore) load(f *os.File, path string) ([]Event, int64, error) {
 	if err := lockFile(f); err != nil {

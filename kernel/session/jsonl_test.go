@@ -594,3 +594,43 @@ func (r *recorder) records(level slog.Level) []map[string]string {
 	}
 	return out
 }
+
+// Read works on a session another process has open (the lock does not
+// apply to it), leaves a torn tail alone rather than cutting it, and names
+// a missing session with ErrNotFound.
+func TestReadWithoutLocking(t *testing.T) {
+	dir := t.TempDir()
+	a := newJSONL(t, session.JSONLConfig{Dir: dir})
+	b := newJSONL(t, session.JSONLConfig{Dir: dir}) // as another process would
+	l := mustCreate(t, a)
+	mustAppend(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
+
+	evs, err := b.Read(t.Context(), l.ID())
+	if err != nil || len(evs) != 2 || evs[1].Text != "two" {
+		t.Fatalf("Read while open elsewhere = %d events, %v; want 2", len(evs), err)
+	}
+
+	// An Append in flight in the other process: a torn last line.
+	path := filepath.Join(dir, l.ID()+".jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"seq":3,"type":"us`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, _ := os.Stat(path)
+	if evs, err := b.Read(t.Context(), l.ID()); err != nil || len(evs) != 2 {
+		t.Errorf("Read with a torn tail = %d events, %v; want the 2 complete ones", len(evs), err)
+	}
+	if after, _ := os.Stat(path); after.Size() != before.Size() {
+		t.Errorf("Read changed the file: %d -> %d bytes", before.Size(), after.Size())
+	}
+	if _, err := b.Read(t.Context(), "20260101T000000-abcdef"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Read of a missing session: %v, want ErrNotFound", err)
+	}
+	if _, err := b.Read(t.Context(), "../x"); !errors.Is(err, session.ErrInvalidID) {
+		t.Errorf("Read of ../x: %v, want ErrInvalidID", err)
+	}
+}
