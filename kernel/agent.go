@@ -69,6 +69,9 @@ type Session struct {
 	// ID across the whole log, and some servers number calls afresh in
 	// every response.
 	callIDs map[string]bool
+	// viewSize is the model view's size at the step's request; stepGrowth
+	// what the step appended since.
+	viewSize, stepGrowth int
 }
 
 const (
@@ -212,9 +215,13 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
 	}
+	// The view is built once per step: it is O(log) to build. The budget
+	// check after the step adds what the step appended, all of it visible.
+	view := session.ModelView(s.log)
+	s.viewSize, s.stepGrowth = viewBytes(view), 0
 	req := model.Request{
 		System:   s.systemPrompt(extra),
-		Messages: toMessages(session.ModelView(s.log)),
+		Messages: toMessages(view),
 		Tools:    toModelTools(tools),
 	}
 	if s.cfg.Observe != nil {
@@ -363,7 +370,7 @@ func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (
 // maybeCompact runs context:compact when the model view is over budget and
 // appends the decided compaction marker.
 func (s *Session) maybeCompact(ctx context.Context) error {
-	size := viewBytes(session.ModelView(s.log))
+	size := s.viewSize + s.stepGrowth
 	if size <= s.cfg.ContextBudget {
 		return nil
 	}
@@ -394,6 +401,9 @@ func (s *Session) systemPrompt(extra []string) string {
 func (s *Session) append(ctx context.Context, evs ...session.Event) error {
 	if _, err := s.log.Append(ctx, evs...); err != nil {
 		return fmt.Errorf("session %s: append: %w", s.ID(), err)
+	}
+	for _, ev := range evs {
+		s.stepGrowth += eventBytes(ev)
 	}
 	return nil
 }
@@ -462,7 +472,9 @@ func toMessages(view []session.Event) []model.Message {
 func viewBytes(view []session.Event) int {
 	n := 0
 	for _, ev := range view {
-		n += len(ev.Text) + len(ev.Input)
+		n += eventBytes(ev)
 	}
 	return n
 }
+
+func eventBytes(ev session.Event) int { return len(ev.Text) + len(ev.Input) }

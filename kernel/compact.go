@@ -25,7 +25,7 @@ func compact(ctx context.Context, in CompactIn) (Compaction, bool, error) {
 	// span ends before an assistant or user message.
 	size, cut := 0, len(view)
 	for i := len(view) - 1; i >= 0; i-- {
-		size += len(view[i].Text) + len(view[i].Input)
+		size += eventBytes(view[i])
 		if size > keep {
 			break
 		}
