@@ -5,12 +5,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/helios-agents/helios/internal/pluginprobe"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -165,20 +165,12 @@ func (r *records) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// calls reads the plugin's calls.log: each line is "<what> <pid>".
+// calls reads the plugin's calls.log (see internal/pluginprobe).
 func calls(t *testing.T, dir, what string) []int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "calls.log"))
-	if err != nil && !os.IsNotExist(err) {
+	pids, err := pluginprobe.Dir(dir).Calls(what)
+	if err != nil {
 		t.Fatal(err)
-	}
-	var pids []int
-	for line := range strings.Lines(string(data)) {
-		w, p, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if w == what {
-			pid, _ := strconv.Atoi(p)
-			pids = append(pids, pid)
-		}
 	}
 	return pids
 }

@@ -15,12 +15,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/helios-agents/helios/internal/pluginprobe"
 	"github.com/helios-agents/helios/internal/proctest"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -106,40 +106,27 @@ func plDemoPlugin(t *testing.T) {
 	}
 }
 
-// plDebug is a folder for the plugin's calls.log and stall file, and the
-// env entry that turns them on.
-type plDebug struct{ dir string }
+// plDebug is the plugin's probe folder (internal/pluginprobe): its
+// calls.log and stall file.
+type plDebug struct{ dir pluginprobe.Dir }
 
-func newPlDebug(t *testing.T) plDebug { return plDebug{t.TempDir()} }
+func newPlDebug(t *testing.T) plDebug { return plDebug{pluginprobe.Dir(t.TempDir())} }
 
-func (d plDebug) env() string { return "RELEASE_NOTES_DEBUG_DIR=" + d.dir }
+func (d plDebug) env() string { return d.dir.Env() }
 
 // pids returns the pid of each calls.log line "<what> <pid>".
 func (d plDebug) pids(t *testing.T, what string) []int {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(d.dir, "calls.log"))
-	if err != nil && !os.IsNotExist(err) {
+	pids, err := d.dir.Calls(what)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var out []int
-	for line := range strings.Lines(string(data)) {
-		w, p, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if w == what {
-			pid, _ := strconv.Atoi(p)
-			out = append(out, pid)
-		}
-	}
-	return out
+	return pids
 }
 
 func (d plDebug) stall(t *testing.T, on bool) {
 	t.Helper()
-	f := filepath.Join(d.dir, "stall")
-	if on {
-		if err := os.WriteFile(f, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	} else if err := os.Remove(f); err != nil {
+	if err := d.dir.SetStall(on); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,12 +16,8 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/helios-agents/helios/internal/pluginprobe"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookwire"
@@ -29,8 +25,8 @@ import (
 )
 
 func main() {
-	p := &releaseNotes{debugDir: os.Getenv("RELEASE_NOTES_DEBUG_DIR")}
-	p.trace("start")
+	p := &releaseNotes{probe: pluginprobe.FromEnv()}
+	p.probe.Trace("start")
 	sdk.Serve(p, sdk.Config{})
 }
 
@@ -38,8 +34,7 @@ func main() {
 const skillName = "release-notes"
 
 type releaseNotes struct {
-	debugDir string
-	mu       sync.Mutex // serializes calls.log appends
+	probe pluginprobe.Dir // tests' window into the plugin; off unless configured
 }
 
 var _ sdk.Plugin = (*releaseNotes)(nil)
@@ -58,44 +53,12 @@ func (p *releaseNotes) Tools() []contract.Tool {
 // prepare reminds the model of the skill while the model can see it: a
 // catalog without it (hidden, or incomplete) gets nothing.
 func (p *releaseNotes) prepare(ctx context.Context, in hookwire.Prepare) (string, bool, error) {
-	p.trace("context:prepare")
-	if err := p.stall(ctx); err != nil {
+	p.probe.Trace("context:prepare")
+	if err := p.probe.Stall(ctx); err != nil {
 		return "", false, err
 	}
 	if !slices.ContainsFunc(in.Skills, func(s hookwire.Skill) bool { return s.Name == skillName }) {
 		return "", false, nil
 	}
 	return "Release notes: when the user asks for release notes or what changed since the last release, load the release-notes skill before anything else; it collects the commits for you.", true, nil
-}
-
-// trace appends a line to calls.log when debugging.
-func (p *releaseNotes) trace(what string) {
-	if p.debugDir == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f, err := os.OpenFile(filepath.Join(p.debugDir, "calls.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(f, "%s %d\n", what, os.Getpid())
-	f.Close()
-}
-
-// stall waits while <debug dir>/stall exists, or until ctx is done.
-func (p *releaseNotes) stall(ctx context.Context) error {
-	if p.debugDir == "" {
-		return nil
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(p.debugDir, "stall")); err != nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/helios-agents/helios/internal/pluginprobe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestFormatNotes(t *testing.T) {
 // handler until its call is cancelled.
 func TestDebugKnobs(t *testing.T) {
 	dir := t.TempDir()
-	p := &releaseNotes{debugDir: dir}
+	p := &releaseNotes{probe: pluginprobe.Dir(dir)}
 	os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -26,7 +26,7 @@ var tagRules = []struct {
 // guardTags denies Bash commands that delete or force-push tags, and passes
 // on everything else.
 func (p *releaseNotes) guardTags(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
-	p.trace("tool:before")
+	p.probe.Trace("tool:before")
 	if in.Call.Name != "Bash" {
 		return hookwire.ToolDecision{}, false, nil
 	}
