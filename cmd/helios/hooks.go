@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/helios-agents/helios/kernel"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -21,22 +22,19 @@ func hooksCmd(g *globals) *cobra.Command {
 		Short: "Show every mount point, its kind and its handlers in dispatch order",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer k.Close()
-			points, err := k.DescribeHooks()
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return writeJSON(cmd.OutOrStdout(), struct {
-					Points []hooks.PointInfo `json:"points"`
-				}{points})
-			}
-			printHooks(cmd.OutOrStdout(), points)
-			return nil
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				points, err := k.DescribeHooks()
+				if err != nil {
+					return err
+				}
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), struct {
+						Points []hooks.PointInfo `json:"points"`
+					}{points})
+				}
+				printHooks(cmd.OutOrStdout(), points)
+				return nil
+			})
 		},
 	})
 	return c

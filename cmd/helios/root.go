@@ -116,6 +116,17 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, Logger: g.logger})
 }
 
+// withKernel assembles the kernel the flags describe, runs fn with it and
+// closes it.
+func (g *globals) withKernel(cmd *cobra.Command, fn func(*kernel.Kernel) error) error {
+	k, err := g.openKernel(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	return fn(k)
+}
+
 // resolve finds the config file and the work dir: --work-dir wins over the
 // config's workDir; --config wins over <work-dir>/helios.config.json.
 func (g *globals) resolve() (cfgPath, workDir string, err error) {

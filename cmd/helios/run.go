@@ -27,21 +27,18 @@ func runCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				out := cmd.OutOrStdout()
+				p := &progress{w: out, json: g.json}
+				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				_, err = s.Run(cmd.Context(), a[0])
+				p.done(s.ID(), err)
 				return err
-			}
-			defer k.Close()
-			out := cmd.OutOrStdout()
-			p := &progress{w: out, json: g.json}
-			s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			_, err = s.Run(cmd.Context(), a[0])
-			p.done(s.ID(), err)
-			return err
+			})
 		},
 	}
 	c.Flags().StringVar(&resume, "resume", "", "continue the session with this ID")
@@ -135,56 +132,50 @@ func sessionsCmd(g *globals) *cobra.Command {
 		Short: "List saved sessions, most recent first",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer k.Close()
-			infos, err := k.SessionStore().List(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if infos == nil {
-				infos = []session.Info{}
-			}
-			if g.json {
-				return writeJSON(cmd.OutOrStdout(), struct {
-					Sessions []session.Info `json:"sessions"`
-				}{infos})
-			}
-			if len(infos) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "No sessions.")
-				return nil
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tUPDATED\tEVENTS\tTITLE")
-			for _, in := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.ID, in.Updated.Local().Format(time.DateTime), in.Events, clip(in.Title, 60))
-			}
-			return tw.Flush()
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				infos, err := k.SessionStore().List(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if infos == nil {
+					infos = []session.Info{}
+				}
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), struct {
+						Sessions []session.Info `json:"sessions"`
+					}{infos})
+				}
+				if len(infos) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "No sessions.")
+					return nil
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tUPDATED\tEVENTS\tTITLE")
+				for _, in := range infos {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.ID, in.Updated.Local().Format(time.DateTime), in.Events, clip(in.Title, 60))
+				}
+				return tw.Flush()
+			})
 		},
 	}, &cobra.Command{
 		Use:   "show ID",
 		Short: "Print a session's events",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer k.Close()
-			evs, err := readSession(cmd.Context(), k.SessionStore(), a[0])
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return writeJSON(cmd.OutOrStdout(), struct {
-					ID     string          `json:"id"`
-					Events []session.Event `json:"events"`
-				}{a[0], evs})
-			}
-			printEvents(cmd.OutOrStdout(), evs)
-			return nil
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				evs, err := readSession(cmd.Context(), k.SessionStore(), a[0])
+				if err != nil {
+					return err
+				}
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), struct {
+						ID     string          `json:"id"`
+						Events []session.Event `json:"events"`
+					}{a[0], evs})
+				}
+				printEvents(cmd.OutOrStdout(), evs)
+				return nil
+			})
 		},
 	})
 	return c

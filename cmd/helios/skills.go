@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/helios-agents/helios/kernel"
 	"io"
 	"os"
 	"strings"
@@ -51,22 +52,19 @@ func skillsListCmd(g *globals) *cobra.Command {
 		Short: "Show the merged catalog: which skills the model gets, from where, and why others were left out",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer k.Close()
-			cat := k.Catalog(cmd.Context())
-			out := listJSON{Complete: cat.Complete, Skills: []skillJSON{}, Warnings: []contract.Warning{}}
-			for _, s := range cat.Skills {
-				out.Skills = append(out.Skills, toSkillJSON(s))
-			}
-			out.Warnings = append(out.Warnings, cat.Warnings...)
-			if g.json {
-				return writeJSON(cmd.OutOrStdout(), out)
-			}
-			printList(cmd.OutOrStdout(), out)
-			return nil
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				cat := k.Catalog(cmd.Context())
+				out := listJSON{Complete: cat.Complete, Skills: []skillJSON{}, Warnings: []contract.Warning{}}
+				for _, s := range cat.Skills {
+					out.Skills = append(out.Skills, toSkillJSON(s))
+				}
+				out.Warnings = append(out.Warnings, cat.Warnings...)
+				if g.json {
+					return writeJSON(cmd.OutOrStdout(), out)
+				}
+				printList(cmd.OutOrStdout(), out)
+				return nil
+			})
 		},
 	}
 }
@@ -111,20 +109,17 @@ func skillsLoadCmd(g *globals) *cobra.Command {
 		Short: "Print exactly the text the model receives when it loads a skill",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				text, err := k.LoadSkill(cmd.Context(), a[0])
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), text)
+				if err == nil && !strings.HasSuffix(text, "\n") {
+					_, err = io.WriteString(cmd.OutOrStdout(), "\n")
+				}
 				return err
-			}
-			defer k.Close()
-			text, err := k.LoadSkill(cmd.Context(), a[0])
-			if err != nil {
-				return err
-			}
-			_, err = io.WriteString(cmd.OutOrStdout(), text)
-			if err == nil && !strings.HasSuffix(text, "\n") {
-				_, err = io.WriteString(cmd.OutOrStdout(), "\n")
-			}
-			return err
+			})
 		},
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/helios-agents/helios/kernel"
 	"io"
 	"slices"
 
@@ -35,12 +36,9 @@ func skillsWatchCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
-			k, err := g.openKernel(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer k.Close()
-			return watchLoop(cmd.Context(), k.Skills(), cmd.OutOrStdout(), g.json)
+			return g.withKernel(cmd, func(k *kernel.Kernel) error {
+				return watchLoop(cmd.Context(), k.Skills(), cmd.OutOrStdout(), g.json)
+			})
 		},
 	}
 }
