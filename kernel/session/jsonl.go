@@ -123,11 +123,8 @@ func (s *JSONLStore) Create(ctx context.Context) (Log, error) {
 // to its last complete line and logs a warning; a bad line before the last
 // is an error naming the file and line, and the file is left as it is.
 func (s *JSONLStore) Open(ctx context.Context, id string) (Log, error) {
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open session %q: %w", id, err)
+	if err := precheck(ctx, "open", id); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -161,11 +158,8 @@ func (s *JSONLStore) Open(ctx context.Context, id string) (Log, error) {
 // session, and it never modifies the file (a torn last line, an Append in
 // flight, is left out, not cut off).
 func (s *JSONLStore) Read(ctx context.Context, id string) ([]Event, error) {
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("read session: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read session %q: %w", id, err)
+	if err := precheck(ctx, "read", id); err != nil {
+		return nil, err
 	}
 	path := s.path(id)
 	data, err := os.ReadFile(path)
@@ -277,11 +271,8 @@ func (s *JSONLStore) info(id string) (Info, error) {
 // last event copied (less than at when at is past the end). A crash during
 // Fork can leave an empty session behind, never a partial one.
 func (s *JSONLStore) Fork(ctx context.Context, id string, at int64) (Log, error) {
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("fork session: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("fork session %q: %w", id, err)
+	if err := precheck(ctx, "fork", id); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -528,6 +519,18 @@ func oneLine(raw []byte) bool {
 // not valid JSON is torn: it is not returned, and good (the length of the
 // content before it) is less than len(data). Any other bad line, or a Seq
 // out of order, is an error naming name:line.
+// precheck refuses an invalid id or a done ctx before op touches a session,
+// naming the operation and the id.
+func precheck(ctx context.Context, op, id string) error {
+	if err := checkID(id); err != nil {
+		return fmt.Errorf("%s session: %w", op, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s session %q: %w", op, id, err)
+	}
+	return nil
+}
+
 func decodeLog(data []byte, name string) (evs []Event, good int, err error) {
 	evs = make([]Event, 0, bytes.Count(data, []byte{'\n'}))
 	for line := 1; good < len(data); line++ {

@@ -46,11 +46,8 @@ func (s *MemoryStore) Create(ctx context.Context) (Log, error) {
 // Open returns a new Log on the session; it shares the events with every
 // other Log open on it.
 func (s *MemoryStore) Open(ctx context.Context, id string) (Log, error) {
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("open session: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open session %q: %w", id, err)
+	if err := precheck(ctx, "open", id); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -84,11 +81,8 @@ func (s *MemoryStore) List(ctx context.Context) ([]Info, error) {
 // Seqs and Times unchanged. Its Info has ForkOf id and ForkAt the Seq of
 // the last event copied (less than at when at is past the end).
 func (s *MemoryStore) Fork(ctx context.Context, id string, at int64) (Log, error) {
-	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("fork session: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("fork session %q: %w", id, err)
+	if err := precheck(ctx, "fork", id); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
