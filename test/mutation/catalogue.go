@@ -44,6 +44,10 @@ var (
 
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// loadCatalogue reads the catalogue at path and then every fragment in the
+// folder catalogue.d beside it (*.yaml, by file name). A fragment holds only
+// packages and mutations; its entries follow the main file's, so each
+// contract can keep its mutations in a file of its own.
 func loadCatalogue(path string) (*catalogue, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -53,7 +57,62 @@ func loadCatalogue(path string) (*catalogue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load catalogue %s: %w", path, err)
 	}
+	frags, err := filepath.Glob(filepath.Join(filepath.Dir(path), "catalogue.d", "*.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("load catalogue fragments: %w", err)
+	}
+	slices.Sort(frags)
+	for _, f := range frags {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("load catalogue fragment: %w", err)
+		}
+		muts, err := parseFragment(data, cat.Packages)
+		if err != nil {
+			return nil, fmt.Errorf("load catalogue fragment %s: %w", f, err)
+		}
+		cat.Mutations = append(cat.Mutations, muts...)
+	}
+	if len(frags) > 0 {
+		if err := cat.validate(); err != nil {
+			return nil, fmt.Errorf("load catalogue %s with its fragments: %w", path, err)
+		}
+	}
 	return cat, nil
+}
+
+// parseFragment decodes a catalogue.d fragment strictly: top-level keys
+// packages and mutations only. Entries without packages take the fragment's,
+// else defaults.
+func parseFragment(data []byte, defaults []string) ([]*entry, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	root := doc.Content[0]
+	if err := checkKeys(root); err != nil {
+		return nil, err
+	}
+	if mappingValue(root, "canary") != nil {
+		return nil, errors.New("a fragment cannot hold the canary (it lives in catalogue.yaml)")
+	}
+	var frag catalogue
+	if err := root.Decode(&frag); err != nil {
+		return nil, err
+	}
+	pkgs := frag.Packages
+	if len(pkgs) == 0 {
+		pkgs = defaults
+	}
+	for _, e := range frag.Mutations {
+		if e != nil && len(e.Packages) == 0 {
+			e.Packages = pkgs
+		}
+	}
+	return frag.Mutations, nil
 }
 
 // parseCatalogue decodes strictly, fills in default packages and validates.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const validCanary = `
@@ -181,4 +183,36 @@ func TestCatalogueIsFresh(t *testing.T) {
 			t.Errorf("%s: %s: %v", e.ID, e.File, err)
 		}
 	}
+}
+
+// TestCatalogueFragments: entries in catalogue.d/*.yaml follow the main
+// file's, by file name, take the fragment's packages, and share its id space.
+func TestCatalogueFragments(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	entry := func(id string) string {
+		return "  - id: " + id + "\n    breaks: x\n    file: calc/calc.go\n    find: a\n    replace: b\n"
+	}
+	write("catalogue.yaml", "packages: [./calc]\n"+validCanary+"mutations:\n"+entry("M1"))
+	write("catalogue.d/b.yaml", "mutations:\n"+entry("M3"))
+	write("catalogue.d/a.yaml", "packages: [./other]\nmutations:\n"+entry("M2"))
+	cat, err := loadCatalogue(filepath.Join(dir, "catalogue.yaml"))
+	require.NoError(t, err)
+	var got []string
+	for _, e := range cat.Mutations {
+		got = append(got, e.ID+"="+strings.Join(e.Packages, ","))
+	}
+	assert.Equal(t, []string{"M1=./calc", "M2=./other", "M3=./calc"}, got)
+
+	write("catalogue.d/c.yaml", "mutations:\n"+entry("M1"))
+	_, err = loadCatalogue(filepath.Join(dir, "catalogue.yaml"))
+	assert.ErrorContains(t, err, `id "M1" already used`, "duplicate id across files")
+	write("catalogue.d/c.yaml", validCanary)
+	_, err = loadCatalogue(filepath.Join(dir, "catalogue.yaml"))
+	assert.ErrorContains(t, err, "cannot hold the canary")
 }
