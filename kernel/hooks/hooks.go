@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -153,15 +154,30 @@ type Registry struct {
 	logger    *slog.Logger
 	onWarning func(contract.Warning)
 
-	mu     sync.RWMutex
-	points map[string]*point
-	order  []string // declaration order, for Describe
+	// mu serializes Declare and Mount. Dispatch takes no lock: points is
+	// copy-on-write (Declare publishes a new slice, never writes an old one)
+	// and each point publishes its dispatch order atomically.
+	mu     sync.Mutex
+	points atomic.Pointer[[]*point]
+	order  []string // declaration order, for Describe; under mu
 }
 
 type point struct {
 	Point
-	builtins []Mount
-	plugins  []Mount
+	builtins []Mount // under Registry.mu
+	plugins  []Mount // under Registry.mu
+	// dispatch is the mounts in dispatch order. Mount publishes a new slice
+	// and never writes to one it published, so a dispatch reads it without a
+	// lock or a copy (a firstWin dispatch allocates nothing).
+	dispatch atomic.Pointer[[]Mount]
+}
+
+// order returns the point's mounts in dispatch order, in a new slice.
+func (p *point) order() []Mount {
+	ms := make([]Mount, 0, len(p.builtins)+len(p.plugins))
+	ms = append(ms, p.builtins...)
+	ms = append(ms, p.plugins...)
+	return ms
 }
 
 // New returns a registry of cfg.Scope with the standard points of that scope
@@ -171,8 +187,8 @@ func New(cfg Config) *Registry {
 		scope:     cfg.Scope,
 		logger:    cfg.Logger,
 		onWarning: cfg.OnWarning,
-		points:    map[string]*point{},
 	}
+	r.points.Store(&[]*point{})
 	if r.logger == nil {
 		r.logger = slog.New(slog.DiscardHandler)
 	}
@@ -202,13 +218,16 @@ func (r *Registry) Declare(p Point) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.points[p.Name]; ok {
-		if old.Point != p {
+	if prev, ok := r.lookup(p.Name); ok {
+		if prev.Point != p {
 			return fmt.Errorf("declare %q: %w", p.Name, ErrConflict)
 		}
 		return nil
 	}
-	r.points[p.Name] = &point{Point: p}
+	np := &point{Point: p}
+	np.dispatch.Store(&[]Mount{})
+	pts := append(slices.Clip(*r.points.Load()), np)
+	r.points.Store(&pts)
 	r.order = append(r.order, p.Name)
 	return nil
 }
@@ -221,7 +240,7 @@ func (r *Registry) Mount(m Mount) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p, ok := r.points[m.Point]
+	p, ok := r.lookup(m.Point)
 	if !ok {
 		for _, sp := range StandardPoints() {
 			if sp.Name == m.Point {
@@ -240,22 +259,31 @@ func (r *Registry) Mount(m Mount) error {
 	default:
 		return fmt.Errorf("mount %q on %q: unknown origin %d", m.Name, m.Point, m.Origin)
 	}
+	ms := p.order()
+	p.dispatch.Store(&ms)
 	return nil
 }
 
-// handlers returns a point's mounts in dispatch order. The copy lets dispatch
-// run without the lock while other goroutines mount.
+// lookup finds a declared point. A registry holds a handful of points, so a
+// scan (lengths first) beats hashing the name.
+func (r *Registry) lookup(name string) (*point, bool) {
+	for _, p := range *r.points.Load() {
+		if len(p.Name) == len(name) && p.Name == name {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// handlers returns a point's mounts in dispatch order, without a lock or a
+// copy: the slice is never written once published, so the caller must not
+// modify it.
 func (r *Registry) handlers(name string) (Point, []Mount, error) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	p, ok := r.points[name]
+	p, ok := r.lookup(name)
 	if !ok {
 		return Point{}, nil, fmt.Errorf("dispatch %q: %w", name, ErrUnknownPoint)
 	}
-	ms := make([]Mount, 0, len(p.builtins)+len(p.plugins))
-	ms = append(ms, p.builtins...)
-	ms = append(ms, p.plugins...)
-	return p.Point, ms, nil
+	return p.Point, *p.dispatch.Load(), nil
 }
 
 // DispatchConcat calls every handler of a concat point in order and returns
@@ -277,16 +305,9 @@ func (r *Registry) dispatchConcat(ctx context.Context, name string, in any, ok a
 	if p.Kind != Concat {
 		return nil, fmt.Errorf("dispatch %q: point is %s, not concat", name, p.Kind)
 	}
-	var out []any
-	for _, m := range ms {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if res, called := r.call(ctx, m, in, ok); called && res.Handled {
-			out = append(out, res.Value)
-		}
-	}
-	return out, nil
+	d := dispatch{r: r, ms: ms, in: in, vet: ok}
+	err = d.run(ctx)
+	return d.out, err
 }
 
 // DispatchFirstWin calls the handlers of a firstWin point in order until one
@@ -304,37 +325,88 @@ func (r *Registry) dispatchFirstWin(ctx context.Context, name string, in any, ok
 	if p.Kind != FirstWin {
 		return Pass, fmt.Errorf("dispatch %q: point is %s, not firstWin", name, p.Kind)
 	}
-	for _, m := range ms {
-		if err := ctx.Err(); err != nil {
-			return Pass, err
-		}
-		if res, called := r.call(ctx, m, in, ok); called && res.Handled {
-			return res, nil
-		}
+	d := dispatch{r: r, ms: ms, in: in, vet: ok, firstWin: true}
+	if err := d.run(ctx); err != nil {
+		return Pass, err
 	}
-	return Pass, nil
+	return d.won, nil
 }
 
-// call runs one handler, turning an error or a panic into a warning.
-func (r *Registry) call(ctx context.Context, m Mount, in any, vet accept) (res Result, ok bool) {
+// dispatch is one call of a point: its handlers in order, what they
+// contributed (concat) or the decision (firstWin).
+type dispatch struct {
+	r        *Registry
+	ms       []Mount
+	in       any
+	vet      accept
+	firstWin bool
+
+	next int    // the next handler to call
+	out  []any  // concat: the contributions, in order
+	won  Result // firstWin: the decision, or Pass
+	done bool   // firstWin: a handler decided
+}
+
+// run calls the handlers from d.next on. A panic costs its handler only: it
+// is warned about and the loop resumes after it, so the recover is set up
+// once per dispatch (and once more per panic), not once per handler.
+func (d *dispatch) run(ctx context.Context) error {
+	for d.next < len(d.ms) && !d.done {
+		if err := d.runFrom(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *dispatch) runFrom(ctx context.Context) (err error) {
+	ms, in, vet, out := d.ms, d.in, d.vet, d.out
+	i := d.next
 	defer func() {
+		d.out = out
 		if v := recover(); v != nil {
-			r.warn(ctx, m, fmt.Errorf("panic: %v", v))
-			res, ok = Pass, false
+			d.r.warn(ctx, &ms[i], fmt.Errorf("panic: %v", v))
+			i++
 		}
+		d.next = i
 	}()
-	res, err := m.Handler(ctx, in)
-	if err == nil && res.Handled && vet != nil {
-		err = vet(res.Value)
+	// A context that can never be cancelled has no Done channel: no check
+	// at all. Otherwise a non-blocking receive before each handler.
+	cancel := ctx.Done()
+	for ; i < len(ms); i++ {
+		if cancel != nil {
+			select {
+			case <-cancel:
+				return ctx.Err()
+			default:
+			}
+		}
+		m := &ms[i]
+		res, err := m.Handler(ctx, in)
+		if err == nil && res.Handled && vet != nil {
+			err = vet(res.Value)
+		}
+		if err != nil {
+			d.r.warn(ctx, m, err)
+			continue
+		}
+		if !res.Handled {
+			continue
+		}
+		if d.firstWin {
+			d.won, d.done = res, true
+			i++
+			return nil
+		}
+		if out == nil {
+			out = make([]any, 0, len(ms)-i) // one allocation per dispatch
+		}
+		out = append(out, res.Value)
 	}
-	if err != nil {
-		r.warn(ctx, m, err)
-		return Pass, false
-	}
-	return res, true
+	return nil
 }
 
-func (r *Registry) warn(ctx context.Context, m Mount, err error) {
+func (r *Registry) warn(ctx context.Context, m *Mount, err error) {
 	r.logger.WarnContext(ctx, "hook handler failed; continuing with the next handler",
 		slog.String("point", m.Point),
 		slog.String("handler", m.Name),
@@ -367,9 +439,9 @@ type HandlerInfo struct {
 // then custom points in declaration order) with their handlers in dispatch
 // order.
 func (r *Registry) Describe() []PointInfo {
-	r.mu.RLock()
+	r.mu.Lock()
 	names := slices.Clone(r.order)
-	r.mu.RUnlock()
+	r.mu.Unlock()
 	out := make([]PointInfo, 0, len(names))
 	for _, name := range names {
 		p, ms, err := r.handlers(name)
