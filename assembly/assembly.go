@@ -17,6 +17,8 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/telemetry"
+	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -36,6 +38,9 @@ type Options struct {
 	// commands (skills watch, run, the UI). One-shot commands leave it off:
 	// they read the folders once and exit.
 	Watch bool
+	// TelemetryStdout is where the stdout telemetry exporters write. Nil is
+	// os.Stdout; a command whose stdout is data passes its stderr.
+	TelemetryStdout io.Writer
 }
 
 // Load reads the config file at path and assembles a kernel. An empty path
@@ -180,7 +185,24 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		}
 	}
 
-	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, &opened)
+	telCfg, err := telemetryConfig(cfg.Telemetry, base, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	prov, err := openTelemetry(ctx, telCfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	var tel *telemetry.T
+	if prov != nil {
+		opened = append(opened, prov)
+		// Closed last (Resources close last first): spans of the plugins'
+		// and the watcher's shutdown are still recorded.
+		resources = append([]io.Closer{prov}, resources...)
+		tel = prov.T
+	}
+
+	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, otelsetup.Handover(telCfg), &opened)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +228,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		Resources:      resources,
 		Logger:         opts.Logger,
 		OnWarning:      opts.OnWarning,
+		Telemetry:      tel,
 	})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 )
 
 // Config is the shape of helios.config.json. Every field is optional; the
@@ -34,6 +36,37 @@ type Config struct {
 	Sessions SessionsConfig `json:"sessions"`
 	// Tools configures the builtin tools.
 	Tools ToolsConfig `json:"tools"`
+	// Telemetry configures OpenTelemetry traces and metrics. Off by default.
+	Telemetry TelemetryConfig `json:"telemetry"`
+}
+
+// TelemetryConfig is the "telemetry" key. The standard variables
+// (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
+// OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) fill what it leaves out; what
+// it sets wins.
+type TelemetryConfig struct {
+	// Traces and Metrics choose each signal's exporter.
+	Traces  TelemetrySignal `json:"traces"`
+	Metrics TelemetrySignal `json:"metrics"`
+	// CaptureContent records prompts, completions, tool arguments and tool
+	// results in spans. Default false: no content leaves the kernel.
+	CaptureContent bool `json:"captureContent"`
+	// ServiceName is service.name. Default OTEL_SERVICE_NAME, else "helios".
+	ServiceName string `json:"serviceName"`
+}
+
+// TelemetrySignal is "telemetry.traces" or "telemetry.metrics".
+type TelemetrySignal struct {
+	// Exporter is "none" (default), "otlp-http", "otlp-grpc", "stdout" or
+	// "file".
+	Exporter Enum `json:"exporter"`
+	// Endpoint is the collector: a base URL for otlp-http
+	// (http://localhost:4318), an address for otlp-grpc (localhost:4317).
+	// Default OTEL_EXPORTER_OTLP_ENDPOINT, else the exporter's default.
+	Endpoint string `json:"endpoint"`
+	// Path is the file exporter's file, relative to the config file's
+	// folder: one OTLP/JSON object per line, appended to.
+	Path string `json:"path"`
 }
 
 // ModelConfig is the "model" key. Without baseURL and name no session can
@@ -128,8 +161,10 @@ type Enum string
 // enumValues lists the values each Enum-typed key accepts; "" (absent) is
 // always accepted and means the default.
 var enumValues = map[string][]string{
-	"skills.mode":       {"catalog", "tools"},
-	"skills.watch.mode": {"native", "poll", "off"},
+	"skills.mode":                {"catalog", "tools"},
+	"skills.watch.mode":          {"native", "poll", "off"},
+	"telemetry.traces.exporter":  otelsetup.Exporters,
+	"telemetry.metrics.exporter": otelsetup.Exporters,
 }
 
 // Duration is a time.Duration written as a string ("500ms", "2s").

@@ -14,6 +14,8 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/telemetry"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // SessionConfig configures a session. Zero fields take the kernel's
@@ -182,7 +184,12 @@ func (s *Session) Inject(ctx context.Context, provenance, text string) error {
 
 // Run appends the user's message and steps until the turn ends. It returns
 // the model's last text.
-func (s *Session) Run(ctx context.Context, prompt string) (string, error) {
+func (s *Session) Run(ctx context.Context, prompt string) (answer string, err error) {
+	if tel := s.k.cfg.Telemetry; tel != nil {
+		var span trace.Span
+		ctx, span = tel.StartTurn(ctx, s.ID())
+		defer func() { tel.End(span, err) }()
+	}
 	if err := s.append(ctx, session.Event{Type: session.User, Text: prompt}); err != nil {
 		return "", err
 	}
@@ -208,6 +215,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}
+		s.k.cfg.Telemetry.CatalogInjected(ctx, inj.Reason, inj.Event.Meta[skills.CatalogDigestKey])
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
@@ -227,7 +235,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	if s.cfg.Observe != nil {
 		req.OnText = func(d string) { s.observe(Update{Kind: UpdateText, Text: d}) }
 	}
-	resp, err := s.cfg.Model.Generate(ctx, req)
+	resp, err := s.generate(ctx, step, req)
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("model: %w", err)
 	}
@@ -254,6 +262,41 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		return model.Response{}, false, err
 	}
 	return resp, end, nil
+}
+
+// generate is one model request, in a "chat {model}" span when telemetry is
+// on. The request and the answer enter the span only with content capture.
+func (s *Session) generate(ctx context.Context, step int, req model.Request) (model.Response, error) {
+	tel := s.k.cfg.Telemetry
+	if tel == nil {
+		return s.cfg.Model.Generate(ctx, req)
+	}
+	info := model.Info{Name: "unknown"}
+	if d, ok := s.cfg.Model.(model.Describer); ok {
+		info = d.Info()
+	}
+	ctx, chat := tel.StartChat(ctx, telemetry.ModelInfo{Provider: info.Provider, Model: info.Name, Server: info.Server}, step)
+	resp, err := s.cfg.Model.Generate(ctx, req)
+	r := telemetry.ChatResult{ResponseModel: resp.Model, FinishReason: resp.FinishReason,
+		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+	if tel.CaptureContent() {
+		r.Input = contentJSON(struct {
+			System   string          `json:"system"`
+			Messages []model.Message `json:"messages"`
+		}{req.System, req.Messages})
+		r.Output = contentJSON(resp)
+	}
+	chat.End(ctx, r, err)
+	return resp, err
+}
+
+// contentJSON renders a request or a response for a span attribute.
+func contentJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("unrenderable: %v", err)
+	}
+	return string(b)
 }
 
 // uniqueCallIDs gives every call an ID not used before in this session.
@@ -309,9 +352,25 @@ func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.To
 }
 
 func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
+	tel := s.k.cfg.Telemetry
+	if tel == nil {
+		res, _ := s.execTool(ctx, tools, c)
+		return res
+	}
+	ctx, span := tel.StartTool(ctx, c.Name, c.ID, "function", string(c.Arguments))
+	res, errType := s.execTool(ctx, tools, c)
+	tel.EndTool(span, errType, res.Content)
+	return res
+}
+
+// execTool runs one call through tool:before. Besides the result it names
+// the class of a failure for telemetry's error.type: "denied",
+// "unknown_tool", "tool_error" (the tool's own error result or a Go error),
+// "hook_error", or "" when the tool delivered.
+func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
 	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, ToolBeforeIn{SessionID: s.ID(), Call: c})
 	if err != nil {
-		return contract.ErrorResult("tool call not run: %v", err)
+		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
 	}
 	args := c.Arguments
 	if decided {
@@ -320,7 +379,7 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 			if reason == "" {
 				reason = "denied by policy"
 			}
-			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason)
+			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason), "denied"
 		}
 		if len(d.Args) > 0 {
 			args = d.Args
@@ -328,16 +387,19 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 	}
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
 	if i < 0 {
-		return contract.ErrorResult("unknown tool %q", c.Name)
+		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	res, err := safeCall(ctx, tools[i], args)
 	if err != nil {
-		return contract.ErrorResult("tool %s failed: %v", c.Name, err)
+		return contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
 	}
-	return res
+	if res.IsError {
+		return res, "tool_error"
+	}
+	return res, ""
 }
 
 // safeCall runs a tool, turning a panic into an error.

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
 // Config configures a Kernel. The zero value is a kernel for the current
@@ -60,6 +62,10 @@ type Config struct {
 	Logger *slog.Logger
 	// OnWarning also receives hook-handler failures.
 	OnWarning func(contract.Warning)
+	// Telemetry records spans and metrics of turns, model requests, tool
+	// calls, hook handlers and skill snapshots and loads. Nil (the default)
+	// records nothing and costs a nil check.
+	Telemetry *telemetry.T
 }
 
 // DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
@@ -140,7 +146,7 @@ func New(cfg Config) (*Kernel, error) {
 		seen[c.Name()] = true
 	}
 
-	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning})
+	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
 	if err := ContextPrepare.Mount(k.hooks, "environment", hooks.Builtin, k.environment); err != nil {
 		return nil, err
 	}
@@ -263,7 +269,7 @@ func (k *Kernel) Skills() *skills.Registry { return k.skills }
 // compactor, then every capability's session mounts, builtins before
 // plugins.
 func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
-	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning})
+	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
 	if err := ContextCompact.Mount(r, "compactor", hooks.Builtin, compact); err != nil {
 		return nil, err
 	}
@@ -302,13 +308,58 @@ func (k *Kernel) DescribeHooks() ([]hooks.PointInfo, error) {
 
 // Catalog returns the merged skill catalog, with its warnings.
 func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
-	return k.skills.Snapshot(ctx)
+	tel := k.cfg.Telemetry
+	if tel == nil {
+		return k.skills.Snapshot(ctx)
+	}
+	ctx, span := tel.StartSnapshot(ctx)
+	cat := k.skills.Snapshot(ctx)
+	span.End(ctx, cat.Complete, len(cat.Skills), cat.ProvidersAsked)
+	return cat
 }
+
+// Telemetry returns the kernel's instruments (nil when telemetry is off).
+func (k *Kernel) Telemetry() *telemetry.T { return k.cfg.Telemetry }
 
 // SkillTools returns the tools through which the model reaches skills (the
 // one exit, skills.ToSkillTools), for the given catalog.
 func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	return skills.ToSkillTools(cat.Skills, k.cfg.SkillsMode)
+	tools, warns := skills.ToSkillTools(cat.Skills, k.cfg.SkillsMode)
+	if tel := k.cfg.Telemetry; tel != nil {
+		for i := range tools {
+			tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
+		}
+	}
+	return tools, warns
+}
+
+// tracedLoad wraps a skill tool's call in a "skills.load" span naming the
+// skill: the tool's own name in tools mode, the name argument in catalog
+// mode.
+func tracedLoad(tel *telemetry.T, cat skills.Catalog, mode skills.Mode, t contract.Tool) func(context.Context, json.RawMessage) (contract.ToolResult, error) {
+	call := t.Call
+	return func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
+		name := t.Name
+		if mode == skills.ModeCatalog {
+			var a struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(args, &a) // a bad argument is the tool's to report
+			name = a.Name
+		}
+		source := ""
+		if s, ok := cat.Lookup(name); ok {
+			source = s.Source
+		}
+		ctx, span := tel.StartSkillLoad(ctx, name, source)
+		res, err := call(ctx, args)
+		failed := err
+		if failed == nil && res.IsError {
+			failed = errors.New("skill load failed")
+		}
+		tel.End(span, failed)
+		return res, err
+	}
 }
 
 // Tools returns every tool the model gets: skill tools, then each

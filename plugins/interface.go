@@ -45,6 +45,7 @@ func DialOptions() []grpc.DialOption {
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
 		grpc.WithInitialWindowSize(windowSize),
 		grpc.WithInitialConnWindowSize(windowSize),
+		grpc.WithChainUnaryInterceptor(traceClientInterceptor),
 	}
 }
 

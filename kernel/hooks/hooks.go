@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
 // Kind says how a point combines its handlers.
@@ -146,6 +147,10 @@ type Config struct {
 	// OnWarning, when set, also receives each handler failure. Tests use it to
 	// tell "builtin decided" from "builtin failed and a plugin decided".
 	OnWarning func(contract.Warning)
+	// Telemetry, when set, records a "hook {point}" span per dispatch with a
+	// child per handler called (origin, handler, outcome) and the
+	// helios.hook.duration metric. Nil records nothing and costs nothing.
+	Telemetry *telemetry.T
 }
 
 // Registry holds the mounts of one scope. It is safe for concurrent use.
@@ -153,6 +158,7 @@ type Registry struct {
 	scope     Scope
 	logger    *slog.Logger
 	onWarning func(contract.Warning)
+	tel       *telemetry.T
 
 	// mu serializes Declare and Mount. Dispatch takes no lock: points is
 	// copy-on-write (Declare publishes a new slice, never writes an old one)
@@ -187,6 +193,7 @@ func New(cfg Config) *Registry {
 		scope:     cfg.Scope,
 		logger:    cfg.Logger,
 		onWarning: cfg.OnWarning,
+		tel:       cfg.Telemetry,
 	}
 	r.points.Store(&[]*point{})
 	if r.logger == nil {
@@ -305,8 +312,8 @@ func (r *Registry) dispatchConcat(ctx context.Context, name string, in any, ok a
 	if p.Kind != Concat {
 		return nil, fmt.Errorf("dispatch %q: point is %s, not concat", name, p.Kind)
 	}
-	d := dispatch{r: r, ms: ms, in: in, vet: ok}
-	err = d.run(ctx)
+	d := dispatch{r: r, ms: ms, in: in, vet: ok, point: p}
+	err = d.traced(ctx)
 	return d.out, err
 }
 
@@ -325,8 +332,8 @@ func (r *Registry) dispatchFirstWin(ctx context.Context, name string, in any, ok
 	if p.Kind != FirstWin {
 		return Pass, fmt.Errorf("dispatch %q: point is %s, not firstWin", name, p.Kind)
 	}
-	d := dispatch{r: r, ms: ms, in: in, vet: ok, firstWin: true}
-	if err := d.run(ctx); err != nil {
+	d := dispatch{r: r, ms: ms, in: in, vet: ok, firstWin: true, point: p}
+	if err := d.traced(ctx); err != nil {
 		return Pass, err
 	}
 	return d.won, nil
@@ -340,11 +347,27 @@ type dispatch struct {
 	in       any
 	vet      accept
 	firstWin bool
+	point    Point
 
 	next int    // the next handler to call
 	out  []any  // concat: the contributions, in order
 	won  Result // firstWin: the decision, or Pass
 	done bool   // firstWin: a handler decided
+
+	span *telemetry.Handler // the handler call in progress, when tracing
+}
+
+// traced runs the dispatch inside a "hook {point}" span when telemetry is
+// on; off, it is run alone.
+func (d *dispatch) traced(ctx context.Context) error {
+	tel := d.r.tel
+	if tel == nil {
+		return d.run(ctx)
+	}
+	ctx, span := tel.StartHook(ctx, d.point.Name, d.point.Kind.String())
+	err := d.run(ctx)
+	tel.End(span, err)
+	return err
 }
 
 // run calls the handlers from d.next on. A panic costs its handler only: it
@@ -365,7 +388,10 @@ func (d *dispatch) runFrom(ctx context.Context) (err error) {
 	defer func() {
 		d.out = out
 		if v := recover(); v != nil {
-			d.r.warn(ctx, &ms[i], fmt.Errorf("panic: %v", v))
+			perr := fmt.Errorf("panic: %v", v)
+			d.span.End(ctx, telemetry.OutcomePanicked, perr)
+			d.span = nil
+			d.r.warn(ctx, &ms[i], perr)
 			i++
 		}
 		d.next = i
@@ -382,9 +408,17 @@ func (d *dispatch) runFrom(ctx context.Context) (err error) {
 			}
 		}
 		m := &ms[i]
-		res, err := m.Handler(ctx, in)
+		hctx := ctx
+		if d.r.tel != nil {
+			hctx, d.span = d.r.tel.StartHandler(ctx, d.point.Name, d.point.Kind.String(), m.Origin.String(), m.Name)
+		}
+		res, err := m.Handler(hctx, in)
 		if err == nil && res.Handled && vet != nil {
 			err = vet(res.Value)
+		}
+		if d.span != nil {
+			d.span.End(ctx, outcome(res, err), err)
+			d.span = nil
 		}
 		if err != nil {
 			d.r.warn(ctx, m, err)
@@ -404,6 +438,17 @@ func (d *dispatch) runFrom(ctx context.Context) (err error) {
 		out = append(out, res.Value)
 	}
 	return nil
+}
+
+// outcome names a handler call's outcome for its span.
+func outcome(res Result, err error) string {
+	switch {
+	case err != nil:
+		return telemetry.HandlerOutcome(err)
+	case res.Handled:
+		return telemetry.OutcomeHandled
+	}
+	return telemetry.OutcomePassed
 }
 
 func (r *Registry) warn(ctx context.Context, m *Mount, err error) {

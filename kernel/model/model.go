@@ -70,6 +70,21 @@ type Response struct {
 	// FinishReason as reported ("stop", "tool_calls", "length", ...).
 	FinishReason string
 	Usage        Usage
+	// Model is the model that answered, as the endpoint reports it; empty
+	// when it does not.
+	Model string
+}
+
+// Info names a model for telemetry: the provider (gen_ai.provider.name, ""
+// when unknown), the model name asked for, and the server's host.
+type Info struct {
+	Provider, Name, Server string
+}
+
+// Describer is implemented by models that can name themselves; a model
+// that does not is traced as "unknown".
+type Describer interface {
+	Info() Info
 }
 
 // Model is the port. Implementations must honour ctx cancellation.

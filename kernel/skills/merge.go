@@ -20,6 +20,9 @@ type Catalog struct {
 	// Complete is false when some source could not be read fully; the list
 	// may then miss skills that exist.
 	Complete bool
+	// ProvidersAsked is how many providers the snapshot that made this
+	// catalog asked (0 when it was served from cache), for telemetry.
+	ProvidersAsked int
 
 	// rendered memoizes the model's catalog text. A catalog served from the
 	// registry's cache shares it, so a step where nothing changed renders

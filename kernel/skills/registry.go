@@ -175,6 +175,7 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 		if r.cache != nil {
 			c := *r.cache
 			r.mu.Unlock()
+			c.ProvidersAsked = 0
 			return c
 		}
 		startGen := r.gen
@@ -215,6 +216,11 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 		}
 		moved := r.gen != startGen
 		cat = mergeSets(sets)
+		for _, j := range jobs {
+			if j.set == nil {
+				cat.ProvidersAsked++
+			}
+		}
 		if !moved && cat.Complete && r.allTrusted(jobs) {
 			r.cache = &cat
 		}

@@ -41,12 +41,24 @@ func Serve(p Plugin, cfg Config) {
 		os.Exit(1)
 	}
 	defer s.Close()
+	tel, err := startTelemetry(s.doc.Name, stderr, cfg.Logger)
+	if err != nil {
+		// Tracing is the kernel's wish, not the plugin's reason to exist:
+		// serve without it, saying why.
+		cfg.Logger.Warn("telemetry not started", slog.Any("error", err))
+	}
+	defer tel.Close()
+	serverOpts := plugins.ServerOptions()
+	if tel != nil {
+		serverOpts = append(serverOpts, plugins.TraceServerOption(tel.TracerProvider, s.doc.Name))
+	}
 
 	stop := make(chan struct{})
 	defer close(stop)
 	go watchParent(os.Getppid(), parentPoll, os.Getppid, stop, func() {
 		cfg.Logger.Warn("the kernel that started this plugin is gone; exiting")
 		s.Close()
+		tel.Close()
 		os.Exit(0)
 	})
 
@@ -55,7 +67,7 @@ func Serve(p Plugin, cfg Config) {
 		HandshakeConfig: plugins.Handshake,
 		Plugins:         plugins.PluginMap(s),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			return grpc.NewServer(append(opts, plugins.ServerOptions()...)...)
+			return grpc.NewServer(append(opts, serverOpts...)...)
 		},
 		Logger: hclog.New(&hclog.LoggerOptions{Output: stderr, Level: hclog.Info, JSONFormat: true}),
 	})

@@ -63,7 +63,35 @@ type Client struct {
 	logger      *slog.Logger
 }
 
-var _ model.Model = (*Client)(nil)
+var (
+	_ model.Model     = (*Client)(nil)
+	_ model.Describer = (*Client)(nil)
+)
+
+// Info names the model and its provider for telemetry. The provider is
+// known by the endpoint's host for the hosted APIs; any other
+// OpenAI-compatible server (vLLM, Ollama, llama.cpp) is "_OTHER", as the
+// GenAI conventions ask, and server.address tells which.
+func (c *Client) Info() model.Info {
+	host := ""
+	if u, err := url.Parse(c.endpoint); err == nil {
+		host = u.Hostname()
+	}
+	return model.Info{Provider: providerOf(host), Name: c.model, Server: host}
+}
+
+func providerOf(host string) string {
+	for suffix, name := range map[string]string{
+		"api.openai.com": "openai", "api.deepseek.com": "deepseek", "api.mistral.ai": "mistral_ai",
+		"api.groq.com": "groq", "api.x.ai": "x_ai", "openai.azure.com": "azure.ai.openai",
+		"generativelanguage.googleapis.com": "gcp.gemini", "api.perplexity.ai": "perplexity",
+	} {
+		if host == suffix || strings.HasSuffix(host, "."+suffix) {
+			return name
+		}
+	}
+	return "_OTHER"
+}
 
 // Retry-After values above this are not waited for: a server asking for
 // minutes is reporting a quota, not a blip, and the caller should hear it.

@@ -183,6 +183,7 @@ type assembler struct {
 	calls   []callBuf
 	finish  string
 	usage   model.Usage
+	model   string
 }
 
 type callBuf struct {
@@ -203,6 +204,9 @@ func (a *assembler) chunk(c *chatChunk) error {
 			msg = string(c.Error)
 		}
 		return fmt.Errorf("%w: %s", errInStream, msg)
+	}
+	if c.Model != "" {
+		a.model = c.Model
 	}
 	if c.Usage != nil {
 		a.usage = model.Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens}
@@ -284,7 +288,7 @@ func (a *assembler) toolCall(d *toolCallDelta) {
 // response is the assembled answer; tool calls without an id get call_<n>,
 // n their position, skipping ids the server used.
 func (a *assembler) response() model.Response {
-	r := model.Response{Text: a.text.String(), FinishReason: a.finish, Usage: a.usage}
+	r := model.Response{Text: a.text.String(), FinishReason: a.finish, Usage: a.usage, Model: a.model}
 	if len(a.calls) == 0 {
 		return r
 	}

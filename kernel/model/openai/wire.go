@@ -123,6 +123,8 @@ type chatChunk struct {
 	} `json:"usage"`
 	// Error is how servers report a failure inside a 200 stream.
 	Error json.RawMessage `json:"error"`
+	// Model is the model that answered.
+	Model string `json:"model"`
 }
 
 type wireDelta struct {
