@@ -34,6 +34,9 @@ type globals struct {
 	// plugin's stderr, a watcher that cannot observe a root). Commands that
 	// print to the terminal set it to stderr; the UI leaves it silent.
 	logger *slog.Logger
+	// stderr is the process's stderr: the stdout telemetry exporters write
+	// there, since stdout carries the command's output (or a protocol).
+	stderr io.Writer
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -48,7 +51,7 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	g := &globals{}
+	g := &globals{stderr: stderr}
 	root := &cobra.Command{
 		Use:           "helios",
 		Short:         "Helios: a kernel for AI coding agents",
@@ -113,7 +116,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, Logger: g.logger})
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, Logger: g.logger, TelemetryStdout: g.stderr})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and

@@ -6,7 +6,12 @@ import (
 	"testing"
 	"time"
 
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
 // BenchmarkDispatch measures the registry's cost per dispatch. The "direct"
@@ -128,6 +133,23 @@ func BenchmarkDispatch(b *testing.B) {
 	})
 	b.Run("concat/10builtins", func(b *testing.B) {
 		concat(b, newRegistry(b, hooks.ContextPrepare.Name, contribute, 0), 10)
+	})
+	b.Run("concat/10builtins/telemetry-on", func(b *testing.B) {
+		// A span per dispatch and per handler, to a batcher that discards
+		// them: the price of tracing every handler.
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		defer tp.Shutdown(context.Background())
+		tel, err := telemetry.New(tp, metricnoop.NewMeterProvider(), false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun, Telemetry: tel})
+		for i, h := range contribute {
+			if err := r.Mount(hooks.Mount{Point: hooks.ContextPrepare.Name, Name: fmt.Sprint("b", i), Origin: hooks.Builtin, Handler: h}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		concat(b, r, 10)
 	})
 	b.Run("concat/10builtins+2plugins", func(b *testing.B) {
 		concat(b, newRegistry(b, hooks.ContextPrepare.Name, contribute, 2), 12)

@@ -21,6 +21,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/helios-agents/helios/assembly"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/internal/otlptest"
 	"github.com/helios-agents/helios/kernel"
@@ -466,4 +467,16 @@ func (l *telLogs) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// Protects C14 bad input: an unknown exporter is a config error naming the
+// JSON path.
+func TestTelemetryConfigErrors(t *testing.T) {
+	_, err := assembly.ParseConfig("helios.config.json", []byte(`{"telemetry": {"traces": {"exporter": "jaeger"}}}`))
+	assert.ErrorContains(t, err, "telemetry.traces.exporter")
+	assert.ErrorContains(t, err, `"jaeger"`)
+	_, err = assembly.ParseConfig("helios.config.json", []byte(`{"telemetry": {"captureContent": "yes"}}`))
+	assert.ErrorContains(t, err, "telemetry.captureContent")
+	_, err = assembly.ParseConfig("helios.config.json", []byte(`{"telemetry": {"metrics": {"exporter": "file", "path": "m.jsonl"}, "serviceName": "agents"}}`))
+	assert.NoError(t, err)
 }

@@ -84,7 +84,7 @@ func (c Config) Validate() error {
 		sig Signal
 	}{{"traces", c.Traces}, {"metrics", c.Metrics}} {
 		if err := s.sig.validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", s.key, err))
+			errs = append(errs, fmt.Errorf("%s.%s", s.key, err)) // traces.path: ...
 		}
 	}
 	return errors.Join(errs...)
