@@ -202,7 +202,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		tel = prov.T
 	}
 
-	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, otelsetup.Handover(telCfg), &opened)
+	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, tel, otelsetup.Handover(telCfg), &opened)
 	if err != nil {
 		return nil, err
 	}

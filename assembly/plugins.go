@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/plugins/host"
 )
@@ -88,17 +89,18 @@ func PluginHostConfigs(cfg Config, base string, logger *slog.Logger) ([]host.Con
 // opened so that a failed assembly stops it; the error names the plugin.
 // Once assembled, Kernel.Close stops them: a capability that is an
 // io.Closer is closed with the kernel.
-func openPlugins(ctx context.Context, cfg Config, base string, logger *slog.Logger, telemetry string, opened *[]io.Closer) ([]kernel.Capability, error) {
+func openPlugins(ctx context.Context, cfg Config, base string, logger *slog.Logger, tel *telemetry.T, handover string, opened *[]io.Closer) ([]kernel.Capability, error) {
 	configs, err := PluginHostConfigs(cfg, base, logger)
 	if err != nil {
 		return nil, err
 	}
 	var caps []kernel.Capability
 	for _, hc := range configs {
-		if telemetry != "" {
+		hc.Telemetry = tel
+		if handover != "" {
 			// The plugin exports where the kernel does, under its own
 			// service.name (plugins/sdk reads it).
-			hc.Env = append(hc.Env, otelsetup.HandoverEnv+"="+telemetry)
+			hc.Env = append(hc.Env, otelsetup.HandoverEnv+"="+handover)
 		}
 		c, err := host.Launch(ctx, hc)
 		if err != nil {

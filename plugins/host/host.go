@@ -24,6 +24,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/plugins"
 )
 
@@ -86,6 +87,10 @@ type Config struct {
 	// Logger receives the plugin's stderr and the host's warnings, with a
 	// "plugin" attribute. Nil discards.
 	Logger *slog.Logger
+	// Telemetry records each start and restart of the process as a span
+	// (plugin.start, plugin.restart) and counts restarts. Nil records
+	// nothing.
+	Telemetry *telemetry.T
 }
 
 // Capability is a running plugin adapted to kernel.Capability. Install it
@@ -157,7 +162,9 @@ func Launch(ctx context.Context, cfg Config) (*Capability, error) {
 }
 
 func (c *Capability) launch(ctx context.Context) error {
+	ctx, span := c.cfg.Telemetry.PluginStart(ctx, c.cfg.Name, 0)
 	inst, d, err := c.start(ctx)
+	c.cfg.Telemetry.End(span, err)
 	if err != nil {
 		return err
 	}
@@ -571,9 +578,12 @@ func (c *Capability) restart(ctx context.Context) (*instance, error) {
 		c.mu.Unlock()
 		return nil, err
 	}
+	attempt := c.restarts + 1
 	c.mu.Unlock()
 
+	ctx, span := c.cfg.Telemetry.PluginStart(ctx, c.cfg.Name, attempt)
 	inst, d, err := c.start(ctx)
+	c.cfg.Telemetry.End(span, err)
 	c.mu.Lock()
 	if err != nil {
 		wait := c.failedLocked(err)

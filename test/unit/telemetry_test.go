@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -479,4 +482,55 @@ func TestTelemetryConfigErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "telemetry.captureContent")
 	_, err = assembly.ParseConfig("helios.config.json", []byte(`{"telemetry": {"metrics": {"exporter": "file", "path": "m.jsonl"}, "serviceName": "agents"}}`))
 	assert.NoError(t, err)
+}
+
+// Protects C14 plugin lifecycle: a plugin's start and its restart after a
+// crash are spans, and the restart is counted in helios.plugin.restarts.
+func TestTelemetryPluginStartAndRestart(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	reader := sdkmetric.NewManualReader()
+	tel, err := telemetry.New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), false)
+	require.NoError(t, err)
+	c := plLaunch(t, host.Config{Name: "release-notes", Telemetry: tel, RestartBackoff: 10 * time.Millisecond})
+	spanNamed := func(name string) (sdktrace.ReadOnlySpan, bool) {
+		for _, s := range exp.GetSpans().Snapshots() {
+			if s.Name() == name {
+				return s, true
+			}
+		}
+		return nil, false
+	}
+	start, ok := spanNamed("plugin.start")
+	require.True(t, ok, "no plugin.start span")
+	assert.Contains(t, start.Attributes(), telemetry.PluginName.String("release-notes"))
+
+	require.NoError(t, syscall.Kill(c.Status().PID, syscall.SIGKILL))
+	var prepare hooks.Mount
+	for _, m := range c.Mounts() {
+		if m.Point == hooks.ContextPrepare.Name {
+			prepare = m
+		}
+	}
+	require.NotNil(t, prepare.Handler)
+	require.Eventually(t, func() bool {
+		_, _ = prepare.Handler(context.Background(), kernel.PrepareIn{SessionID: "s", Step: 1})
+		_, ok := spanNamed("plugin.restart")
+		return ok
+	}, 10*time.Second, 20*time.Millisecond, "the plugin was never restarted")
+	restart, _ := spanNamed("plugin.restart")
+	assert.Contains(t, restart.Attributes(), telemetry.PluginRestartAttempt.Int(1))
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	var restarts int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if sum, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "helios.plugin.restarts" {
+				for _, dp := range sum.DataPoints {
+					restarts += dp.Value
+				}
+			}
+		}
+	}
+	assert.Equal(t, int64(1), restarts)
 }
