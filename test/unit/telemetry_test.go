@@ -341,7 +341,9 @@ type telSkill struct{}
 func (telSkill) Name() string { return "notes" }
 func (telSkill) Skills(context.Context) (kskills.Set, error) {
 	return kskills.Set{Skills: []kskills.Skill{{Name: "release-notes", Description: "Draft release notes.", BaseDir: "/nowhere",
-		Load: func(context.Context) (kskills.Content, error) { return kskills.Content{Name: "release-notes", Body: "body"}, nil }}}}, nil
+		Load: func(context.Context) (kskills.Content, error) {
+			return kskills.Content{Name: "release-notes", Body: "body"}, nil
+		}}}}, nil
 }
 
 // Protects C14 handler outcomes: a failing handler's span says failed with
