@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -78,32 +79,49 @@ func (w *writer) log(evs []session.Event) (session.Log, error) {
 }
 
 // commit stores evs (Seqs n+1...) in one transaction that checks the
-// session's version. See the package doc for lost connections.
+// session's version. When the connection (so the lock) is gone and the
+// server said nothing was stored, it takes both again and tries once more:
+// the version check keeps that safe. When the connection broke with no
+// word from the server, the outcome is in doubt (ErrInDoubt); the batch is
+// remembered with its event ids, so appending it again stores it once.
 func (w *writer) commit(ctx context.Context, evs []session.Event) ([]session.Event, error) {
 	ids := w.eventIDs(evs)
-	if w.conn == nil {
-		if err := w.relock(ctx); err != nil {
-			return nil, fmt.Errorf("take the session's lock again: %w", err)
-		}
-	}
 	stored, err := w.tryCommit(ctx, evs, ids)
-	if err == nil {
+	if err != nil && w.conn != nil && w.conn.Conn().IsClosed() && notStored(err) {
+		w.drop()
+		stored, err = w.tryCommit(ctx, evs, ids)
+	}
+	switch {
+	case err == nil:
 		w.doubt, w.doubtIDs = nil, nil
 		w.n += int64(len(stored))
 		return stored, nil
-	}
-	if !w.conn.Conn().IsClosed() {
+	case w.conn == nil || !w.conn.Conn().IsClosed():
 		return nil, err
+	case notStored(err):
+		w.drop()
+		return nil, fmt.Errorf("the connection broke; nothing was stored: %w", err)
+	default:
+		w.drop()
+		w.doubt, w.doubtIDs = evs, ids
+		return nil, fmt.Errorf("%w: %w", ErrInDoubt, err)
 	}
-	// The connection, and with it the lock, is gone. The next Append takes
-	// both again.
-	w.conn.Release()
-	w.conn = nil
-	if pgconn.SafeToRetry(err) {
-		return nil, fmt.Errorf("the connection broke before the events were sent; nothing was stored: %w", err)
+}
+
+// notStored reports whether a failed statement certainly stored nothing:
+// it was never sent, or the server answered it with an error (which
+// aborts its transaction).
+func notStored(err error) bool {
+	var pe *pgconn.PgError
+	return pgconn.SafeToRetry(err) || errors.As(err, &pe)
+}
+
+// drop lets go of a broken connection; the lock went with it.
+func (w *writer) drop() {
+	if w.conn != nil {
+		w.conn.Release()
+		w.conn = nil
 	}
-	w.doubt, w.doubtIDs = evs, ids
-	return nil, fmt.Errorf("%w: %w", ErrInDoubt, err)
 }
 
 // tryCommit stores the batch with one statement, so one round trip and
@@ -112,6 +130,11 @@ func (w *writer) commit(ctx context.Context, evs []session.Event) ([]session.Eve
 // batch may be a retry that was stored: it is when the events after n
 // carry exactly ids, and those are returned as stored.
 func (w *writer) tryCommit(ctx context.Context, evs []session.Event, ids []string) ([]session.Event, error) {
+	if w.conn == nil {
+		if err := w.relock(ctx); err != nil {
+			return nil, fmt.Errorf("take the session's lock again: %w", err)
+		}
+	}
 	var (
 		seqs   = make([]int64, len(evs))
 		times  = make([]time.Time, len(evs))
