@@ -325,11 +325,11 @@ func (s *Store) load(ctx context.Context, q querier, id string) ([]session.Event
 			return err
 		}
 		evs = make([]session.Event, 0, n)
-		if evs, err = scanEvents(rows, id, evs, 1); err != nil {
+		if evs, err = scanEvents(rows, evs, 1); err != nil {
 			return err
 		}
 		if int64(len(evs)) != n {
-			return fmt.Errorf("corrupt session %q: seq %d: missing (the session has %d events)", id, len(evs)+1, n)
+			return fmt.Errorf("corrupt session: event row seq %d is missing (the session has %d events)", len(evs)+1, n)
 		}
 		return nil
 	})
@@ -337,8 +337,9 @@ func (s *Store) load(ctx context.Context, q querier, id string) ([]session.Event
 }
 
 // scanEvents decodes rows of (seq, time, type, body, input) that must be
-// Seqs from, from+1, ... in order.
-func scanEvents(rows pgx.Rows, id string, evs []session.Event, from int64) ([]session.Event, error) {
+// Seqs from, from+1, ... in order. Its errors name the Seq; the caller's
+// name the session.
+func scanEvents(rows pgx.Rows, evs []session.Event, from int64) ([]session.Event, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var (
@@ -351,10 +352,10 @@ func scanEvents(rows pgx.Rows, id string, evs []session.Event, from int64) ([]se
 			return nil, err
 		}
 		if want := from + int64(len(evs)); e.Seq != want {
-			return nil, fmt.Errorf("corrupt session %q: seq %d: found where seq %d belongs", id, e.Seq, want)
+			return nil, fmt.Errorf("corrupt session: event row seq %d found where seq %d belongs (a row is missing)", e.Seq, want)
 		}
 		if err := decodeEvent(&e, typ, b, input); err != nil {
-			return nil, fmt.Errorf("corrupt session %q: seq %d: %w", id, e.Seq, err)
+			return nil, fmt.Errorf("corrupt session: event row seq %d: %w", e.Seq, err)
 		}
 		evs = append(evs, e)
 	}

@@ -194,7 +194,7 @@ func (w *writer) stored(ctx context.Context, ids []string) ([]session.Event, err
 	if err != nil {
 		return nil, err
 	}
-	return scanEvents(rows, w.id, nil, w.n+1)
+	return scanEvents(rows, nil, w.n+1)
 }
 
 // eventIDs are the idempotency keys of a batch: those it was sent with
