@@ -22,7 +22,8 @@ var (
 )
 
 // HeldError refuses opening a session that another writer holds: another
-// process, perhaps on another host, or another Log in this one.
+// process, perhaps on another host, or another Log in this one. Its text
+// leaves the session's ID to the error wrapping it.
 type HeldError struct {
 	// ID is the session's.
 	ID string
@@ -35,10 +36,10 @@ type HeldError struct {
 
 func (e *HeldError) Error() string {
 	if e.Host == "" {
-		return fmt.Sprintf("session %q is open for writing by another writer", e.ID)
+		return "the session is open for writing by another writer"
 	}
-	return fmt.Sprintf("session %q is open for writing by pid %d on host %s since %s",
-		e.ID, e.PID, e.Host, e.Since.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("the session is open for writing by pid %d on host %s since %s",
+		e.PID, e.Host, e.Since.UTC().Format(time.RFC3339))
 }
 
 // Is makes errors.Is(err, ErrHeld) true.

@@ -83,7 +83,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	assert.Equal(t, 1, second.code, "stdout:\n%s\nstderr:\n%s", second.stdout, second.stderr)
 	host, err := os.Hostname()
 	require.NoError(t, err)
-	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("session %q is open for writing by pid %d on host %s since ", id, first.Process.Pid, host))+`\d{4}-\d\d-\d\dT`, second.stderr)
+	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("%q: the session is open for writing by pid %d on host %s since ", id, first.Process.Pid, host))+`\d{4}-\d\d-\d\dT`, second.stderr)
 
 	show := helios(t, home, dir, "sessions", "show", id)
 	assert.Equal(t, 0, show.code, "sessions show while another process writes: %s", show.stderr)
