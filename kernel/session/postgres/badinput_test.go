@@ -105,11 +105,11 @@ func TestCorruptRow(t *testing.T) {
 		name, sql string
 		seq       string
 	}{
-		{"body not JSON", `UPDATE helios_events SET body = '{"text": tru' WHERE session_id = $1 AND seq = 2`, "seq 2"},
-		{"unknown body field", `UPDATE helios_events SET body = '{"txet": "x"}' WHERE session_id = $1 AND seq = 2`, "seq 2"},
-		{"input not JSON", `UPDATE helios_events SET input = '{"a":' WHERE session_id = $1 AND seq = 3`, "seq 3"},
-		{"gap", `DELETE FROM helios_events WHERE session_id = $1 AND seq = 2`, "seq 3"},
-		{"missing tail", `DELETE FROM helios_events WHERE session_id = $1 AND seq = 3`, "seq 3"},
+		{"body not JSON", `UPDATE helios_events SET body = '{"text": tru' WHERE session_id = $1 AND seq = 2`, "seq 2: body is not an event's JSON"},
+		{"unknown body field", `UPDATE helios_events SET body = '{"txet": "x"}' WHERE session_id = $1 AND seq = 2`, `seq 2: body is not an event's JSON: json: unknown field "txet"`},
+		{"input not JSON", `UPDATE helios_events SET input = '{"a":' WHERE session_id = $1 AND seq = 3`, "seq 3: input is not valid JSON"},
+		{"gap", `DELETE FROM helios_events WHERE session_id = $1 AND seq = 2`, "seq 3 found where seq 2 belongs"},
+		{"missing tail", `DELETE FROM helios_events WHERE session_id = $1 AND seq = 3`, "seq 3 is missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, _ := pgtest.Schema(t)

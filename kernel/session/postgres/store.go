@@ -123,10 +123,24 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the pool. It waits for Logs still open.
+// closeWait bounds how long Close waits for Logs still open.
+const closeWait = 5 * time.Second
+
+// Close closes the pool once every Log is closed. Close the Logs first: a
+// Log still open after a few seconds keeps its connection (and lock), and
+// Close returns an error saying so.
 func (s *Store) Close() error {
-	s.pool.Close()
-	return nil
+	done := make(chan struct{})
+	go func() {
+		s.pool.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(closeWait):
+		return fmt.Errorf("close postgres session store: %d session(s) still open; the pool closes when they are", s.pool.Stat().AcquiredConns())
+	}
 }
 
 // Create starts a new, empty session and takes its writer lock.

@@ -34,7 +34,10 @@ func TestOneWriterPerSession(t *testing.T) {
 
 	for name, s := range map[string]*postgres.Store{"another store": b, "the same store": a} {
 		start := time.Now()
-		_, err = s.Open(t.Context(), la.ID())
+		l, err := s.Open(t.Context(), la.ID())
+		if err == nil {
+			l.Close()
+		}
 		require.Error(t, err, name)
 		assert.Less(t, time.Since(start), 5*time.Second, "%s: the refusal must come at once", name)
 		var held *session.HeldError
@@ -54,7 +57,10 @@ func TestOneWriterPerSession(t *testing.T) {
 	got, err := lb.Append(t.Context(), session.Event{Type: session.Assistant, Text: "two"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), got[0].Seq)
-	_, err = a.Open(t.Context(), la.ID())
+	l, err := a.Open(t.Context(), la.ID())
+	if err == nil {
+		l.Close()
+	}
 	var held *session.HeldError
 	require.ErrorAs(t, err, &held)
 	assert.Equal(t, "host-b", held.Host)
