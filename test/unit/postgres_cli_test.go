@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/internal/pgtest"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
@@ -132,4 +133,21 @@ func TestPostgresCLIMissingURL(t *testing.T) {
 	assert.Contains(t, r.stderr, "sessions.postgres.urlEnv")
 	r = helios(t, home, dir, "skills", "list")
 	assert.Equal(t, 0, r.code, r.stderr)
+}
+
+// The store's keys are checked like every other: an unknown store or a
+// negative pool size is an error naming the key.
+func TestPostgresConfigKeys(t *testing.T) {
+	for _, tc := range []struct{ sessions, want string }{
+		{`{"store": "sqlite"}`, `sessions.store: unknown value "sqlite" (want one of jsonl, postgres)`},
+		{`{"store": "postgres", "postgres": {"maxConns": -1}}`, "sessions.postgres.maxConns: must not be negative"},
+		{`{"store": "postgres", "postgres": {"url": "postgres://x"}}`, "sessions.postgres.url: unknown key"},
+	} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "helios.config.json")
+		writeFile(t, path, `{"sessions": `+tc.sessions+`}`)
+		_, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir})
+		require.Error(t, err, tc.sessions)
+		assert.Contains(t, err.Error(), tc.want)
+	}
 }
