@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,4 +152,34 @@ func TestPostgresConfigKeys(t *testing.T) {
 		require.Error(t, err, tc.sessions)
 		assert.Contains(t, err.Error(), tc.want)
 	}
+}
+
+// Only the assembly imports the PostgreSQL store; the rest of the kernel
+// never depends on the driver.
+func TestPostgresStoreOnlyInAssembly(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps", module+"/...").Output()
+	require.NoError(t, err)
+	store := module + "/kernel/session/postgres"
+	dec := json.NewDecoder(bytes.NewReader(out))
+	importers := 0
+	for dec.More() {
+		var p struct {
+			ImportPath    string
+			Imports, Deps []string
+		}
+		require.NoError(t, dec.Decode(&p))
+		if !strings.HasPrefix(p.ImportPath, module+"/") || p.ImportPath == store {
+			continue
+		}
+		if slices.Contains(p.Imports, store) {
+			importers++
+			assert.Equal(t, module+"/assembly", p.ImportPath, "only the assembly may import %s", store)
+		}
+		if under(p.ImportPath, "kernel") {
+			for _, d := range p.Deps {
+				assert.False(t, strings.HasPrefix(d, "github.com/jackc/"), "%s depends on %s", p.ImportPath, d)
+			}
+		}
+	}
+	assert.Equal(t, 1, importers)
 }
