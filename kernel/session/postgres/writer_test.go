@@ -121,8 +121,10 @@ func TestDroppedConnectionRetry(t *testing.T) {
 			}
 			admin := pgtest.Connect(t, url)
 			backend := writerBackend(t, admin, l.ID())
+			replied := make(chan struct{}) // the proxy is done with admin
 			if tc.stored {
 				px.arm("doomed-append-marker", func() {
+					defer close(replied)
 					waitFor(t, "the commit to land", func() bool { return version(t, admin, l.ID()) == 3 })
 					terminate(t, admin, backend)
 				})
@@ -158,6 +160,7 @@ func TestDroppedConnectionRetry(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
+			<-replied
 			assert.ErrorIs(t, err, postgres.ErrInDoubt)
 			assert.Contains(t, err.Error(), l.ID())
 			assert.Equal(t, 1, l.Len())
