@@ -86,7 +86,7 @@ live:
 test-postgres:
 	@dir=$$(mktemp -d); \
 	trap 'test/postgres/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
-	eval "$$(test/postgres/cluster.sh start "$$dir")" && \
+	pgenv=$$(test/postgres/cluster.sh start "$$dir") && eval "$$pgenv" && \
 	$(GO) test -race -count=1 ./kernel/session/postgres/... && \
 	$(GO) test -race -count=1 -run 'Postgres' ./test/unit
 
