@@ -183,3 +183,37 @@ func TestPostgresStoreOnlyInAssembly(t *testing.T) {
 	}
 	assert.Equal(t, 1, importers)
 }
+
+// The interactive UI runs unchanged on the PostgreSQL store: the session
+// it names on exit is in the database.
+func TestPostgresTUI(t *testing.T) {
+	url, _ := pgtest.Schema(t)
+	t.Setenv(pgURLEnv, url)
+	home, work := asmTempDir(t), asmTempDir(t)
+	srv := modeltest.NewServer(t, modeltest.Say("Stored in PostgreSQL."))
+	pgConfig(t, work, srv.URL())
+	ui := tuiStart(t, home, work)
+	ui.waitScreen(t, "the status line", func(s string) bool { return strings.Contains(s, "model scripted") })
+	ui.typ(t, "remember this\r")
+	ui.waitScreen(t, "the answer", func(s string) bool { return strings.Contains(s, "Stored in PostgreSQL.") })
+	ui.typ(t, "\x03")
+	ui.waitExit(t)
+	after := string(ui.rawAfterAltScreen())
+	i := strings.Index(after, "session ")
+	require.True(t, i >= 0 && strings.Contains(after, "--resume"), "output after the UI = %q; want the session named", after)
+	id := strings.Fields(after[i:])[1]
+
+	var shown struct {
+		Events []session.Event `json:"events"`
+	}
+	show := helios(t, home, work, "--json", "sessions", "show", id)
+	require.Equal(t, 0, show.code, show.stderr)
+	require.NoError(t, json.Unmarshal([]byte(show.stdout), &shown))
+	var said []string
+	for _, e := range shown.Events {
+		if e.Type == session.User || e.Type == session.Assistant {
+			said = append(said, e.Text)
+		}
+	}
+	assert.Equal(t, []string{"remember this", "Stored in PostgreSQL."}, said)
+}
