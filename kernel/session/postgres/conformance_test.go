@@ -24,6 +24,7 @@ func newStore(t *testing.T, cfg postgres.Config) *postgres.Store {
 }
 
 func TestConformance(t *testing.T) {
+	pgtest.URL(t) // skips, once, without a server
 	urls := map[session.Store]string{}
 	sessiontest.RunWith(t, func(t *testing.T) session.Store {
 		url, _ := pgtest.Schema(t)
