@@ -3,7 +3,7 @@ GO      ?= go
 DEMO    := examples/demo/helios.config.json
 HELIOS  := bin/helios
 
-.PHONY: all build run test unit vet fmt-check mutate bench live clean plugins proto
+.PHONY: all build run test unit vet fmt-check mutate bench live clean plugins proto test-postgres
 
 all: build
 
@@ -79,6 +79,16 @@ mutate:
 # are kept under test/live/out.
 live:
 	$(GO) test -tags live -count=1 -v -artifacts -outputdir $(CURDIR)/test/live/out ./test/live/...
+
+# The PostgreSQL session-store tests against a throwaway cluster: initdb in
+# a temp dir, pg_ctl on a free port, the tests, then the cluster is removed.
+# (make test runs them too when HELIOS_TEST_POSTGRES_URL is set, as CI does.)
+test-postgres:
+	@dir=$$(mktemp -d); \
+	trap 'test/postgres/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
+	pgenv=$$(test/postgres/cluster.sh start "$$dir") && eval "$$pgenv" && \
+	$(GO) test -race -count=1 ./kernel/session/postgres/... && \
+	$(GO) test -race -count=1 -run 'Postgres' ./test/unit
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./plugins/... ./test/...

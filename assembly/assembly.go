@@ -208,10 +208,11 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	}
 
 	m, noModel := openModel(cfg.Model)
-	dir, err := sessionsDir(cfg.Sessions, base)
+	store, err := newSessionStore(cfg.Sessions, base)
 	if err != nil {
 		return nil, err
 	}
+	resources = append(resources, store)
 	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
@@ -222,7 +223,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		SkillWatcher:   skillWatcher,
 		Model:          m,
 		NoModel:        noModel,
-		Store:          &lazyStore{dir: dir},
+		Store:          store,
 		MaxSteps:       cfg.Sessions.MaxSteps,
 		ContextBudget:  cfg.Sessions.ContextBudget,
 		Resources:      resources,

@@ -100,6 +100,22 @@ type SessionsConfig struct {
 	// ContextBudget is the size in bytes of the model's view past which
 	// the context is compacted. Default 400000 (about 100k tokens).
 	ContextBudget int `json:"contextBudget"`
+	// Store is "jsonl" (default: one file per session under Dir) or
+	// "postgres" (a database shared by several hosts; see Postgres).
+	Store Enum `json:"store"`
+	// Postgres configures the "postgres" store.
+	Postgres PostgresConfig `json:"postgres"`
+}
+
+// PostgresConfig is the "sessions.postgres" key. The URL itself never
+// sits in the config file: it is read from the environment.
+type PostgresConfig struct {
+	// URLEnv names the environment variable holding the database URL.
+	// Default "HELIOS_POSTGRES_URL".
+	URLEnv string `json:"urlEnv"`
+	// MaxConns bounds the connection pool; each session open for writing
+	// holds one connection. Default 10.
+	MaxConns int `json:"maxConns"`
 }
 
 // ToolsConfig is the "tools" key.
@@ -165,6 +181,7 @@ var enumValues = map[string][]string{
 	"skills.watch.mode":          {"native", "poll", "off"},
 	"telemetry.traces.exporter":  otelsetup.Exporters,
 	"telemetry.metrics.exporter": otelsetup.Exporters,
+	"sessions.store":             {"jsonl", "postgres"},
 }
 
 // Duration is a time.Duration written as a string ("500ms", "2s").

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/session/postgres"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/watch"
@@ -57,19 +59,66 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 	})
 }
 
-// lazyStore opens the JSONL store on first use, so commands that never
-// open a session do not create the sessions folder.
+// DefaultPostgresURLEnv is the variable read for the database URL of the
+// "postgres" session store unless sessions.postgres.urlEnv names another.
+const DefaultPostgresURLEnv = "HELIOS_POSTGRES_URL"
+
+// sessionStore is what the CLI needs of a store: `sessions show` reads a
+// session without taking it from the process that runs it.
+type sessionStore interface {
+	session.Store
+	session.Reader
+}
+
+// lazyStore opens the session store on first use, so commands that never
+// open a session neither create the sessions folder nor connect to a
+// database.
 type lazyStore struct {
-	dir  string
+	open func() (sessionStore, error)
+	// none says, without opening the store, that it holds no sessions
+	// (the JSONL folder does not exist yet); nil means never.
+	none func() bool
 	once sync.Once
-	s    *session.JSONLStore
+	s    sessionStore
 	err  error
 }
 
-var _ session.Store = (*lazyStore)(nil)
+var (
+	_ session.Store  = (*lazyStore)(nil)
+	_ session.Reader = (*lazyStore)(nil)
+)
 
-func (l *lazyStore) store() (*session.JSONLStore, error) {
-	l.once.Do(func() { l.s, l.err = session.NewJSONLStore(session.JSONLConfig{Dir: l.dir}) })
+// newSessionStore returns the lazily opened store sessions.store names.
+func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
+	if cfg.Store == "postgres" {
+		if cfg.Postgres.MaxConns < 0 {
+			return nil, fmt.Errorf("%w: sessions.postgres.maxConns: must not be negative", ErrConfig)
+		}
+		env := cfg.Postgres.URLEnv
+		if env == "" {
+			env = DefaultPostgresURLEnv
+		}
+		return &lazyStore{open: func() (sessionStore, error) {
+			url := os.Getenv(env)
+			if url == "" {
+				return nil, fmt.Errorf("sessions.store is \"postgres\": set the environment variable %s to the database URL (or sessions.postgres.urlEnv to the variable that holds it)", env)
+			}
+			// The pool lives as long as the kernel, not one call's context.
+			return postgres.New(context.Background(), postgres.Config{URL: url, URLSource: "$" + env, MaxConns: cfg.Postgres.MaxConns})
+		}}, nil
+	}
+	dir, err := sessionsDir(cfg, base)
+	if err != nil {
+		return nil, err
+	}
+	return &lazyStore{
+		open: func() (sessionStore, error) { return session.NewJSONLStore(session.JSONLConfig{Dir: dir}) },
+		none: func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
+	}, nil
+}
+
+func (l *lazyStore) store() (sessionStore, error) {
+	l.once.Do(func() { l.s, l.err = l.open() })
 	return l.s, l.err
 }
 
@@ -90,7 +139,7 @@ func (l *lazyStore) Open(ctx context.Context, id string) (session.Log, error) {
 }
 
 func (l *lazyStore) List(ctx context.Context) ([]session.Info, error) {
-	if _, err := os.Stat(l.dir); errors.Is(err, os.ErrNotExist) {
+	if l.none != nil && l.none() {
 		return []session.Info{}, nil
 	}
 	s, err := l.store()
@@ -115,6 +164,16 @@ func (l *lazyStore) Fork(ctx context.Context, id string, at int64) (session.Log,
 		return nil, err
 	}
 	return s.Fork(ctx, id, at)
+}
+
+// Close closes the store if it was opened and holds something to close
+// (the database pool).
+func (l *lazyStore) Close() error {
+	l.once.Do(func() { l.err = errors.New("session store closed") })
+	if c, ok := l.s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 func sessionsDir(cfg SessionsConfig, base string) (string, error) {

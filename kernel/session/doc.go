@@ -13,6 +13,13 @@
 // a warning, losing nothing before it. NewMemoryStore keeps sessions in memory
 // with the same semantics, for tests.
 //
+// A store outside this package (kernel/session/postgres) keeps the same
+// semantics with the kit in kit.go: NewLog is the in-memory Log every
+// built-in store hands out, over a Commit of the store's own; InfoFacts,
+// SortInfos, NewID and CheckID are the rules of Info, List and IDs. A store
+// shared by several processes refuses a second writer with a *HeldError
+// naming the holder, and a writer that lost its lock with ErrConflict.
+//
 // Append numbers events 1, 2, 3... and refuses, appending nothing of the
 // batch, an event without a Type, Input that is not valid JSON, and a
 // Compaction whose span is not 1 <= From <= To < its own Seq: a summary

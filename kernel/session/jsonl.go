@@ -436,22 +436,27 @@ type fileSink struct {
 	broken error // set when the file's tail is in an unknown state
 }
 
-// commit writes p in one call and fsyncs. On a failed write it truncates
-// what may have been written, so the next Append does not follow a torn
-// line; after a failed fsync the state of the file is unknown (the kernel
-// may have dropped the dirty pages), so the log refuses further Appends.
-func (s *fileSink) commit(p []byte) error {
+// commit writes evs as lines in one call and fsyncs. On a failed write it
+// truncates what may have been written, so the next Append does not follow
+// a torn line; after a failed fsync the state of the file is unknown (the
+// kernel may have dropped the dirty pages), so the log refuses further
+// Appends.
+func (s *fileSink) commit(_ context.Context, evs []Event) ([]Event, error) {
 	if s.broken != nil {
-		return s.broken
+		return nil, s.broken
+	}
+	p, err := encodeEvents(evs)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := s.f.Write(p); err != nil {
-		return s.undo(fmt.Errorf("write: %w", err), false)
+		return nil, s.undo(fmt.Errorf("write: %w", err), false)
 	}
 	if err := s.f.Sync(); err != nil {
-		return s.undo(fmt.Errorf("fsync: %w", err), true)
+		return nil, s.undo(fmt.Errorf("fsync: %w", err), true)
 	}
 	s.size += int64(len(p))
-	return nil
+	return evs, nil
 }
 
 func (s *fileSink) undo(err error, fatal bool) error {

@@ -36,10 +36,12 @@ type core struct {
 	comps  []span  // the Compaction events, in log order (see Visible)
 }
 
-// sink persists encoded events. commit writes p with one write call and
-// returns once it is durable; on failure nothing of p may remain.
+// sink persists events. commit returns once evs (numbered from the log's
+// next Seq) are durable, with the events as stored; on failure nothing of
+// evs may remain, or, for a store that cannot know, the store must resolve
+// it on its next commit.
 type sink interface {
-	commit(p []byte) error
+	commit(ctx context.Context, evs []Event) ([]Event, error)
 }
 
 // span is one compaction marker: the event at seq hides [from, to].
@@ -75,11 +77,7 @@ func (c *core) append(ctx context.Context, h *handle, evs []Event) ([]Event, err
 		return nil, fmt.Errorf("append to session %q: %w", c.id, err)
 	}
 	if c.sink != nil {
-		buf, err := encodeEvents(out)
-		if err != nil {
-			return nil, fmt.Errorf("append to session %q: %w", c.id, err)
-		}
-		if err := c.sink.commit(buf); err != nil {
+		if out, err = c.sink.commit(ctx, out); err != nil {
 			return nil, fmt.Errorf("append to session %q: %w", c.id, err)
 		}
 	}
