@@ -28,7 +28,8 @@ as() {
 start() {
   local dir=$1 bin
   bin=$(bindir || true)
-  if [ -z "$bin" ]; then
+  # The package also creates the postgres user the cluster runs as.
+  if [ -z "$bin" ] || { [ "$(id -u)" -eq 0 ] && ! id -u postgres >/dev/null 2>&1; }; then
     [ "$(id -u)" -eq 0 ] || die "no PostgreSQL server binaries found; install Debian's postgresql package"
     echo "postgres cluster: installing Debian's postgresql package" >&2
     apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2
