@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -65,10 +64,15 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 		}
 	}
 
+	// The sandbox gives the command its allowlisted environment and, unless
+	// tools.sandbox.mode is "off", confines it; a mode this machine cannot
+	// enforce is refused here, never run unconfined.
+	sc, note, err := s.box.Command(contract.SessionID(ctx), s.fs.Dir(), s.shell, "-c", in.Command)
+	if err != nil {
+		return contract.ErrorResult("the command was not run: %v", err)
+	}
 	out := &capBuffer{max: s.maxOutput}
-	cmd := exec.Command(s.shell, "-c", in.Command)
-	cmd.Dir = s.fs.Dir()
-	cmd.Env = append(os.Environ(), s.env...)
+	cmd := sc.Cmd
 	// One writer for both streams: os/exec then gives the child a single
 	// pipe, so stdout and stderr arrive in the order they were written.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -76,7 +80,7 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	setGroup(cmd)
 
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := sc.Start(); err != nil {
 		return contract.ErrorResult("could not start the command with %s: %v", s.shell, err)
 	}
 	g := &group{cmd: cmd}
@@ -86,7 +90,6 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stopped string // why we killed it, if we did
-	var err error
 	select {
 	case err = <-done:
 	case <-timer.C:
@@ -116,6 +119,9 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		text = withLine(text, "[output may be incomplete: a process that left the command's process group kept it open]")
+	}
+	if note != "" {
+		text = withLine(text, note)
 	}
 	if status == "" {
 		if text == "" {
