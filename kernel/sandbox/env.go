@@ -6,17 +6,17 @@ import (
 	"strings"
 )
 
-// BaseEnv are the variables passed from the kernel's environment to every
+// baseEnv are the variables passed from the kernel's environment to every
 // process started for the model, besides LC_* and Config.PassEnv.
-var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "TZ"}
+var baseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "TZ"}
 
 // ReservedPrefix starts the names of variables that are never passed to
 // processes started for the model: they configure Helios itself.
 const ReservedPrefix = "HELIOS_"
 
-// checkEnv refuses a name that may never reach the model's processes.
-// what names the list, for the error.
-func checkEnvName(name string, deny []string) error {
+// CheckEnvName says why name may never reach a process started for the model:
+// it is in deny (the API key variable), starts with HELIOS_, or is no name.
+func CheckEnvName(name string, deny []string) error {
 	switch {
 	case name == "" || strings.ContainsAny(name, "=\x00"):
 		return fmt.Errorf("%q is not a variable name", name)
@@ -34,7 +34,7 @@ func checkEnvName(name string, deny []string) error {
 // Extra entries (TMPDIR of the session) come last and win.
 func environ(kernelEnv, pass, set, deny []string, extra ...string) []string {
 	allowed := func(name string) bool {
-		return slices.Contains(BaseEnv, name) || strings.HasPrefix(name, "LC_") || slices.Contains(pass, name)
+		return slices.Contains(baseEnv, name) || strings.HasPrefix(name, "LC_") || slices.Contains(pass, name)
 	}
 	vals := map[string]string{}
 	var order []string

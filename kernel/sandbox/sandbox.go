@@ -126,13 +126,13 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 	}
 	for i, name := range cfg.PassEnv {
-		if err := checkEnvName(name, cfg.Deny); err != nil {
+		if err := CheckEnvName(name, cfg.Deny); err != nil {
 			errs = append(errs, fmt.Errorf("passEnv[%d]: %w", i, err))
 		}
 	}
 	for _, kv := range cfg.Env {
 		name, _, _ := cutEnv(kv)
-		if err := checkEnvName(name, cfg.Deny); err != nil {
+		if err := CheckEnvName(name, cfg.Deny); err != nil {
 			errs = append(errs, fmt.Errorf("env.%s: %w", name, err))
 		}
 	}
