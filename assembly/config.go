@@ -149,8 +149,8 @@ type Enum string
 // enumValues lists the values each Enum-typed key accepts; "" (absent) is
 // always accepted and means the default.
 var enumValues = map[string][]string{
-	"skills.mode":       {"catalog", "tools"},
-	"skills.watch.mode": {"native", "poll", "off"},
+	"skills.mode":        {"catalog", "tools"},
+	"skills.watch.mode":  {"native", "poll", "off"},
 	"tools.sandbox.mode": {"workspace-write", "read-only", "off"},
 }
 
