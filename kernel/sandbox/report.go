@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Report is what `helios sandbox check` prints: what the machine supports
+// and the effective policy of the config.
+type Report struct {
+	Support Support `json:"support"`
+	// Mode and Network are the effective policy; in mode "off" nothing is
+	// confined and Network is meaningless.
+	Mode    string `json:"mode"`
+	Network bool   `json:"network"`
+	WorkDir string `json:"workDir"`
+	// Writable are the paths commands may write; "$TMPDIR" stands for the
+	// session's temp dir, made under TempRoot.
+	Writable []string `json:"writable"`
+	TempRoot string   `json:"tempRoot"`
+	// Enforcement says which mechanism enforces what ("" in mode off).
+	Enforcement string `json:"enforcement"`
+	// Enforceable is false when the mode cannot be enforced; Error says why
+	// and which key to set.
+	Enforceable bool   `json:"enforceable"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Report describes s for commands run in workDir. In mode off the machine
+// is probed anyway, to show what it could do.
+func (s *Sandbox) Report(workDir string) Report {
+	support := s.support
+	if s.mode == Off {
+		support = Probe()
+	}
+	root := s.cfg.TempRoot
+	if root == "" {
+		root = os.TempDir()
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	r := Report{Support: support, Mode: s.mode.String(), Network: s.cfg.Network, WorkDir: workDir, TempRoot: root, Enforceable: true}
+	if s.mode == Off {
+		return r
+	}
+	pol := s.Policy(workDir, "$TMPDIR")
+	r.Writable = pol.WritablePaths()
+	pl, err := makePlan(pol, support)
+	if err != nil {
+		r.Enforceable, r.Error = false, err.Error()
+		return r
+	}
+	r.Enforcement = pl.mechanisms()
+	return r
+}
