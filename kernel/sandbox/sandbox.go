@@ -326,11 +326,19 @@ func absArgv(argv []string) ([]string, error) {
 const startTimeout = 30 * time.Second
 
 // Cmd is a command prepared by Sandbox.Command. Set Stdout, Stderr and
-// SysProcAttr on the embedded exec.Cmd, then call Start (not Cmd.Start),
-// then Wait.
+// SysProcAttr on Cmd, then call Start or Run (never Cmd.Start, which would
+// not wait for the child to confirm it is confined), then Cmd.Wait.
 type Cmd struct {
-	*exec.Cmd
+	Cmd             *exec.Cmd
 	status, statusW *os.File // the child's report; nil when unconfined
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Cmd.Wait()
 }
 
 // Start starts the command. A confined command returns only once the child

@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,11 +22,8 @@ func run(t *testing.T, s *sandbox.Sandbox, dir, command string) (string, error) 
 		return "", err
 	}
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	err = cmd.Wait()
+	cmd.Cmd.Stdout, cmd.Cmd.Stderr = &out, &out
+	err = cmd.Run()
 	return out.String(), err
 }
 
@@ -43,4 +41,69 @@ func TestConfinedWrites(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, tmp), out)
 	_, err = os.Stat(filepath.Join(tmp, "t"))
 	assert.NoError(t, err)
+}
+
+// Protects: with the network off, Unix sockets (path and abstract) stay
+// usable, while TCP, UDP and MPTCP (which Landlock's TCP rules miss) are
+// refused; the refusal is the OS's "permission denied".
+func TestConfinedSockets(t *testing.T) {
+	dir := t.TempDir()
+	unixPath := dir + "/s.sock"
+	ul, err := net.Listen("unix", unixPath)
+	require.NoError(t, err)
+	defer ul.Close()
+	al, err := net.Listen("unix", "@helios-sandbox-test-"+filepath.Base(dir))
+	require.NoError(t, err)
+	defer al.Close()
+	tl, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer tl.Close()
+	for _, l := range []net.Listener{ul, al, tl} {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	uc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer uc.Close()
+
+	tests := []struct {
+		spec      string
+		connected bool
+	}{
+		{"unix " + unixPath, true},
+		{"unix " + al.Addr().String(), true},
+		{"tcp " + tl.Addr().String(), false},
+		{"udp " + uc.LocalAddr().String(), false},
+		{"mptcp -", false},
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			s, err := sandbox.New(sandbox.Config{Env: []string{"SANDBOX_TEST_DIAL=" + tt.spec}})
+			require.NoError(t, err)
+			defer s.Close()
+			cmd, _, err := s.Command("s", dir, exe)
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			cmd.Cmd.Stdout = &buf
+			err = cmd.Run()
+			out := buf.String()
+			if tt.connected {
+				assert.NoError(t, err)
+				assert.Equal(t, "connected\n", out)
+			} else {
+				assert.Error(t, err)
+				assert.Contains(t, out, "refused:")
+				assert.Contains(t, out, "permission denied")
+			}
+		})
+	}
 }
