@@ -84,7 +84,7 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 		fmt.Fprintf(w, "FAIL      %s\n", r.Error)
 		return
 	}
-	fmt.Fprintf(w, "ok        enforced by %s\n", r.Enforcement)
+	fmt.Fprintf(w, "ok        enforced by %s (a confined test command ran)\n", r.Enforcement)
 }
 
 func yes(b bool) string {

@@ -20,14 +20,15 @@ type Report struct {
 	TempRoot string   `json:"tempRoot"`
 	// Enforcement says which mechanism enforces what ("" in mode off).
 	Enforcement string `json:"enforcement"`
-	// Enforceable is false when the mode cannot be enforced; Error says why
-	// and which key to set.
+	// Enforceable is false when the mode cannot be enforced or a confined
+	// test command failed; Error says why and which key to set.
 	Enforceable bool   `json:"enforceable"`
 	Error       string `json:"error,omitempty"`
 }
 
-// Report describes s for commands run in workDir. In mode off the machine
-// is probed anyway, to show what it could do.
+// Report describes s for commands run in workDir, after running a confined
+// command that does nothing there to prove it works (see Verify). In mode
+// off the machine is probed anyway, to show what it could do.
 func (s *Sandbox) Report(workDir string) Report {
 	support := s.support
 	if s.mode == Off {
@@ -52,5 +53,8 @@ func (s *Sandbox) Report(workDir string) Report {
 		return r
 	}
 	r.Enforcement = pl.mechanisms()
+	if err := s.Verify(workDir); err != nil {
+		r.Enforceable, r.Error = false, err.Error()
+	}
 	return r
 }

@@ -168,8 +168,8 @@ func CheckWritable(p string) error {
 // Mode returns the effective mode (Default resolved).
 func (s *Sandbox) Mode() Mode { return s.mode }
 
-// Policy returns what a command of session id in workDir may do. The
-// session's temp dir is named "" when the session has none yet.
+// Policy returns what a command in workDir whose session temp dir is
+// tempDir may do.
 func (s *Sandbox) Policy(workDir, tempDir string) Policy {
 	return Policy{Mode: s.mode, Network: s.cfg.Network, WorkDir: workDir, TempDir: tempDir, Writable: s.cfg.Writable}
 }
@@ -178,11 +178,24 @@ func (s *Sandbox) Policy(workDir, tempDir string) Policy {
 // Support in Off mode, where nothing is probed).
 func (s *Sandbox) Support() Support { return s.support }
 
-// Check says whether the mode can be enforced on this machine: nil, or an
-// error naming what is missing and the key to set.
-func (s *Sandbox) Check() error {
-	_, err := makePlan(s.Policy("/", "/"), s.support)
-	return err
+// Verify runs a command that does nothing in workDir, confined as the
+// model's commands are, in a session of its own that it then ends. nil
+// means confinement works end to end on this machine; it says nothing in
+// mode Off.
+func (s *Sandbox) Verify(workDir string) error {
+	if s.mode == Off {
+		return nil
+	}
+	const id = "sandbox-verify"
+	defer s.EndSession(id)
+	cmd, _, err := s.Command(id, workDir, "sh", "-c", "exit 0")
+	if err != nil {
+		return err
+	}
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("a confined test command failed: %w", err)
+	}
+	return nil
 }
 
 // Command prepares argv (argv[0] an absolute path or a name on PATH) to run
