@@ -143,12 +143,12 @@ func New(cfg Config) (*Sandbox, error) {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	probe := cfg.Probe
-	if probe == nil {
-		probe = Probe
-	}
 	if s.mode != Off {
-		s.support = probe()
+		if cfg.Probe != nil {
+			s.support = cfg.Probe()
+		} else {
+			s.support = Probe()
+		}
 	}
 	return s, nil
 }

@@ -107,3 +107,38 @@ func TestConfinedSockets(t *testing.T) {
 		})
 	}
 }
+
+// Protects: Config.Probe replaces the machine's report; a machine without
+// Landlock makes Command fail with ErrUnenforceable in both confining
+// modes, while Off still runs the command.
+func TestProbeOverrideFailsClosed(t *testing.T) {
+	none := func() sandbox.Support { return sandbox.Support{LandlockError: "simulated", Seccomp: true} }
+	for _, mode := range []sandbox.Mode{sandbox.WorkspaceWrite, sandbox.ReadOnly} {
+		s, err := sandbox.New(sandbox.Config{Mode: mode, Probe: none})
+		require.NoError(t, err)
+		_, _, err = s.Command("s", t.TempDir(), "sh", "-c", "true")
+		assert.ErrorIs(t, err, sandbox.ErrUnenforceable, mode.String())
+		assert.ErrorContains(t, err, "Landlock is not available (simulated)")
+		require.NoError(t, s.Close())
+	}
+	s, err := sandbox.New(sandbox.Config{Mode: sandbox.Off, Probe: none})
+	require.NoError(t, err)
+	defer s.Close()
+	out, err := run(t, s, t.TempDir(), "echo ran")
+	assert.NoError(t, err)
+	assert.Equal(t, "ran\n", out)
+}
+
+// Protects: New reports every bad entry, each named.
+func TestNewRefusesBadConfig(t *testing.T) {
+	_, err := sandbox.New(sandbox.Config{
+		Writable: []string{"rel/path", "/no/such/helios/path"},
+		PassEnv:  []string{"KEY", "HELIOS_X"},
+		Env:      []string{"HELIOS_Y=1"},
+		Deny:     []string{"KEY"},
+	})
+	require.Error(t, err)
+	for _, want := range []string{"writable[0]", "relative", "writable[1]", "passEnv[0]: KEY holds the model's API key", "passEnv[1]", "env.HELIOS_Y"} {
+		assert.ErrorContains(t, err, want)
+	}
+}
