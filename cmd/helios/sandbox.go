@@ -80,6 +80,9 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 	fmt.Fprintln(w, "  read    everywhere")
 	fmt.Fprintf(w, "  write   %s ($TMPDIR: a temp dir per session under %s)\n", strings.Join(r.Writable, ", "), r.TempRoot)
 	fmt.Fprintln(w, "  not confined: plugins (trusted code)")
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning   %s\n", warn)
+	}
 	if !r.Enforceable {
 		fmt.Fprintf(w, "FAIL      %s\n", r.Error)
 		return

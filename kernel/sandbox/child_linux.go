@@ -133,18 +133,24 @@ func loadSocketFilter(tcpByLandlock bool) error {
 	for _, c := range conds {
 		withArgs = append(withArgs, seccomp.NameWithConditions{Name: "socket", Conditions: c})
 	}
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	denied := []string{"io_uring_setup"}
+	if _, ok := native.SyscallNames["socketcall"]; ok {
+		// 32-bit x86 and others multiplex socket(2) through socketcall,
+		// whose arguments a filter cannot read.
+		denied = append(denied, "socketcall")
+	}
 	policy := seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
 			{Action: deny, NamesWithCondtions: withArgs},
-			{Action: deny, Names: []string{"io_uring_setup"}},
+			{Action: deny, Names: denied},
 		},
 	}
 	insts, err := policy.Assemble()
-	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
-	}
-	native, err := arch.GetInfo("")
 	if err != nil {
 		return fmt.Errorf("seccomp filter: %w", err)
 	}

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Report is what `helios sandbox check` prints: what the machine supports
@@ -18,6 +20,9 @@ type Report struct {
 	// session's temp dir, made under TempRoot.
 	Writable []string `json:"writable"`
 	TempRoot string   `json:"tempRoot"`
+	// Warnings point out a policy that confines less than it seems: a
+	// work dir that holds the home directory or is the root.
+	Warnings []string `json:"warnings,omitempty"`
 	// Enforcement says which mechanism enforces what ("" in mode off).
 	Enforcement string `json:"enforcement"`
 	// Enforceable is false when the mode cannot be enforced or a confined
@@ -47,6 +52,7 @@ func (s *Sandbox) Report(workDir string) Report {
 	}
 	pol := s.Policy(workDir, "$TMPDIR")
 	r.Writable = pol.WritablePaths()
+	r.Warnings = widePaths(r.Writable)
 	pl, err := makePlan(pol, support)
 	if err != nil {
 		r.Enforceable, r.Error = false, err.Error()
@@ -57,4 +63,21 @@ func (s *Sandbox) Report(workDir string) Report {
 		r.Enforceable, r.Error = false, err.Error()
 	}
 	return r
+}
+
+// widePaths warns about writable paths that hold the home directory (or
+// are the root): commands may then rewrite the user's shell profile.
+func widePaths(paths []string) []string {
+	home, _ := os.UserHomeDir()
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	var out []string
+	for _, p := range paths {
+		rel, err := filepath.Rel(p, home)
+		if p == "/" || (home != "" && err == nil && rel != ".." && !strings.HasPrefix(rel, "../")) {
+			out = append(out, fmt.Sprintf("%s is writable and holds the home directory %s: commands can change files there (~/.bashrc, ~/.ssh)", p, home))
+		}
+	}
+	return out
 }

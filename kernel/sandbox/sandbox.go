@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -131,7 +132,7 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 	}
 	for _, kv := range cfg.Env {
-		name, _, _ := cutEnv(kv)
+		name, _, _ := strings.Cut(kv, "=")
 		if err := CheckEnvName(name, cfg.Deny); err != nil {
 			errs = append(errs, fmt.Errorf("env.%s: %w", name, err))
 		}
@@ -385,13 +386,4 @@ func (c *Cmd) Start() error {
 		return fmt.Errorf("confine command: no answer from the sandbox entry point: %w", rerr)
 	}
 	return errors.New("confine command: the sandbox entry point did not run: the program must call sandbox.Main first thing in main (and in TestMain)")
-}
-
-func cutEnv(kv string) (string, string, bool) {
-	for i := 0; i < len(kv); i++ {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }

@@ -120,13 +120,15 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	if errors.Is(err, exec.ErrWaitDelay) {
 		text = withLine(text, "[output may be incomplete: a process that left the command's process group kept it open]")
 	}
+	if status == "" && text == "" {
+		text = "(no output)"
+	}
+	// The sandbox's line (first confined command of a session) comes after
+	// the output and before the status, which stays the final line.
 	if note != "" {
 		text = withLine(text, note)
 	}
 	if status == "" {
-		if text == "" {
-			text = "(no output)"
-		}
 		return contract.ToolResult{Content: text}
 	}
 	return contract.ToolResult{Content: withLine(text, status), IsError: true}
