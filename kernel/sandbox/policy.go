@@ -125,7 +125,8 @@ func (p plan) encode() (string, error) {
 	return string(b), nil
 }
 
-// How enforces what, in words (the note and sandbox check).
+// mechanisms says which mechanism enforces what, in words (for the note
+// and sandbox check).
 func (p plan) mechanisms() string {
 	parts := []string{fmt.Sprintf("Landlock ABI %d for files", p.ABI)}
 	switch {

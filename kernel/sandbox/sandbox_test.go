@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -141,4 +142,20 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	for _, want := range []string{"writable[0]", "relative", "writable[1]", "passEnv[0]: KEY holds the model's API key", "passEnv[1]", "env.HELIOS_Y"} {
 		assert.ErrorContains(t, err, want)
 	}
+}
+
+// Protects: a confined command cannot signal processes outside its
+// sandbox (Landlock's signal scope, ABI 6+): not the kernel that started
+// it; its own children it can.
+func TestConfinedSignals(t *testing.T) {
+	s, err := sandbox.New(sandbox.Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	if s.Support().LandlockABI < 6 {
+		t.Skipf("Landlock ABI %d has no signal scope", s.Support().LandlockABI)
+	}
+	out, err := run(t, s, t.TempDir(), fmt.Sprintf("sleep 5 & kill $! && echo child-killed; kill -0 %d", os.Getpid()))
+	assert.Error(t, err, out)
+	assert.Contains(t, out, "child-killed\n")
+	assert.Contains(t, out, "Operation not permitted")
 }
