@@ -150,6 +150,27 @@ var confinedText string
 
 var confinedTmpl = template.Must(template.New("confined").Parse(confinedText))
 
+//go:embed describe.md.tmpl
+var describeText string
+
+var describeTmpl = template.Must(template.New("describe").Parse(describeText))
+
+// describe is the sentence for the Bash tool's description ("" in mode
+// off): what a command may do, before the model runs one.
+func describe(mode Mode, network bool, writable []string) string {
+	if mode.resolve() == Off {
+		return ""
+	}
+	var b bytes.Buffer
+	_ = describeTmpl.Execute(&b, map[string]any{
+		"Mode":     mode.String(),
+		"ReadOnly": mode.resolve() == ReadOnly,
+		"Writable": writable,
+		"Network":  network,
+	})
+	return strings.TrimSpace(b.String())
+}
+
 // confinedNote is the line the model reads with the session's first
 // confined command.
 func confinedNote(p Policy, pl plan) string {

@@ -166,6 +166,10 @@ func CheckWritable(p string) error {
 	return nil
 }
 
+// Describe is a sentence for a tool's description telling the model how
+// its commands are confined; "" in mode Off.
+func (s *Sandbox) Describe() string { return describe(s.mode, s.cfg.Network, s.cfg.Writable) }
+
 // Mode returns the effective mode (Default resolved).
 func (s *Sandbox) Mode() Mode { return s.mode }
 
@@ -247,11 +251,16 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 	c.ExtraFiles = []*os.File{w}
 	s.mu.Lock()
 	if !st.noted {
-		st.noted = true
 		note = confinedNote(pol, p)
 	}
 	s.mu.Unlock()
-	return &Cmd{Cmd: c, status: r, statusW: w}, note, nil
+	// The line counts as shown once a command really ran confined.
+	started := func() {
+		s.mu.Lock()
+		st.noted = true
+		s.mu.Unlock()
+	}
+	return &Cmd{Cmd: c, status: r, statusW: w, started: started}, note, nil
 }
 
 // session returns the state of session id, making its temp dir on first
@@ -345,6 +354,7 @@ const startTimeout = 30 * time.Second
 type Cmd struct {
 	Cmd             *exec.Cmd
 	status, statusW *os.File // the child's report; nil when unconfined
+	started         func()   // called once the child is confined
 }
 
 // Run starts the command and waits for it.
@@ -373,6 +383,7 @@ func (c *Cmd) Start() error {
 	msg, rerr := io.ReadAll(io.LimitReader(c.status, 64<<10))
 	c.status.Close()
 	if string(msg) == readyToken {
+		c.started()
 		return nil
 	}
 	c.kill()

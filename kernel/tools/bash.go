@@ -38,7 +38,16 @@ func (s *Set) bashDescription() string {
 		"On timeout, and when the command returns, every process it started is killed, background ones (`&`) included: Bash cannot leave a server running.\n" +
 		"A non-zero exit status is shown as a final line `[exit code N]` and the call counts as failed.\n" +
 		fmt.Sprintf("Output longer than %d bytes keeps its beginning and its end, with a marker saying how many bytes were cut from the middle: filter with grep, head or tail to see what matters.\n", s.maxOutput) +
-		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit."
+		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit." +
+		sandboxLine(s.box.Describe())
+}
+
+// sandboxLine puts the sandbox's sentence on a line of its own, if any.
+func sandboxLine(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "\n" + d
 }
 
 func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResult {

@@ -95,3 +95,24 @@ func TestBashConfinedFailsClosed(t *testing.T) {
 	_, err := os.Stat(marker)
 	assert.True(t, os.IsNotExist(err), "the command ran")
 }
+
+// Protects: the Bash tool's description tells the model how commands are
+// confined before it runs one, and says nothing in mode off.
+func TestBashDescriptionNamesTheSandbox(t *testing.T) {
+	extra := t.TempDir()
+	for _, tt := range []struct {
+		cfg  sandbox.Config
+		want string
+	}{
+		{sandbox.Config{Mode: sandbox.WorkspaceWrite, Writable: []string{extra}}, "Commands run in a sandbox (workspace-write): they can read everywhere but write only in the work dir, $TMPDIR (this session's temp dir), " + extra + "; network connections are refused."},
+		{sandbox.Config{Mode: sandbox.ReadOnly, Network: true}, "Commands run in a sandbox (read-only): they can read everywhere but write only in $TMPDIR (this session's temp dir); network connections are allowed."},
+		{sandbox.Config{Mode: sandbox.Off}, ""},
+	} {
+		_, bash := confinedSet(t, tt.cfg)
+		if tt.want == "" {
+			assert.NotContains(t, bash.Description, "sandbox")
+			continue
+		}
+		assert.Contains(t, bash.Description, "\n"+tt.want)
+	}
+}
