@@ -53,6 +53,9 @@ run: build plugins
 	@echo
 	@echo "== helios plugins check =="
 	@$(HELIOS) --config $(DEMO) plugins check
+	@echo
+	@echo "== helios sandbox check (how the model's commands are confined) =="
+	@-$(HELIOS) --config $(DEMO) sandbox check
 
 # The test command (README and .ci/run): format, vet, the race-enabled unit
 # suite, then the mutation suite.

@@ -104,15 +104,9 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		}
 	}()
 
-	workDir := opts.WorkDir
-	switch {
-	case workDir != "":
-	case cfg.WorkDir != "":
-		workDir = resolve(base, cfg.WorkDir)
-	default:
-		if workDir, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("work dir: %w", err)
-		}
+	workDir, err := workDirOf(cfg, base, opts)
+	if err != nil {
+		return nil, err
 	}
 	mode, err := kskills.ParseMode(string(cfg.Skills.Mode))
 	if err != nil {
@@ -153,6 +147,10 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		caps = append(caps, c)
 	}
 
+	box, err := sandboxConfig(cfg, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
 	// The builtin tools share the project's port. Write and Edit tell the
 	// kernel at once, so the next step's catalog sees the change.
 	var kref *kernel.Kernel
@@ -160,6 +158,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		FS:          port,
 		BashTimeout: time.Duration(cfg.Tools.BashTimeout),
 		MaxOutput:   cfg.Tools.MaxOutput,
+		Sandbox:     box,
 		OnWrite: func(path string) {
 			if kref != nil {
 				kref.InvalidatePath(path)
@@ -169,6 +168,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, fmt.Errorf("%w: tools: %v", ErrConfig, err)
 	}
+	opened = append(opened, toolSet)
 	caps = append([]kernel.Capability{toolsCapability{toolSet}}, caps...)
 
 	var resources []io.Closer
@@ -236,6 +236,22 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	}
 	kref = k
 	return k, nil
+}
+
+// workDirOf is the work dir: opts.WorkDir, else the config's workDir, else
+// the current directory.
+func workDirOf(cfg Config, base string, opts Options) (string, error) {
+	switch {
+	case opts.WorkDir != "":
+		return opts.WorkDir, nil
+	case cfg.WorkDir != "":
+		return resolve(base, cfg.WorkDir), nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("work dir: %w", err)
+	}
+	return wd, nil
 }
 
 func resolve(base, p string) string {

@@ -125,6 +125,27 @@ type ToolsConfig struct {
 	// MaxOutput is how many bytes of a tool's output the model gets.
 	// Default 30000.
 	MaxOutput int `json:"maxOutput"`
+	// Env is set for every command the model runs (name → value).
+	Env map[string]string `json:"env"`
+	// PassEnv names variables passed from the kernel's environment to the
+	// model's commands, besides PATH HOME USER LOGNAME SHELL TERM LANG LC_*
+	// TMPDIR TZ. Neither may name model.apiKeyEnv or a HELIOS_* variable.
+	PassEnv []string `json:"passEnv"`
+	// Sandbox confines the model's commands.
+	Sandbox SandboxConfig `json:"sandbox"`
+}
+
+// SandboxConfig is the "tools.sandbox" key.
+type SandboxConfig struct {
+	// Mode is "workspace-write" (the default on Linux: write only the work
+	// dir, the session's temp dir and Writable), "read-only" (write only the
+	// session's temp dir) or "off" (unconfined).
+	Mode Enum `json:"mode"`
+	// Writable are absolute, existing paths commands may also write in
+	// workspace-write mode.
+	Writable []string `json:"writable"`
+	// Network lets confined commands reach the network. Default false.
+	Network bool `json:"network"`
 }
 
 // SkillsConfig is the "skills" key.
@@ -182,6 +203,7 @@ var enumValues = map[string][]string{
 	"telemetry.traces.exporter":  otelsetup.Exporters,
 	"telemetry.metrics.exporter": otelsetup.Exporters,
 	"sessions.store":             {"jsonl", "postgres"},
+	"tools.sandbox.mode":         {"workspace-write", "read-only", "off"},
 }
 
 // Duration is a time.Duration written as a string ("500ms", "2s").

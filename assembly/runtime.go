@@ -39,10 +39,7 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 	case cfg.Name == "":
 		return nil, errors.New("no model configured: model.name is missing in helios.config.json")
 	}
-	keyEnv := DefaultAPIKeyEnv
-	if cfg.APIKeyEnv != nil {
-		keyEnv = *cfg.APIKeyEnv
-	}
+	keyEnv := apiKeyEnv(cfg)
 	var key string
 	if keyEnv != "" {
 		if key = os.Getenv(keyEnv); key == "" {
@@ -195,6 +192,12 @@ type toolsCapability struct{ set *tools.Set }
 func (toolsCapability) Name() string { return "builtin-tools" }
 
 func (c toolsCapability) Tools(context.Context) ([]contract.Tool, error) { return c.set.Tools(), nil }
+
+// EndSession removes the session's temp dir (contract.SessionEnder).
+func (c toolsCapability) EndSession(id string) { c.set.EndSession(id) }
+
+// Close removes every session's temp dir.
+func (c toolsCapability) Close() error { return c.set.Close() }
 
 // newWatcher builds the skills watcher from skills.watch; nil when watching
 // is off.

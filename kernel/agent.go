@@ -171,8 +171,16 @@ func (s *Session) Log() session.Log { return s.log }
 // Hooks returns the session-scope registry (context:compact, session:start).
 func (s *Session) Hooks() *hooks.Registry { return s.hooks }
 
-// Close closes the log.
-func (s *Session) Close() error { return s.log.Close() }
+// Close closes the log, and tells each capability that keeps state per
+// session (contract.SessionEnder: the Bash tool's temp dir) that it ended.
+func (s *Session) Close() error {
+	for _, c := range s.k.caps {
+		if e, ok := c.Capability.(contract.SessionEnder); ok {
+			e.EndSession(s.ID())
+		}
+	}
+	return s.log.Close()
+}
 
 // Inject appends text as a message on the user's side, with provenance
 // naming who added it (the UI's /skill: loads use "user:/skill"). It runs no
@@ -392,7 +400,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := safeCall(ctx, tools[i], args)
+	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
 	if err != nil {
 		return contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
 	}

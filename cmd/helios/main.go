@@ -8,9 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/helios-agents/helios/kernel/sandbox"
 )
 
 func main() {
+	// First: in the child re-executed to run a model's command confined,
+	// this confines the process and runs the command; never returns there.
+	sandbox.Main()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

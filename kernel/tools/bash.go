@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -39,7 +38,16 @@ func (s *Set) bashDescription() string {
 		"On timeout, and when the command returns, every process it started is killed, background ones (`&`) included: Bash cannot leave a server running.\n" +
 		"A non-zero exit status is shown as a final line `[exit code N]` and the call counts as failed.\n" +
 		fmt.Sprintf("Output longer than %d bytes keeps its beginning and its end, with a marker saying how many bytes were cut from the middle: filter with grep, head or tail to see what matters.\n", s.maxOutput) +
-		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit."
+		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit." +
+		sandboxLine(s.box.Describe())
+}
+
+// sandboxLine puts the sandbox's sentence on a line of its own, if any.
+func sandboxLine(d string) string {
+	if d == "" {
+		return ""
+	}
+	return "\n" + d
 }
 
 func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResult {
@@ -65,10 +73,15 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 		}
 	}
 
+	// The sandbox gives the command its allowlisted environment and, unless
+	// tools.sandbox.mode is "off", confines it; a mode this machine cannot
+	// enforce is refused here, never run unconfined.
+	sc, note, err := s.box.Command(contract.SessionID(ctx), s.fs.Dir(), s.shell, "-c", in.Command)
+	if err != nil {
+		return contract.ErrorResult("the command was not run: %v", err)
+	}
 	out := &capBuffer{max: s.maxOutput}
-	cmd := exec.Command(s.shell, "-c", in.Command)
-	cmd.Dir = s.fs.Dir()
-	cmd.Env = append(os.Environ(), s.env...)
+	cmd := sc.Cmd
 	// One writer for both streams: os/exec then gives the child a single
 	// pipe, so stdout and stderr arrive in the order they were written.
 	cmd.Stdout, cmd.Stderr = out, out
@@ -76,7 +89,7 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	setGroup(cmd)
 
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := sc.Start(); err != nil {
 		return contract.ErrorResult("could not start the command with %s: %v", s.shell, err)
 	}
 	g := &group{cmd: cmd}
@@ -86,7 +99,6 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var stopped string // why we killed it, if we did
-	var err error
 	select {
 	case err = <-done:
 	case <-timer.C:
@@ -117,10 +129,15 @@ func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResul
 	if errors.Is(err, exec.ErrWaitDelay) {
 		text = withLine(text, "[output may be incomplete: a process that left the command's process group kept it open]")
 	}
+	if status == "" && text == "" {
+		text = "(no output)"
+	}
+	// The sandbox's line (first confined command of a session) comes after
+	// the output and before the status, which stays the final line.
+	if note != "" {
+		text = withLine(text, note)
+	}
 	if status == "" {
-		if text == "" {
-			text = "(no output)"
-		}
 		return contract.ToolResult{Content: text}
 	}
 	return contract.ToolResult{Content: withLine(text, status), IsError: true}

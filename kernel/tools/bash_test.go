@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
 )
 
@@ -65,8 +66,8 @@ func TestBashRunsInWorkDir(t *testing.T) {
 
 func TestBashEnv(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, tools.Config{Env: []string{"HELIOS_TOOLS_TEST=42"}})
-	res := e.call(t, "Bash", m{"command": `echo "$HELIOS_TOOLS_TEST"; test -n "$PATH" && echo path`})
+	e := newEnv(t, tools.Config{Sandbox: sandbox.Config{Mode: sandbox.Off, Env: []string{"TOOLS_TEST=42"}}})
+	res := e.call(t, "Bash", m{"command": `echo "$TOOLS_TEST"; test -n "$PATH" && echo path`})
 	if diff := cmp.Diff(contract.ToolResult{Content: "42\npath\n"}, res); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

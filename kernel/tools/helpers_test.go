@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -66,6 +67,11 @@ func newEnv(t *testing.T, cfg tools.Config) *env {
 	t.Cleanup(func() { fsys.Close() })
 	cfg.FS = fsys
 	cfg.OnWrite = e.writes.record
+	// These tests are about the tools; confinement has its own tests
+	// (sandbox_test.go), which ask for it.
+	if cfg.Sandbox.Mode == sandbox.Default {
+		cfg.Sandbox.Mode = sandbox.Off
+	}
 	set, err := tools.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
@@ -42,9 +43,11 @@ type Config struct {
 	// Shell runs Bash commands as `<Shell> -c <command>`: a name looked up
 	// on PATH or a path. Empty means "bash" if it is on PATH, else "sh".
 	Shell string
-	// Env is appended to os.Environ() for Bash commands ("KEY=value"; a
-	// later entry wins).
-	Env []string
+	// Sandbox says how Bash commands are started: their environment (an
+	// allowlist of the kernel's, plus Sandbox.Env and Sandbox.PassEnv) and
+	// their confinement. The zero value confines them by the platform's
+	// default mode (workspace-write on Linux) with the network off.
+	Sandbox sandbox.Config
 	// OnWrite, when set, is called synchronously after Write or Edit changed
 	// a file, with the file's absolute path under FS.Dir(), and never after a
 	// failed call. The kernel invalidates the skills catalog there, so the
@@ -59,7 +62,7 @@ type Set struct {
 	maxTimeout time.Duration
 	maxOutput  int
 	shell      string
-	env        []string
+	box        *sandbox.Sandbox
 	onWrite    func(string)
 	tools      []contract.Tool
 }
@@ -81,7 +84,6 @@ func New(cfg Config) (*Set, error) {
 		maxTimeout: cfg.MaxBashTimeout,
 		maxOutput:  cfg.MaxOutput,
 		shell:      cfg.Shell,
-		env:        append([]string(nil), cfg.Env...),
 		onWrite:    cfg.OnWrite,
 	}
 	if s.maxTimeout == 0 {
@@ -105,6 +107,11 @@ func New(cfg Config) (*Set, error) {
 	if _, err := exec.LookPath(s.shell); err != nil {
 		return nil, fmt.Errorf("new tools: shell: %w", err)
 	}
+	box, err := sandbox.New(cfg.Sandbox)
+	if err != nil {
+		return nil, fmt.Errorf("new tools: %w", err)
+	}
+	s.box = box
 	s.tools = []contract.Tool{
 		s.tool("Bash", s.bashDescription(), s.bashSchema(), s.bash),
 		s.tool("Glob", globDescription, globSchema, s.glob),
@@ -128,6 +135,15 @@ func New(cfg Config) (*Set, error) {
 func (s *Set) Tools() []contract.Tool {
 	return append([]contract.Tool(nil), s.tools...)
 }
+
+// Sandbox returns the sandbox Bash commands are started through.
+func (s *Set) Sandbox() *sandbox.Sandbox { return s.box }
+
+// EndSession removes the temp dir of session id's commands.
+func (s *Set) EndSession(id string) { s.box.EndSession(id) }
+
+// Close removes every session's temp dir. Bash fails afterwards.
+func (s *Set) Close() error { return s.box.Close() }
 
 // tool wraps a tool's body so that a context already done is the one Go
 // error a call returns: the body then runs only for a live call, and

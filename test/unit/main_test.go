@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/helios-agents/helios/kernel/sandbox"
 )
 
 // heliosBin is the helios binary built once for the CLI tests.
 var heliosBin string
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the test binary is the confined commands' entry point
 	os.Exit(run(m))
 }
 

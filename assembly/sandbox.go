@@ -1,0 +1,102 @@
+package assembly
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+
+	"github.com/helios-agents/helios/kernel/sandbox"
+)
+
+// sandboxConfig turns the tools.env, tools.passEnv and tools.sandbox keys
+// into the sandbox configuration of the model's commands. Every problem is
+// reported, each naming its JSON path: a writable path that is relative or
+// does not exist, and a variable that may never reach a command (the one
+// named by model.apiKeyEnv, any HELIOS_* variable).
+func sandboxConfig(cfg Config, logger *slog.Logger) (sandbox.Config, error) {
+	mode, err := sandbox.ParseMode(string(cfg.Tools.Sandbox.Mode))
+	if err != nil {
+		return sandbox.Config{}, fmt.Errorf("%w: tools.sandbox.mode: %v", ErrConfig, err)
+	}
+	var deny []string
+	if key := apiKeyEnv(cfg.Model); key != "" {
+		deny = []string{key}
+	}
+	var errs []error
+	for i, p := range cfg.Tools.Sandbox.Writable {
+		if err := sandbox.CheckWritable(p); err != nil {
+			errs = append(errs, fmt.Errorf("%w: tools.sandbox.writable[%d]: %v", ErrConfig, i, err))
+		}
+	}
+	for i, name := range cfg.Tools.PassEnv {
+		if err := sandbox.CheckEnvName(name, deny); err != nil {
+			errs = append(errs, fmt.Errorf("%w: tools.passEnv[%d]: %v", ErrConfig, i, err))
+		}
+	}
+	var env []string
+	for _, name := range sortedStrings(cfg.Tools.Env) {
+		if err := sandbox.CheckEnvName(name, deny); err != nil {
+			errs = append(errs, fmt.Errorf("%w: tools.env.%s: %v", ErrConfig, name, err))
+		}
+		env = append(env, name+"="+cfg.Tools.Env[name])
+	}
+	if err := errors.Join(errs...); err != nil {
+		return sandbox.Config{}, err
+	}
+	writable := make([]string, len(cfg.Tools.Sandbox.Writable))
+	for i, p := range cfg.Tools.Sandbox.Writable {
+		// Landlock rules hold resolved paths.
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		writable[i] = p
+	}
+	return sandbox.Config{
+		Mode:     mode,
+		Writable: writable,
+		Network:  cfg.Tools.Sandbox.Network,
+		Env:      env,
+		PassEnv:  cfg.Tools.PassEnv,
+		Deny:     deny,
+		Logger:   logger,
+	}, nil
+}
+
+// OpenSandbox makes the sandbox of the model's commands as the kernel
+// would, without assembling a kernel (`helios sandbox check`). It returns
+// the work dir, symlinks resolved, with it.
+func OpenSandbox(_ context.Context, cfg Config, base string, opts Options) (*sandbox.Sandbox, string, error) {
+	workDir, err := workDirOf(cfg, base, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	if real, err := filepath.EvalSymlinks(workDir); err == nil {
+		workDir = real
+	}
+	sc, err := sandboxConfig(cfg, opts.Logger)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := sandbox.New(sc)
+	return s, workDir, err
+}
+
+// apiKeyEnv is the variable holding the model's API key ("" for none).
+func apiKeyEnv(m ModelConfig) string {
+	if m.APIKeyEnv != nil {
+		return *m.APIKeyEnv
+	}
+	return DefaultAPIKeyEnv
+}
+
+func sortedStrings(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel/sandbox"
+)
+
+func sandboxCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Inspect how the model's commands are confined",
+		Args:  args(cobra.NoArgs),
+		RunE:  groupHelp,
+	}
+	c.AddCommand(&cobra.Command{
+		Use:   "check",
+		Short: "Show what this machine supports and the effective policy; exit 1 if the configured mode cannot be enforced",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfgPath, workDir, err := g.resolve()
+			if err != nil {
+				return err
+			}
+			cfg, base, err := assembly.ReadConfig(cfgPath)
+			if err != nil {
+				return err
+			}
+			box, wd, err := assembly.OpenSandbox(cmd.Context(), cfg, base, assembly.Options{WorkDir: workDir})
+			if err != nil {
+				return err
+			}
+			defer box.Close()
+			r := box.Report(wd)
+			if g.json {
+				err = writeJSON(cmd.OutOrStdout(), r)
+			} else {
+				printSandbox(cmd.OutOrStdout(), r)
+			}
+			if err == nil && !r.Enforceable {
+				return exitError{exitFail}
+			}
+			return err
+		},
+	})
+	return c
+}
+
+func printSandbox(w io.Writer, r sandbox.Report) {
+	s := r.Support
+	switch {
+	case s.LandlockABI > 0:
+		fmt.Fprintf(w, "landlock  ABI %d (file rules: %s; TCP rules: %s; UDP rules: %s)\n", s.LandlockABI,
+			yes(s.LandlockABI >= sandbox.MinLandlockABI), yes(s.LandlockABI >= 4), yes(s.LandlockABI >= 10))
+	default:
+		fmt.Fprintf(w, "landlock  not available: %s\n", s.LandlockError)
+	}
+	if s.Seccomp {
+		fmt.Fprintln(w, "seccomp   available")
+	} else {
+		fmt.Fprintf(w, "seccomp   not available: %s\n", s.SeccompError)
+	}
+	if s.Simulated != "" {
+		fmt.Fprintf(w, "          (lowered by %s=%s)\n", sandbox.SimulateEnv, s.Simulated)
+	}
+	if r.Mode == "off" {
+		fmt.Fprintln(w, "policy    off: commands run unconfined, with the allowlisted environment (tools.sandbox.mode)")
+		return
+	}
+	net := "off"
+	if r.Network {
+		net = "on"
+	}
+	fmt.Fprintf(w, "policy    %s, network %s\n", r.Mode, net)
+	fmt.Fprintln(w, "  read    everywhere")
+	fmt.Fprintf(w, "  write   %s ($TMPDIR: a temp dir per session under %s)\n", strings.Join(r.Writable, ", "), r.TempRoot)
+	fmt.Fprintln(w, "  not confined: plugins (trusted code)")
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning   %s\n", warn)
+	}
+	if !r.Enforceable {
+		fmt.Fprintf(w, "FAIL      %s\n", r.Error)
+		return
+	}
+	fmt.Fprintf(w, "ok        enforced by %s (a confined test command ran)\n", r.Enforcement)
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

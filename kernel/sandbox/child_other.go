@@ -1,0 +1,18 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+)
+
+func probe() Support {
+	return Support{LandlockError: "Landlock exists only on Linux", SeccompError: "seccomp exists only on Linux"}
+}
+
+func confineAndExec(plan, *os.File) error {
+	return errors.New("confinement exists only on Linux")
+}
+
+func (c *Cmd) kill() { _ = c.Cmd.Process.Kill() }

@@ -1,0 +1,53 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// BenchmarkBash measures one Bash call of `true`: unconfined (the
+// baseline), then confined, which adds re-executing the binary and setting
+// up Landlock and seccomp. The confined sub-benchmark reports its cost as a
+// multiple of the baseline (x-unconfined).
+func BenchmarkBash(b *testing.B) {
+	fsys, err := workfs.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fsys.Close()
+	args := json.RawMessage(`{"command":"true"}`)
+	var baseline time.Duration
+	for _, bc := range []struct {
+		name string
+		mode sandbox.Mode
+	}{{"unconfined", sandbox.Off}, {"confined", sandbox.WorkspaceWrite}} {
+		b.Run(bc.name, func(b *testing.B) {
+			set, err := tools.New(tools.Config{FS: fsys, Sandbox: sandbox.Config{Mode: bc.mode}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer set.Close()
+			bash := set.Tools()[0]
+			ctx := context.Background()
+			began := time.Now()
+			for b.Loop() {
+				res, err := bash.Call(ctx, args)
+				if err != nil || res.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+			per := time.Since(began) / time.Duration(b.N)
+			if bc.mode == sandbox.Off {
+				baseline = per
+			} else if baseline > 0 {
+				b.ReportMetric(float64(per)/float64(baseline), "x-unconfined")
+			}
+		})
+	}
+}

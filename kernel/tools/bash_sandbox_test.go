@@ -1,0 +1,118 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+const notePrefix = "[sandbox: commands run confined (workspace-write, network off"
+
+// confinedSet is a tool set whose Bash runs confined in a fresh work dir.
+func confinedSet(t *testing.T, cfg sandbox.Config) (*tools.Set, contract.Tool) {
+	t.Helper()
+	fsys, err := workfs.New(t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { fsys.Close() })
+	set, err := tools.New(tools.Config{FS: fsys, Sandbox: cfg})
+	require.NoError(t, err)
+	t.Cleanup(func() { set.Close() })
+	return set, set.Tools()[0]
+}
+
+func bashIn(t *testing.T, bash contract.Tool, session, command string) contract.ToolResult {
+	t.Helper()
+	args, err := json.Marshal(map[string]string{"command": command})
+	require.NoError(t, err)
+	res, err := bash.Call(contract.WithSessionID(context.Background(), session), args)
+	require.NoError(t, err)
+	return res
+}
+
+// Protects: each session has its own TMPDIR, removed when the session ends
+// (and by Close); the sandbox's line comes with each session's first
+// command only, after the output and before the exit status, which stays
+// the final line.
+func TestBashConfinedSessions(t *testing.T) {
+	set, bash := confinedSet(t, sandbox.Config{Mode: sandbox.WorkspaceWrite})
+
+	first := bashIn(t, bash, "one", "true")
+	assert.False(t, first.IsError, first.Content)
+	assert.True(t, strings.HasPrefix(first.Content, "(no output)\n"+notePrefix), first.Content)
+
+	again := bashIn(t, bash, "one", `echo "$TMPDIR"`)
+	assert.NotContains(t, again.Content, "[sandbox:")
+	tmpOne := strings.TrimSpace(again.Content)
+	assert.DirExists(t, tmpOne)
+
+	other := bashIn(t, bash, "two", `echo "$TMPDIR"; exit 3`)
+	assert.True(t, other.IsError)
+	lines := strings.Split(other.Content, "\n")
+	require.Len(t, lines, 3, other.Content)
+	tmpTwo := lines[0]
+	assert.NotEqual(t, tmpOne, tmpTwo)
+	assert.True(t, strings.HasPrefix(lines[1], notePrefix), other.Content)
+	assert.Equal(t, "[exit code 3]", lines[2])
+
+	set.EndSession("one")
+	assert.NoDirExists(t, tmpOne)
+	assert.DirExists(t, tmpTwo)
+	require.NoError(t, set.Close())
+	assert.NoDirExists(t, tmpTwo)
+}
+
+// Protects: a confined command that times out is killed with every process
+// it started, as an unconfined one is: the re-executed child becomes the
+// shell, so the process group is the same.
+func TestBashConfinedTimeoutKillsProcessGroup(t *testing.T) {
+	e := newEnv(t, tools.Config{Sandbox: sandbox.Config{Mode: sandbox.WorkspaceWrite}})
+	res := e.call(t, "Bash", m{"command": hang, "timeout_seconds": 1})
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Content, notePrefix)
+	assert.True(t, strings.HasSuffix(res.Content, "[timed out after 1s; the command and the processes it started were killed]"), res.Content)
+	assertGroupGone(t, res.Content)
+}
+
+// Protects: fail closed at the tool: without Landlock the command is not
+// run, and the model reads why and what to set.
+func TestBashConfinedFailsClosed(t *testing.T) {
+	_, bash := confinedSet(t, sandbox.Config{Probe: func() sandbox.Support { return sandbox.Support{Seccomp: true} }})
+	marker := t.TempDir() + "/ran"
+	res := bashIn(t, bash, "s", "touch "+marker)
+	assert.True(t, res.IsError)
+	assert.True(t, strings.HasPrefix(res.Content, "the command was not run: commands cannot run confined"), res.Content)
+	assert.Contains(t, res.Content, `set tools.sandbox.mode to "off"`)
+	_, err := os.Stat(marker)
+	assert.True(t, os.IsNotExist(err), "the command ran")
+}
+
+// Protects: the Bash tool's description tells the model how commands are
+// confined before it runs one, and says nothing in mode off.
+func TestBashDescriptionNamesTheSandbox(t *testing.T) {
+	extra := t.TempDir()
+	for _, tt := range []struct {
+		cfg  sandbox.Config
+		want string
+	}{
+		{sandbox.Config{Mode: sandbox.WorkspaceWrite, Writable: []string{extra}}, "Commands run in a sandbox (workspace-write): they can read everywhere but write only in the work dir, $TMPDIR (this session's temp dir), " + extra + "; network connections are refused."},
+		{sandbox.Config{Mode: sandbox.ReadOnly, Network: true}, "Commands run in a sandbox (read-only): they can read everywhere but write only in $TMPDIR (this session's temp dir); network connections are allowed."},
+		{sandbox.Config{Mode: sandbox.Off}, ""},
+	} {
+		_, bash := confinedSet(t, tt.cfg)
+		if tt.want == "" {
+			assert.NotContains(t, bash.Description, "sandbox")
+			continue
+		}
+		assert.Contains(t, bash.Description, "\n"+tt.want)
+	}
+}

@@ -1,0 +1,16 @@
+//go:build live
+
+package live
+
+import (
+	"os"
+	"testing"
+
+	"github.com/helios-agents/helios/kernel/sandbox"
+)
+
+// TestMain lets the test binary run the model's commands confined.
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
