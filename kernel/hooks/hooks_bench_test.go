@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkDispatch measures the registry's cost per dispatch. The "direct"
@@ -31,14 +32,10 @@ func BenchmarkDispatch(b *testing.B) {
 		b.Helper()
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		for i, h := range builtins {
-			if err := r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("b", i), Origin: hooks.Builtin, Handler: h}); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("b", i), Origin: hooks.Builtin, Handler: h}))
 		}
 		for i := range plugins {
-			if err := r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("p", i), Origin: hooks.Plugin, Handler: plugin}); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("p", i), Origin: hooks.Plugin, Handler: plugin}))
 		}
 		return r
 	}
@@ -85,9 +82,7 @@ func BenchmarkDispatch(b *testing.B) {
 					out = append(out, res.Value)
 				}
 			}
-			if len(out) != 10 {
-				b.Fatalf("direct calls = %d values, want 10", len(out))
-			}
+			require.Len(b, out, 10, "direct calls = %d values, want 10", len(out))
 		}
 	})
 }
