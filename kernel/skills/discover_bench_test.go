@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkDiscover measures a cold discovery of a root of N bundle skills:
@@ -50,9 +51,7 @@ func BenchmarkDiscover(b *testing.B) {
 			f.root = filepath.Join(base, fmt.Sprintf("root-%d", n))
 			f.err = skBenchGenerate(f.root, n)
 		})
-		if f.err != nil {
-			b.Fatalf("generate %d skills: %v", n, f.err)
-		}
+		require.NoError(b, f.err, "generate %d skills", n)
 		return f.root
 	}
 
