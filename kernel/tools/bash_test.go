@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBash(t *testing.T) {
@@ -44,9 +46,7 @@ func TestBash(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res := e.call(t, "Bash", m{"command": tt.command})
-			if diff := cmp.Diff(tt.want, res); diff != "" {
-				t.Errorf("Bash(%q) (-want +got):\n%s", tt.command, diff)
-			}
+			assert.Empty(t, cmp.Diff(tt.want, res), "Bash(%q) (-want +got)", tt.command)
 		})
 	}
 }
@@ -55,21 +55,15 @@ func TestBashRunsInWorkDir(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, tools.Config{})
 	res := e.call(t, "Bash", m{"command": "pwd -P; echo made > made.txt"})
-	if diff := cmp.Diff(contract.ToolResult{Content: e.work + "\n"}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got := readFile(t, e.path("made.txt")); got != "made\n" {
-		t.Errorf("made.txt = %q; want the command's relative write in the work dir", got)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: e.work + "\n"}, res))
+	assert.Equal(t, "made\n", readFile(t, e.path("made.txt")), "made.txt; want the command's relative write in the work dir")
 }
 
 func TestBashEnv(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, tools.Config{Env: []string{"HELIOS_TOOLS_TEST=42"}})
 	res := e.call(t, "Bash", m{"command": `echo "$HELIOS_TOOLS_TEST"; test -n "$PATH" && echo path`})
-	if diff := cmp.Diff(contract.ToolResult{Content: "42\npath\n"}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: "42\npath\n"}, res))
 }
 
 // The command prints its process group (the shell's pid) and a background
@@ -82,9 +76,7 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	began := time.Now()
 	res := e.call(t, "Bash", m{"command": hang, "timeout_seconds": 1})
 	took := time.Since(began)
-	if took > 3*time.Second {
-		t.Errorf("took %v; want about 1s", took)
-	}
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 1s", took)
 	want := "[timed out after 1s; the command and the processes it started were killed]"
 	if !res.IsError || !strings.HasSuffix(res.Content, want) {
 		t.Errorf("got %+v; want IsError ending %q", res, want)
@@ -100,12 +92,8 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 	began := time.Now()
 	res, err := e.callCtx(ctx, t, "Bash", m{"command": hang})
 	took := time.Since(began)
-	if err != nil {
-		t.Fatalf("Go error %v; want a result (the call had started)", err)
-	}
-	if took > 3*time.Second {
-		t.Errorf("took %v; want about 0.5s", took)
-	}
+	require.NoError(t, err, "Go error; want a result (the call had started)")
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 0.5s", took)
 	if !res.IsError || !strings.Contains(res.Content, "[cancelled after") || !strings.Contains(res.Content, "were killed]") {
 		t.Errorf("got %+v; want IsError saying it was cancelled", res)
 	}
@@ -119,12 +107,9 @@ func TestBashLeavesNoBackgroundProcess(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	began := time.Now()
 	res := e.call(t, "Bash", m{"command": "echo $$; sleep 30 & echo $!"})
-	if took := time.Since(began); took > 3*time.Second {
-		t.Errorf("took %v; want the call to end with the shell", took)
-	}
-	if res.IsError {
-		t.Errorf("got %+v; want success", res)
-	}
+	took := time.Since(began)
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want the call to end with the shell", took)
+	assert.False(t, res.IsError, "got %+v", res)
 	assertGroupGone(t, res.Content)
 }
 
@@ -152,12 +137,9 @@ func TestBashTimeouts(t *testing.T) {
 			e := newEnv(t, tt.cfg)
 			began := time.Now()
 			res := e.call(t, "Bash", tt.args)
-			if took := time.Since(began); took > 4*time.Second {
-				t.Errorf("took %v", took)
-			}
-			if diff := cmp.Diff(tt.want, res); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			took := time.Since(began)
+			assert.LessOrEqual(t, took, 4*time.Second, "took %v", took)
+			assert.Empty(t, cmp.Diff(tt.want, res))
 		})
 	}
 }
@@ -187,9 +169,7 @@ func TestBashOutputCap(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, tools.Config{MaxOutput: tt.max})
 			res := e.call(t, "Bash", m{"command": tt.command})
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.want}, res))
 		})
 	}
 }
@@ -201,21 +181,15 @@ func TestBashHugeOutput(t *testing.T) {
 	e := newEnv(t, tools.Config{MaxOutput: 64})
 	res := e.call(t, "Bash", m{"command": "head -c 50000000 /dev/zero | tr '\\0' y; exit 4"})
 	want := strings.Repeat("y", 32) + "\n[... 49999936 bytes cut ...]\n" + strings.Repeat("y", 32) + "\n[exit code 4]"
-	if diff := cmp.Diff(contract.ToolResult{Content: want, IsError: true}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if !utf8.ValidString(res.Content) {
-		t.Error("output is not valid UTF-8")
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: want, IsError: true}, res))
+	assert.True(t, utf8.ValidString(res.Content), "output is not valid UTF-8")
 }
 
 func TestBashCouldNotStart(t *testing.T) {
 	t.Parallel()
 	// An executable that is no program: found on PATH, refused by exec.
 	shell := filepath.Join(t.TempDir(), "badshell")
-	if err := os.WriteFile(shell, []byte("\x00\x01\x02\x03"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(shell, []byte("\x00\x01\x02\x03"), 0o755))
 	e := newEnv(t, tools.Config{Shell: shell})
 	res := e.call(t, "Bash", m{"command": "echo hi"})
 	if !res.IsError || !strings.Contains(res.Content, "could not start the command with "+shell) {
@@ -242,9 +216,7 @@ func TestReadRefusesFIFO(t *testing.T) {
 func assertGroupGone(t *testing.T, out string) {
 	t.Helper()
 	lines := strings.SplitN(out, "\n", 3)
-	if len(lines) < 3 {
-		t.Fatalf("output %q lacks the two pids", out)
-	}
+	require.GreaterOrEqual(t, len(lines), 3, "output %q lacks the two pids", out)
 	pgid, err1 := strconv.Atoi(lines[0])
 	pid, err2 := strconv.Atoi(lines[1])
 	if err1 != nil || err2 != nil || pgid <= 1 || pid <= 1 {
@@ -256,9 +228,7 @@ func assertGroupGone(t *testing.T, out string) {
 		if len(alive) == 0 && !running(pid) {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still has live processes %v (background pid %d running: %v)", pgid, alive, pid, running(pid))
-		}
+		require.False(t, time.Now().After(deadline), "process group %d still has live processes %v (background pid %d running: %v)", pgid, alive, pid, running(pid))
 		time.Sleep(20 * time.Millisecond)
 	}
 }
