@@ -19,6 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // catFakeWatcher is a RootWatcher whose changes the test fires by hand.
@@ -144,9 +146,7 @@ func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
 	p := &catProvider{names: []string{"a"}, watch: true}
 	reg.Register("user", p)
 	for range 3 {
-		if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a"}) {
-			t.Fatalf("Snapshot = %v, want [a]", got)
-		}
+		require.Equal(t, []string{"a"}, catNames(reg.Snapshot(ctx)), "Snapshot")
 	}
 	if n := p.callCount(); n != 1 {
 		t.Errorf("provider asked %d times for three clean snapshots, want 1", n)
@@ -179,9 +179,7 @@ func TestCatalogInvalidateMarksExactlyOneProvider(t *testing.T) {
 
 	a.set("a", "a2")
 	a.invalidate()
-	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "a2", "b", "b2"}; !cmp.Equal(got, want) {
-		t.Errorf("after invalidating a: %v, want %v", got, want)
-	}
+	assert.Equal(t, []string{"a", "a2", "b", "b2"}, catNames(reg.Snapshot(ctx)), "after invalidating a")
 	if a.callCount() != 2 || b.callCount() != 1 || b2.callCount() != 1 {
 		t.Errorf("calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
 	}
@@ -215,9 +213,7 @@ func TestCatalogStaleRegistrationCannotInvalidate(t *testing.T) {
 	if n := signals.Load(); n != 0 {
 		t.Errorf("stale callback sent %d change signals, want 0", n)
 	}
-	if old.callCount() != 0 {
-		t.Errorf("closed provider asked %d times", old.callCount())
-	}
+	assert.Zero(t, old.callCount(), "closed provider asked %d times", old.callCount())
 }
 
 // C4: an incomplete observation (or a provider error) is never cached and
@@ -278,12 +274,8 @@ func TestCatalogGenerationRetryUnderConcurrentInvalidation(t *testing.T) {
 		a.invalidate()
 	}
 	got := catNames(reg.Snapshot(ctx))
-	if want := []string{"a-v2", "b"}; !cmp.Equal(got, want) {
-		t.Errorf("Snapshot = %v, want %v (retry after the generation moved)", got, want)
-	}
-	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a-v2", "b"}) {
-		t.Errorf("cached Snapshot = %v", got)
-	}
+	assert.Equal(t, []string{"a-v2", "b"}, got, "Snapshot (retry after the generation moved)")
+	assert.Equal(t, []string{"a-v2", "b"}, catNames(reg.Snapshot(ctx)), "cached Snapshot")
 }
 
 // C4: change listeners get a bare signal; one that panics does not affect
@@ -299,9 +291,8 @@ func TestCatalogPanickingListenerDoesNotAffectOthers(t *testing.T) {
 	defer c2()
 	p.invalidate()
 	p.invalidate()
-	if n := got.Load(); n != 2 {
-		t.Errorf("healthy listener called %d times, want 2", n)
-	}
+	n := got.Load()
+	assert.Equal(t, int64(2), n, "healthy listener called %d times, want 2", n)
 }
 
 // catWriteSkill writes root/name/SKILL.md.
@@ -330,9 +321,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	reg.Register("project", catDirSource(root, w, nil))
 	cat := reg.Snapshot(ctx)
 	s, ok := cat.Lookup("deploy")
-	if !ok {
-		t.Fatalf("deploy not in %v", catNames(cat))
-	}
+	require.True(t, ok, "deploy not in %v", catNames(cat))
 
 	// The file now says another name; no OS event has arrived yet.
 	writeFile(t, file, skillMD("name: ship\ndescription: Deploy things.", "v2"))
@@ -340,12 +329,8 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	cancel := reg.OnChange(func() { signals.Add(1) })
 	defer cancel()
 	_, err := s.Load(ctx)
-	if !errors.Is(err, skills.ErrStaleSkill) {
-		t.Fatalf("Load after rename: err = %v, want ErrStaleSkill", err)
-	}
-	if signals.Load() == 0 {
-		t.Error("stale load did not invalidate the provider")
-	}
+	require.ErrorIs(t, err, skills.ErrStaleSkill, "Load after rename")
+	assert.NotZero(t, signals.Load(), "stale load did not invalidate the provider")
 	// The catalog tool turns it into a result the model can read.
 	tools, _ := skills.ToSkillTools(cat.Skills, skills.ModeCatalog)
 	res, err := tools[0].Call(ctx, []byte(`{"name":"deploy"}`))
@@ -354,9 +339,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	}
 	// The next snapshot rescans the entry and publishes the new name.
 	w.fire([]string{"deploy"}, false)
-	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"ship"}) {
-		t.Errorf("after refresh: %v, want [ship]", got)
-	}
+	assert.Equal(t, []string{"ship"}, catNames(reg.Snapshot(ctx)), "after refresh")
 }
 
 // C4: no body cache — every load re-reads and re-parses the current file.
@@ -390,24 +373,14 @@ func TestCatalogFirstPartyInvalidationVisibleAtNextSnapshot(t *testing.T) {
 	reg.Snapshot(ctx)
 
 	p := catWriteSkill(t, root, "b", "B.", "")
-	if !reg.InvalidatePath(p) {
-		t.Fatal("InvalidatePath(new SKILL.md) = false")
-	}
-	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "b", "z"}; !cmp.Equal(got, want) {
-		t.Errorf("next snapshot = %v, want %v", got, want)
-	}
-	if other.callCount() != 1 {
-		t.Errorf("unrelated provider asked %d times, want 1", other.callCount())
-	}
+	require.True(t, reg.InvalidatePath(p), "InvalidatePath(new SKILL.md) = false")
+	assert.Equal(t, []string{"a", "b", "z"}, catNames(reg.Snapshot(ctx)), "next snapshot")
+	assert.Equal(t, 1, other.callCount(), "unrelated provider asked %d times, want 1", other.callCount())
 
 	script := filepath.Join(root, "b", "scripts", "run.sh")
 	writeFile(t, script, "echo hi")
-	if reg.InvalidatePath(script) {
-		t.Error("InvalidatePath(deep resource) = true; resources never change the catalog")
-	}
-	if reg.InvalidatePath(filepath.Join(t.TempDir(), "x", "SKILL.md")) {
-		t.Error("InvalidatePath(path outside every root) = true")
-	}
+	assert.False(t, reg.InvalidatePath(script), "InvalidatePath(deep resource) = true; resources never change the catalog")
+	assert.False(t, reg.InvalidatePath(filepath.Join(t.TempDir(), "x", "SKILL.md")), "InvalidatePath(path outside every root) = true")
 }
 
 // C4 (O(changed)): after one entry changes, a refresh reads only that entry.
@@ -434,13 +407,10 @@ func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
 	if n := fsys.reads.Swap(0); n != 1 {
 		t.Errorf("refresh after one edit read %d files, want 1", n)
 	}
-	if s, _ := cat.Lookup("s07"); s.Description != "Changed." {
-		t.Errorf("s07 description = %q", s.Description)
-	}
+	s, _ := cat.Lookup("s07")
+	assert.Equal(t, "Changed.", s.Description, "s07 description")
 
-	if err := os.RemoveAll(filepath.Join(root, "s08")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "s08")))
 	w.fire([]string{"s08"}, false)
 	if n := len(reg.Snapshot(ctx).Skills); n != 39 {
 		t.Errorf("after removing s08: %d skills, want 39", n)
@@ -464,17 +434,11 @@ func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
 	catWriteSkill(t, root, "a", "A.", "body 2, much longer")
 	w.fire([]string{"a"}, false)
 	after := reg.Snapshot(ctx)
-	if before.Digest() != after.Digest() {
-		t.Error("digest changed on a body-only edit")
-	}
-	if skills.RenderCatalog(before.Skills) != skills.RenderCatalog(after.Skills) {
-		t.Error("rendered catalog changed on a body-only edit")
-	}
+	assert.Equal(t, after.Digest(), before.Digest(), "digest changed on a body-only edit")
+	assert.Equal(t, skills.RenderCatalog(after.Skills), skills.RenderCatalog(before.Skills), "rendered catalog changed on a body-only edit")
 	catWriteSkill(t, root, "a", "A, now described differently.", "body 2")
 	w.fire([]string{"a"}, false)
-	if reg.Snapshot(ctx).Digest() == before.Digest() {
-		t.Error("digest unchanged after a description change")
-	}
+	assert.NotEqual(t, before.Digest(), reg.Snapshot(ctx).Digest(), "digest unchanged after a description change")
 }
 
 // C4: while the watcher cannot observe reliably, results are incomplete
@@ -488,9 +452,7 @@ func TestCatalogUnhealthyWatcherMakesIncomplete(t *testing.T) {
 	reg.Register("project", catDirSource(root, w, nil))
 	w.healthy.Store(false)
 	w.fire(nil, true)
-	if c := reg.Snapshot(ctx); c.Complete {
-		t.Error("snapshot complete while the watcher is unhealthy")
-	}
+	assert.False(t, reg.Snapshot(ctx).Complete, "snapshot complete while the watcher is unhealthy")
 	w.healthy.Store(true)
 	w.fire(nil, true)
 	if c := reg.Snapshot(ctx); !c.Complete || len(c.Skills) != 1 {
