@@ -35,6 +35,8 @@ import (
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/plugins/host"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -57,9 +59,7 @@ func plExample(t *testing.T) string {
 		}
 		plBuildErr = exec.Command("cp", "-R", filepath.Join(src, "EXTENSION.md"), filepath.Join(src, "skills"), plDir).Run()
 	})
-	if plBuildErr != nil {
-		t.Fatal(plBuildErr)
-	}
+	require.NoError(t, plBuildErr)
 	return plDir
 }
 
@@ -101,9 +101,7 @@ func plDemoPlugin(t *testing.T) {
 			return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm())
 		})
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // plDebug is the plugin's probe folder (internal/pluginprobe): its
@@ -118,17 +116,13 @@ func (d plDebug) env() string { return d.dir.Env() }
 func (d plDebug) pids(t *testing.T, what string) []int {
 	t.Helper()
 	pids, err := d.dir.Calls(what)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return pids
 }
 
 func (d plDebug) stall(t *testing.T, on bool) {
 	t.Helper()
-	if err := d.dir.SetStall(on); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.dir.SetStall(on))
 }
 
 // plLaunch starts the example plugin under name, closed with the test.
@@ -136,9 +130,7 @@ func plLaunch(t *testing.T, cfg host.Config) *host.Capability {
 	t.Helper()
 	cfg.Command = filepath.Join(plExample(t), "release-notes")
 	c, err := host.Launch(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -198,9 +190,7 @@ func newPlWorld(t *testing.T, cfgs ...host.Config) *plWorld {
 			w.warn = append(w.warn, wn)
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	w.k = k
 	return w
@@ -226,9 +216,7 @@ func (w *plWorld) warnings() []contract.Warning {
 func (w *plWorld) prepare(t *testing.T) []string {
 	t.Helper()
 	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), kernel.PrepareIn{SessionID: "s", Step: 1, Catalog: w.k.Catalog(context.Background())})
-	if err != nil {
-		t.Fatalf("context:prepare dispatch: %v", err)
-	}
+	require.NoError(t, err, "context:prepare dispatch")
 	// The kernel's own builtin (the environment) always comes first; the
 	// tests below are about the capabilities after it.
 	if len(out) == 0 || !strings.HasPrefix(out[0], "Environment:\n") {
@@ -241,9 +229,7 @@ func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision,
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"command": command})
 	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
-	if err != nil {
-		t.Fatalf("tool:before dispatch: %v", err)
-	}
+	require.NoError(t, err, "tool:before dispatch")
 	return d, ok
 }
 
@@ -260,9 +246,7 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 	w := newPlWorld(t, host.Config{Name: "release-notes", Env: []string{dbg.env()}})
 
 	points, err := w.k.DescribeHooks()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string][]hooks.HandlerInfo{}
 	for _, p := range points {
 		got[p.Name] = p.Handlers
@@ -272,9 +256,7 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 		"tool:before":     {{Name: "house-guard", Origin: "builtin"}, {Name: "release-notes/guard-tags", Origin: "plugin"}},
 	}
 	for point, handlers := range want {
-		if diff := cmp.Diff(handlers, got[point]); diff != "" {
-			t.Errorf("Describe %s (-want +got):\n%s", point, diff)
-		}
+		assert.Empty(t, cmp.Diff(handlers, got[point]), "Describe %s (-want +got)", point)
 	}
 
 	t.Run("concat: builtin output first", func(t *testing.T) {
@@ -282,31 +264,26 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 		if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
 			t.Errorf("context:prepare = %q, want BUILTIN then the plugin's reminder", out)
 		}
-		if n := len(dbg.pids(t, "context:prepare")); n != 1 {
-			t.Errorf("the plugin was called %d times, want 1", n)
-		}
+		n := len(dbg.pids(t, "context:prepare"))
+		assert.Equal(t, 1, n, "the plugin was called %d times, want 1", n)
 	})
 	t.Run("firstWin: the builtin decides, the plugin is never called", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "rm -rf build && git tag -d v1.0.0")
 		if !ok || !d.Deny || d.Reason != "house rules: no rm -rf" {
 			t.Errorf("decision = %+v, %v; want the builtin's", d, ok)
 		}
-		if n := len(dbg.pids(t, "tool:before")); n != 0 {
-			t.Errorf("the plugin was called %d times on tool:before after the builtin decided", n)
-		}
+		n := len(dbg.pids(t, "tool:before"))
+		assert.Zero(t, n, "the plugin was called %d times on tool:before after the builtin decided", n)
 	})
 	t.Run("firstWin: the builtin passes, the plugin decides", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "git tag -d v1.0.0")
 		if !ok || !d.Deny || !strings.Contains(d.Reason, "release-notes refuses") {
 			t.Errorf("decision = %+v, %v; want the plugin's", d, ok)
 		}
-		if n := len(dbg.pids(t, "tool:before")); n != 1 {
-			t.Errorf("the plugin was called %d times, want 1 (the call count must be observable)", n)
-		}
+		n := len(dbg.pids(t, "tool:before"))
+		assert.Equal(t, 1, n, "the plugin was called %d times, want 1 (the call count must be observable)", n)
 	})
-	if ws := w.warnings(); len(ws) != 0 {
-		t.Errorf("warnings (a builtin that failed would look like one that decided): %v", ws)
-	}
+	assert.Empty(t, w.warnings(), "warnings (a builtin that failed would look like one that decided)")
 }
 
 // Protects: M38 (a crash takes down dispatch) and M39 (a crashed plugin's
@@ -322,9 +299,7 @@ func TestPluginCrashMidCall(t *testing.T) {
 		host.Config{Name: "release-notes-b", Env: []string{dbgB.env()}})
 	a := w.plugins[0]
 
-	if out := w.prepare(t); len(out) != 3 {
-		t.Fatalf("before the crash: %q, want the builtin and both plugins", out)
-	}
+	require.Len(t, w.prepare(t), 3, "before the crash, want the builtin and both plugins")
 	w.warnings()
 	pid := a.Status().PID
 
@@ -332,9 +307,7 @@ func TestPluginCrashMidCall(t *testing.T) {
 	done := make(chan []string, 1)
 	go func() { done <- w.prepare(t) }()
 	proctest.Eventually(t, 5*time.Second, "the call to reach plugin A", func() bool { return len(dbgA.pids(t, "context:prepare")) == 2 })
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	var out []string
 	select {
 	case out = <-done:
@@ -355,9 +328,8 @@ func TestPluginCrashMidCall(t *testing.T) {
 	if out := w.prepare(t); len(out) != 2 || out[0] != "BUILTIN" {
 		t.Errorf("next dispatch = %q", out)
 	}
-	if took := time.Since(t0); took > time.Second {
-		t.Errorf("next dispatch took %v", took)
-	}
+	took := time.Since(t0)
+	assert.LessOrEqual(t, took, time.Second, "next dispatch took %v", took)
 	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "plugin is down") {
 		t.Errorf("warnings = %v, want one saying the plugin is down", ws)
 	}
@@ -368,17 +340,13 @@ func TestPluginCrashMidCall(t *testing.T) {
 	if cat.Complete || !ok || s.Source != "capability:release-notes" {
 		t.Errorf("catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
 	}
-	if !plHasWarning(cat.Warnings, "capability:release-notes", "incomplete") {
-		t.Errorf("catalog warnings %v lack the plugin's", cat.Warnings)
-	}
+	assert.True(t, plHasWarning(cat.Warnings, "capability:release-notes", "incomplete"), "catalog warnings %v lack the plugin's", cat.Warnings)
 	logs := w.logText()
 	for _, want := range []string{
 		`level=WARN msg="hook handler failed; continuing with the next handler" point=context:prepare handler=release-notes origin=plugin`,
 		`level=WARN msg="plugin died; it is restarted on its next use" plugin=release-notes`,
 	} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("the kernel's log lacks %s:\n%s", want, logs)
-		}
+		assert.Contains(t, logs, want, "the kernel's log lacks %s:\n%s", want, logs)
 	}
 
 	// After the backoff, the next use restarts it.
@@ -397,14 +365,10 @@ func TestPluginCrashMidCall(t *testing.T) {
 // its tool reaches the model and runs in the plugin.
 func TestPluginManifestAndTools(t *testing.T) {
 	w := newPlWorld(t, host.Config{Name: "release-notes"})
-	if m := w.k.Extensions(); !strings.Contains(m, "\n- release-notes: Drafts release notes from the git history") {
-		t.Errorf("manifest lacks the plugin:\n%s", m)
-	}
+	assert.Contains(t, w.k.Extensions(), "\n- release-notes: Drafts release notes from the git history", "manifest lacks the plugin")
 	ctx := context.Background()
 	tools, warns := w.k.Tools(ctx, w.k.Catalog(ctx))
-	if len(warns) != 0 {
-		t.Errorf("tool warnings: %v", warns)
-	}
+	assert.Empty(t, warns, "tool warnings")
 	for _, tool := range tools {
 		if tool.Name != "release_notes_format" {
 			continue
@@ -427,14 +391,10 @@ func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	c, err := host.Launch(context.Background(), host.Config{Name: "release-notes", Command: filepath.Join(dir, "release-notes")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Plugins: []kernel.Capability{c}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
 	ctx := context.Background()
 	if _, ok := k.Catalog(ctx).Lookup("release-notes"); !ok {
@@ -460,9 +420,7 @@ func TestPluginHangHitsDeadline(t *testing.T) {
 	t0 := time.Now()
 	out := w.prepare(t)
 	took := time.Since(t0)
-	if diff := cmp.Diff([]string{"BUILTIN"}, out); diff != "" {
-		t.Errorf("dispatch (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"BUILTIN"}, out), "dispatch (-want +got)")
 	if took < timeout || took > timeout+3*time.Second {
 		t.Errorf("dispatch took %v with a %v call timeout", took, timeout)
 	}
@@ -479,16 +437,12 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(dir, "release-notes"))
 
 	r := helios(t, home, work, "--config", cfg, "skills", "list", "--json")
-	if r.code != 0 {
-		t.Fatalf("skills list: exit %d\n%s", r.code, r.stderr)
-	}
+	require.Zero(t, r.code, "skills list: exit %d\n%s", r.code, r.stderr)
 	var list struct {
 		Complete bool
 		Skills   []struct{ Name, Source, BaseDir string }
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
 	base := filepath.Join(dir, "skills", "release-notes")
 	want := []struct{ Name, Source, BaseDir string }{{"release-notes", "capability:release-notes", base}}
 	if diff := cmp.Diff(want, list.Skills); diff != "" || !list.Complete {
@@ -509,9 +463,8 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 		{"commit", "-q", "--allow-empty", "-m", "feat: plugins"},
 	} {
 		git := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...)
-		if out, err := git.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "git %v\n%s", args, out)
 	}
 	script := exec.Command("sh", "-c", "cd "+base+" && scripts/collect.sh "+repo)
 	out, err := script.CombinedOutput()
@@ -527,13 +480,9 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(plExample(t), "release-notes"))
 	r := helios(t, home, work, "--config", cfg, "hooks", "describe", "--json")
-	if r.code != 0 {
-		t.Fatalf("hooks describe: exit %d\n%s", r.code, r.stderr)
-	}
+	require.Zero(t, r.code, "hooks describe: exit %d\n%s", r.code, r.stderr)
 	var d struct{ Points []hooks.PointInfo }
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &d))
 	var plugins []string
 	for _, p := range d.Points {
 		seenPlugin := false
@@ -550,9 +499,7 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 			t.Errorf("context:compact does not start with the builtin compactor: %+v", p.Handlers)
 		}
 	}
-	if diff := cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins); diff != "" {
-		t.Errorf("plugin handlers (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins), "plugin handlers (-want +got)")
 }
 
 // Protects: M40 (checksum not verified). A wrong sha256 refuses the plugin
@@ -561,9 +508,7 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 func TestPluginChecksum(t *testing.T) {
 	bin := filepath.Join(plExample(t), "release-notes")
 	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(data)
 	right, wrong := hex.EncodeToString(sum[:]), strings.Repeat("0f", 32)
 	home, work := t.TempDir(), t.TempDir()
@@ -572,35 +517,24 @@ func TestPluginChecksum(t *testing.T) {
 
 	bad := plConfig(t, work, entry, bin, wrong, dbg.dir)
 	r := helios(t, home, work, "--config", bad, "skills", "list")
-	if r.code != 1 {
-		t.Errorf("skills list with a wrong sha256: exit %d, want 1", r.code)
-	}
+	assert.Equal(t, 1, r.code, "skills list with a wrong sha256: exit %d, want 1", r.code)
 	for _, part := range []string{`plugin "notes"`, "checksum mismatch", right, wrong} {
-		if !strings.Contains(r.stderr, part) {
-			t.Errorf("error does not say %s:\n%s", part, r.stderr)
-		}
+		assert.Contains(t, r.stderr, part, "error does not say %s:\n%s", part, r.stderr)
 	}
 	r = helios(t, home, work, "--config", bad, "plugins", "check")
 	if r.code != 1 || !strings.HasPrefix(r.stdout, "FAIL  notes: ") || !strings.Contains(r.stdout, right) || !strings.Contains(r.stdout, wrong) {
 		t.Errorf("plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if pids := dbg.pids(t, "start"); len(pids) != 0 {
-		t.Errorf("the refused binary ran %d times", len(pids))
-	}
+	pids := dbg.pids(t, "start")
+	assert.Empty(t, pids, "the refused binary ran %d times", len(pids))
 
 	good := plConfig(t, t.TempDir(), entry, bin, right, dbg.dir)
 	r = helios(t, home, work, "--config", good, "plugins", "check")
-	if r.code != 0 {
-		t.Fatalf("plugins check with the right sha256: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	require.Zero(t, r.code, "plugins check with the right sha256: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	for _, part := range []string{"ok    notes: ", right + " (pinned, matches)", "handshake v1 with AutoMTLS", "mounts context:prepare, tool:before (guard-tags)", "skills release-notes", "tools release_notes_format", `"Drafts release notes`} {
-		if !strings.Contains(r.stdout, part) {
-			t.Errorf("plugins check line lacks %q:\n%s", part, r.stdout)
-		}
+		assert.Contains(t, r.stdout, part, "plugins check line lacks %q:\n%s", part, r.stdout)
 	}
-	if strings.Count(strings.TrimSpace(r.stdout), "\n") != 0 {
-		t.Errorf("want one line per plugin:\n%s", r.stdout)
-	}
+	assert.Zero(t, strings.Count(strings.TrimSpace(r.stdout), "\n"), "want one line per plugin:\n%s", r.stdout)
 }
 
 // No plugin process outlives the kernel: after Close, and after the
@@ -609,15 +543,9 @@ func TestPluginNoOrphans(t *testing.T) {
 	t.Run("Close", func(t *testing.T) {
 		w := newPlWorld(t, host.Config{Name: "release-notes"})
 		pid := w.plugins[0].Status().PID
-		if !proctest.Alive(pid) {
-			t.Fatalf("plugin %d not running", pid)
-		}
-		if err := w.k.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if proctest.Alive(pid) {
-			t.Errorf("plugin %d still running after Kernel.Close", pid)
-		}
+		require.True(t, proctest.Alive(pid), "plugin %d not running", pid)
+		require.NoError(t, w.k.Close())
+		assert.False(t, proctest.Alive(pid), "plugin %d still running after Kernel.Close", pid)
 	})
 	t.Run("host SIGKILLed", func(t *testing.T) {
 		home, work := t.TempDir(), t.TempDir()
@@ -627,12 +555,8 @@ func TestPluginNoOrphans(t *testing.T) {
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "HOME="+home)
 		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		// The first catalog line means the kernel is up, plugin included.
 		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
@@ -642,9 +566,7 @@ func TestPluginNoOrphans(t *testing.T) {
 		if len(pids) != 1 || !proctest.Alive(pids[0]) {
 			t.Fatalf("plugin starts %v", pids)
 		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
 		proctest.Eventually(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !proctest.Alive(pids[0]) })
 	})
@@ -654,18 +576,12 @@ func TestPluginNoOrphans(t *testing.T) {
 func TestPluginConfig(t *testing.T) {
 	cfg, err := assembly.ParseConfig("c.json", []byte(`{"plugins": [{"name": "n", "command": "bin/p", "args": ["-v"],
 		"env": {"B": "2", "A": "1"}, "sha256": "ab", "startTimeout": "2s", "callTimeout": "500ms"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	hcs, err := assembly.PluginHostConfigs(cfg, "/etc/helios", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := host.Config{Name: "n", Command: "/etc/helios/bin/p", Args: []string{"-v"}, Env: []string{"A=1", "B=2"},
 		SHA256: "ab", StartTimeout: 2 * time.Second, CallTimeout: 500 * time.Millisecond}
-	if diff := cmp.Diff([]host.Config{want}, hcs); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]host.Config{want}, hcs))
 	for _, tt := range []struct{ config, want string }{
 		{`{"plugins": [{"name": "n", "command": "p", "sha": "x"}]}`, "plugins[0].sha: unknown key"},
 		{`{"plugins": [{"name": "n", "command": "p", "callTimeout": 5}]}`, "plugins[0].callTimeout: a duration must be a string"},
@@ -677,9 +593,7 @@ func TestPluginConfig(t *testing.T) {
 		if err == nil {
 			_, err = assembly.PluginHostConfigs(cfg, "/", nil)
 		}
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want %q", tt.config, err, tt.want)
-		}
+		assert.ErrorContains(t, err, tt.want, "%s", tt.config)
 	}
 }
 
