@@ -29,6 +29,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: M8 (tool name prefixed), M2 (templated description). In tools
@@ -48,37 +50,27 @@ func TestSkillToolsToolsMode(t *testing.T) {
 	}
 	// Order follows the input (the catalog's order); hidden and invalid
 	// tool names are absent.
-	if diff := cmp.Diff([]string{"MySkill", "pdf", "release-notes"}, names); diff != "" {
-		t.Fatalf("tool names (-want +got):\n%s", diff)
-	}
+	require.Empty(t, cmp.Diff([]string{"MySkill", "pdf", "release-notes"}, names), "tool names (-want +got)")
 	want := map[string]string{
 		"MySkill":       fx.desc["MySkill"],
 		"pdf":           fx.desc["pdf"],
 		"release-notes": fx.desc["release-notes"],
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("tool descriptions are not the frontmatter descriptions (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "tool descriptions are not the frontmatter descriptions (-want +got)")
 
 	// Exactly the two names that are not tool names, each named with its file.
-	if len(warns) != 2 {
-		t.Errorf("got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), skWarningsText(warns))
-	}
+	assert.Len(t, warns, 2, "got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), skWarningsText(warns))
 	skRequireWarning(t, warns, fx.file["My Skill"], `"My Skill"`, "not a valid tool name")
 	skRequireWarning(t, warns, fx.file["技能"], `"技能"`, "not a valid tool name")
 
 	for _, tl := range tools {
-		if !json.Valid(tl.Schema) {
-			t.Errorf("tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
-		}
+		assert.True(t, json.Valid(tl.Schema), "tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
 		res, err := tl.Call(context.Background(), json.RawMessage(`{}`))
 		if err != nil || res.IsError {
 			t.Fatalf("call %q: %v %+v", tl.Name, err, res)
 		}
 		s := skMustLookup(t, fx.set.Skills, tl.Name)
-		if want := skills.LoadText(s.BaseDir, fx.body[tl.Name]); res.Content != want {
-			t.Errorf("call %q returned\n%s\nwant the load text\n%s", tl.Name, res.Content, want)
-		}
+		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
 }
 
@@ -91,9 +83,7 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 	if len(tools) != 1 || tools[0].Name != "skill" {
 		t.Fatalf("catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
 	}
-	if len(warns) != 0 {
-		t.Errorf("catalog mode warnings:\n%s", skWarningsText(warns))
-	}
+	assert.Empty(t, warns, "catalog mode warnings:\n%s", skWarningsText(warns))
 	tool := tools[0]
 
 	var schema struct {
@@ -101,9 +91,7 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
 	}
-	if err := json.Unmarshal(tool.Schema, &schema); err != nil {
-		t.Fatalf("schema: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(tool.Schema, &schema), "schema")
 	if _, ok := schema.Properties["name"]; schema.Type != "object" || !ok || !cmp.Equal(schema.Required, []string{"name"}) {
 		t.Errorf("schema = %s, want an object with a required name", tool.Schema)
 	}
@@ -111,9 +99,7 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 	call := func(args string) contract.ToolResult {
 		t.Helper()
 		res, err := tool.Call(context.Background(), json.RawMessage(args))
-		if err != nil {
-			t.Fatalf("call %s: a Go error, want a tool result: %v", args, err)
-		}
+		require.NoError(t, err, "call %s: a Go error, want a tool result", args)
 		return res
 	}
 	for _, name := range []string{"pdf", "技能", "My Skill"} {
@@ -137,13 +123,9 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 	for _, tc := range errorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(tc.args)
-			if !res.IsError {
-				t.Fatalf("result = %+v, want IsError", res)
-			}
+			require.True(t, res.IsError, "result = %+v", res)
 			for _, w := range tc.want {
-				if !strings.Contains(res.Content, w) {
-					t.Errorf("result %q does not mention %s", res.Content, w)
-				}
+				assert.Contains(t, res.Content, w, "result %q does not mention %s", res.Content, w)
 			}
 			if strings.Contains(res.Content, "Base directory") || strings.Contains(res.Content, "hidden body") {
 				t.Errorf("an error result leaks a load: %q", res.Content)
@@ -169,9 +151,7 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 			if !ok || !s.DisableModelInvocation {
 				t.Fatalf("catalog lookup hidden-one = %+v, %v; want it, marked hidden", s, ok)
 			}
-			if got := skNames(cat.Visible()); !cmp.Equal(got, []string{"shown"}) {
-				t.Errorf("visible = %v, want [shown]", got)
-			}
+			assert.Equal(t, []string{"shown"}, skNames(cat.Visible()), "visible")
 
 			tools, _ := k.SkillTools(cat)
 			for _, tl := range tools {
@@ -179,24 +159,16 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 					t.Errorf("tool %q exposes the hidden skill", tl.Name)
 				}
 				res, err := tl.Call(ctx, json.RawMessage(skJSONName("hidden-one")))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(res.Content, "hidden body") {
-					t.Errorf("tool %q loads the hidden skill: %q", tl.Name, res.Content)
-				}
+				require.NoError(t, err)
+				assert.NotContains(t, res.Content, "hidden body", "tool %q loads the hidden skill", tl.Name)
 			}
 			if mode == skills.ModeTools && !cmp.Equal(skToolNames(tools), []string{"shown"}) {
 				t.Errorf("tools = %v, want [shown]", skToolNames(tools))
 			}
 
 			text, err := k.LoadSkill(ctx, "hidden-one")
-			if err != nil {
-				t.Fatalf("a person cannot load the hidden skill: %v", err)
-			}
-			if !strings.HasSuffix(text, "hidden body\n") {
-				t.Errorf("LoadSkill(hidden-one) = %q, want its body", text)
-			}
+			require.NoError(t, err, "a person cannot load the hidden skill")
+			assert.True(t, strings.HasSuffix(text, "hidden body\n"), "LoadSkill(hidden-one) = %q, want its body", text)
 			if _, err := k.LoadSkill(ctx, "hiden-one"); !errors.Is(err, kernel.ErrUnknownSkill) || !strings.Contains(err.Error(), "hidden-one") {
 				t.Errorf("LoadSkill(hiden-one) = %v, want ErrUnknownSkill suggesting hidden-one", err)
 			}
@@ -222,9 +194,7 @@ func TestSkillLoadText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			text := skills.LoadText(tt.dir, body)
 			skRequireLoadText(t, text, tt.dir, body)
-			if !strings.Contains(text, tt.cd+" ") {
-				t.Errorf("load text lacks %q:\n%s", tt.cd, text)
-			}
+			assert.Contains(t, text, tt.cd+" ", "load text lacks %q", tt.cd)
 		})
 	}
 }
@@ -247,17 +217,13 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 		t.Errorf("BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
 	}
 	text, err := skills.Load(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 
 	// The kernel's user roots may be relative too.
 	k := skNewKernel(t, kernel.Config{WorkDir: base, UserSkillRoots: []string{filepath.Join("rel", "skills")}})
 	text, err = k.LoadSkill(context.Background(), "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 }
 
@@ -272,20 +238,14 @@ func TestSkillLoadRereadsAndQuotes(t *testing.T) {
 	ctx := context.Background()
 
 	first, err := k.LoadSkill(ctx, "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, first, dir, "version one\n")
-	if !strings.Contains(first, "cd '"+dir+"' ") {
-		t.Errorf("load text does not quote the base dir after cd:\n%s", first)
-	}
+	assert.Contains(t, first, "cd '"+dir+"' ", "load text does not quote the base dir after cd")
 	tools, _ := k.SkillTools(k.Catalog(ctx))
 
 	writeFile(t, file, skillMD("name: pdf\ndescription: Fill PDF forms.", "version two\n"))
 	second, err := k.LoadSkill(ctx, "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if strings.Contains(second, "version one") || !strings.HasSuffix(second, "version two\n") {
 		t.Errorf("second load = %q, want the edited body", second)
 	}
@@ -319,13 +279,9 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 	}
 
 	relCap, err := extdir.Open(release)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lintCap, err := extdir.Open(lint)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := skTempDir(t)
 	k := skNewKernel(t, kernel.Config{
 		WorkDir:        work,
@@ -338,9 +294,7 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"- release: Drafts release notes from merged pull requests.\n" +
 		"- lint: Checks style and naming.\n" +
 		"</extensions>"
-	if diff := cmp.Diff(want, k.Extensions()); diff != "" {
-		t.Errorf("manifest (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, k.Extensions()), "manifest (-want +got)")
 
 	cat := k.Catalog(context.Background())
 	s, ok := cat.Lookup("notes")
@@ -351,15 +305,11 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 	t.Run("only the project capability", func(t *testing.T) {
 		work := skTempDir(t)
 		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: skProject(t, work)})
-		if got := k.Extensions(); got != "" {
-			t.Errorf("manifest = %q, want empty: the skills capability is not listed", got)
-		}
+		assert.Empty(t, k.Extensions(), "manifest, want empty: the skills capability is not listed")
 	})
 	t.Run("no capabilities", func(t *testing.T) {
 		k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{}})
-		if got := k.Extensions(); got != "" {
-			t.Errorf("manifest = %q, want empty", got)
-		}
+		assert.Empty(t, k.Extensions(), "manifest")
 	})
 }
 
@@ -376,13 +326,9 @@ func TestSkillsPromptDescribesByRole(t *testing.T) {
 				texts["tool "+tl.Name] = tl.Description
 			}
 			for what, text := range texts {
-				if !strings.Contains(text, "description") {
-					t.Errorf("%s does not point the model at the descriptions: %q", what, text)
-				}
+				assert.Contains(t, text, "description", "%s does not point the model at the descriptions", what)
 				for _, bad := range []string{"*", "skill_", "skills_", "caps__"} {
-					if strings.Contains(text, bad) {
-						t.Errorf("%s relies on a tool-name pattern (%q): %q", what, bad, text)
-					}
+					assert.NotContains(t, text, bad, "%s relies on a tool-name pattern", what)
 				}
 			}
 		})
@@ -424,12 +370,8 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 
 	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Skills) != 6 {
-		t.Fatalf("fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
-	}
+	require.NoError(t, err)
+	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
 	fx.set = set
 	return fx
 }
@@ -438,17 +380,13 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 // absolute base dir, then the resolution rule with its cd, then the body.
 func skRequireLoadText(t *testing.T, text, dir, body string) {
 	t.Helper()
-	if !filepath.IsAbs(dir) {
-		t.Fatalf("test bug: %q is not absolute", dir)
-	}
+	require.True(t, filepath.IsAbs(dir), "test bug: %q is not absolute", dir)
 	first, rest, _ := strings.Cut(text, "\n")
 	if !strings.Contains(strings.ToLower(first), "base directory") || !strings.HasSuffix(first, " "+dir) {
 		t.Errorf("first line = %q, want it to state the base directory %q", first, dir)
 	}
 	for _, phrase := range []string{"resolve against that directory", "not your current working directory", "cd "} {
-		if !strings.Contains(rest, phrase) {
-			t.Errorf("load text lacks the resolution rule %q:\n%s", phrase, text)
-		}
+		assert.Contains(t, rest, phrase, "load text lacks the resolution rule %q:\n%s", phrase, text)
 	}
 	// POSIX single quotes, as a person would type them.
 	quoted := "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
@@ -465,13 +403,9 @@ func skRequireLoadText(t *testing.T, text, dir, body string) {
 func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 	t.Helper()
 	k, err := kernel.New(cfg)
-	if err != nil {
-		t.Fatalf("kernel.New: %v", err)
-	}
+	require.NoError(t, err, "kernel.New")
 	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("close kernel: %v", err)
-		}
+		assert.NoError(t, k.Close(), "close kernel")
 	})
 	return k
 }
@@ -480,9 +414,7 @@ func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 func skProject(t *testing.T, workDir string) *capskills.Capability {
 	t.Helper()
 	port, err := workfs.New(workDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return capskills.New(port, nil)
 }
 
@@ -491,9 +423,7 @@ func skProject(t *testing.T, workDir string) *capskills.Capability {
 func skTempDir(t *testing.T) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -567,10 +497,6 @@ func skRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...
 // skWriteRaw is os.WriteFile for raw bytes (binary files, CRLF).
 func skWriteRaw(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
 }
