@@ -21,6 +21,8 @@ import (
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/test/internal/wait"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // spineInjected returns the catalog messages a request carried, in order.
@@ -75,17 +77,14 @@ func TestSpineEndToEnd(t *testing.T) {
 			}
 			// The kernel's environment builtin (context:prepare) tells the
 			// model where it works.
-			if real, _ := filepath.EvalSymlinks(work); !strings.Contains(req.System, "- work dir: "+real+" ") {
-				t.Errorf("system prompt lacks the work dir %s: %q", real, req.System)
-			}
+			real, _ := filepath.EvalSymlinks(work)
+			assert.Contains(t, req.System, "- work dir: "+real+" ", "system prompt lacks the work dir %s", real)
 			return modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "w1", Name: "Write", Arguments: writeArgs}}}
 		},
 		// 2. The very next request carries the replacement catalog (the
 		// Write invalidated synchronously; the OS event is still on its way).
 		func(req modeltest.Recorded) modeltest.Reply {
-			if res := spineToolResult(t, req, "w1"); strings.Contains(res, "refused") {
-				t.Errorf("Write failed: %s", res)
-			}
+			assert.NotContains(t, spineToolResult(t, req, "w1"), "refused", "Write failed")
 			cats := spineInjected(req)
 			if len(cats) != 2 || !strings.Contains(cats[1], "greet: Greet people by name.") || !strings.Contains(cats[1], "alpha") {
 				t.Errorf("request 2 catalogs = %q, want a replacement listing alpha and greet", cats)
@@ -103,9 +102,7 @@ func TestSpineEndToEnd(t *testing.T) {
 		// 4. Both skills are gone. Wait (with a deadline) until the watcher
 		// has seen it, then try a call the tool:before policy denies.
 		func(req modeltest.Recorded) modeltest.Reply {
-			if res := spineToolResult(t, req, "b1"); strings.Contains(res, "[exit code") {
-				t.Errorf("rm failed: %s", res)
-			}
+			assert.NotContains(t, spineToolResult(t, req, "b1"), "[exit code", "rm failed")
 			wait.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
 			return spineCall("b2", "Bash", `{"command":"curl https://example.invalid"}`)(req)
 		},
@@ -134,31 +131,21 @@ func TestSpineEndToEnd(t *testing.T) {
 	writeFile(t, cfgPath, cfg)
 	var err error
 	k, err = assembly.Load(ctx, cfgPath, assembly.Options{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
-	if err := kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	require.NoError(t, kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		if in.Call.Name == "Bash" && strings.Contains(string(in.Call.Arguments), "curl") {
 			return kernel.ToolDecision{Deny: true, Reason: "no network access"}, true, nil
 		}
 		return kernel.ToolDecision{}, false, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	}))
 
 	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer s.Close()
 	answer, err := s.Run(ctx, "Create a greeting skill, try it, then clean up.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if answer != "All done." {
-		t.Errorf("answer = %q", answer)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "All done.", answer, "answer")
 	if n := len(srv.Requests()); n != 5 {
 		t.Errorf("%d requests, want 5", n)
 	}
@@ -168,9 +155,7 @@ func TestSpineEndToEnd(t *testing.T) {
 	id := s.ID()
 	s.Close()
 	log, err := k.SessionStore().Open(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer log.Close()
 	uses, results := map[string]bool{}, map[string]bool{}
 	for i := range log.Len() {
