@@ -5,12 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // workFixture is a work dir with links in and out, beside an outside dir and
@@ -44,9 +45,7 @@ type workFixture struct {
 func newWorkFixture(t *testing.T) workFixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := filepath.Join(base, "work")
 	files := map[string]string{
 		"outside/secret.txt":                "outside secret",
@@ -58,12 +57,8 @@ func newWorkFixture(t *testing.T) workFixture {
 	}
 	for name, content := range files {
 		p := filepath.Join(base, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	links := [][2]string{
 		{"work/.helios/skills/evil", filepath.Join(base, "outside")},
@@ -82,14 +77,10 @@ func newWorkFixture(t *testing.T) workFixture {
 		{"work/loop2", "loop1"},
 	}
 	for _, l := range links {
-		if err := os.Symlink(l[1], filepath.Join(base, l[0])); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(l[1], filepath.Join(base, l[0])))
 	}
 	f, err := workfs.New(work)
-	if err != nil {
-		t.Fatalf("New(%q): %v", work, err)
-	}
+	require.NoError(t, err, "New(%q)", work)
 	t.Cleanup(func() { f.Close() })
 	return workFixture{fs: f, base: base, work: work}
 }
@@ -120,9 +111,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		out[p] = string(b)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -281,25 +270,14 @@ func TestWorkFSRefuses(t *testing.T) {
 
 				err := op.do(fx.fs, path)
 
-				if !errors.Is(err, workfs.ErrOutsideWorkDir) {
-					t.Fatalf("%s(%q) error = %v, want ErrOutsideWorkDir", op.name, path, err)
-				}
+				require.ErrorIs(t, err, workfs.ErrOutsideWorkDir, "%s(%q)", op.name, path)
 				var esc *workfs.EscapeError
-				if !errors.As(err, &esc) {
-					t.Fatalf("%s(%q) error %T is not a *workfs.EscapeError", op.name, path, err)
-				}
-				if esc.Path != path {
-					t.Errorf("EscapeError.Path = %q, want the path as given %q", esc.Path, path)
-				}
-				if want := tt.reason(fx); !strings.Contains(esc.Reason, want) {
-					t.Errorf("EscapeError.Reason = %q, want it to contain %q", esc.Reason, want)
-				}
-				if errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("a refusal must not look like a missing file: %v", err)
-				}
-				if diff := cmp.Diff(before, snapshot(t, fx.base)); diff != "" {
-					t.Errorf("refused %s changed the disk (-before +after):\n%s", op.name, diff)
-				}
+				require.ErrorAs(t, err, &esc, "%s(%q) error %T is not a *workfs.EscapeError", op.name, path, err)
+				assert.Equal(t, path, esc.Path, "EscapeError.Path = %q, want the path as given %q", esc.Path, path)
+				want := tt.reason(fx)
+				assert.Contains(t, esc.Reason, want, "EscapeError.Reason = %q, want it to contain %q", esc.Reason, want)
+				assert.NotErrorIs(t, err, fs.ErrNotExist, "a refusal must not look like a missing file")
+				assert.Empty(t, cmp.Diff(before, snapshot(t, fx.base)), "refused %s changed the disk (-before +after)", op.name)
 			})
 		}
 	}
@@ -312,9 +290,7 @@ func TestWorkFSEscapeErrorMessage(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
-	if got := (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(); got != workfs.ErrOutsideWorkDir {
-		t.Errorf("Unwrap() = %v, want ErrOutsideWorkDir", got)
-	}
+	assert.Same(t, workfs.ErrOutsideWorkDir, (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(), "Unwrap()")
 }
 
 func TestWorkFSAccepts(t *testing.T) {
@@ -339,63 +315,38 @@ func TestWorkFSAccepts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newWorkFixture(t)
-			if err := os.WriteFile(filepath.Join(fx.work, "..a.txt"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(fx.work, "..a.txt"), nil, 0o644))
 			path := tt.path(fx)
 			got, err := fx.fs.Resolve(path)
-			if err != nil {
-				t.Fatalf("Resolve(%q): %v", path, err)
-			}
-			if want := filepath.Join(fx.work, tt.wantResolve); got != want {
-				t.Errorf("Resolve(%q) = %q, want %q", path, got, want)
-			}
+			require.NoError(t, err, "Resolve(%q)", path)
+			assert.Equal(t, filepath.Join(fx.work, tt.wantResolve), got, "Resolve(%q)", path)
 			fi, err := fx.fs.Stat(path)
-			if err != nil {
-				t.Fatalf("Stat(%q): %v", path, err)
-			}
+			require.NoError(t, err, "Stat(%q)", path)
 			if fi.IsDir() {
-				if _, err := fx.fs.ReadDir(path); err != nil {
-					t.Errorf("ReadDir(%q): %v", path, err)
-				}
+				_, err := fx.fs.ReadDir(path)
+				assert.NoError(t, err, "ReadDir(%q)", path)
 				return
 			}
 			b, err := fx.fs.ReadFile(path)
-			if err != nil {
-				t.Fatalf("ReadFile(%q): %v", path, err)
-			}
-			if string(b) != tt.wantContent {
-				t.Errorf("ReadFile(%q) = %q, want %q", path, b, tt.wantContent)
-			}
+			require.NoError(t, err, "ReadFile(%q)", path)
+			assert.Equal(t, tt.wantContent, string(b), "ReadFile(%q) = %q", path, b)
 		})
 	}
 }
 
 func TestWorkFSNew(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(base, "file"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(base, "real"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(base, "real"), 0o755))
+	require.NoError(t, os.Symlink("real", filepath.Join(base, "link")))
 
 	t.Run("dir is absolute and symlink-resolved", func(t *testing.T) {
 		t.Chdir(base)
 		f, err := workfs.New("link")
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+		require.NoError(t, err, "New")
 		defer f.Close()
-		if want := filepath.Join(base, "real"); f.Dir() != want {
-			t.Errorf("Dir() = %q, want %q", f.Dir(), want)
-		}
+		assert.Equal(t, filepath.Join(base, "real"), f.Dir(), "Dir()")
 		// The absolute name New was given still leads inside.
 		for _, p := range []string{filepath.Join(base, "link", "x"), filepath.Join(base, "real", "x")} {
 			got, err := f.Resolve(p)
@@ -406,14 +357,11 @@ func TestWorkFSNew(t *testing.T) {
 	})
 	t.Run("missing dir", func(t *testing.T) {
 		_, err := workfs.New(filepath.Join(base, "missing"))
-		if !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("New(missing) error = %v, want fs.ErrNotExist", err)
-		}
+		assert.ErrorIs(t, err, fs.ErrNotExist, "New(missing)")
 	})
 	t.Run("file", func(t *testing.T) {
-		if _, err := workfs.New(filepath.Join(base, "file")); err == nil {
-			t.Errorf("New(file) succeeded, want an error")
-		}
+		_, err := workfs.New(filepath.Join(base, "file"))
+		assert.Error(t, err, "New(file) succeeded, want an")
 	})
 }
 
@@ -442,16 +390,10 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newWorkFixture(t)
 			err := tt.call(fx.fs)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error = %v, want %v", err, tt.wantErr)
-			}
-			if errors.Is(err, workfs.ErrOutsideWorkDir) {
-				t.Errorf("error %v is a refusal, want an ordinary error", err)
-			}
+			require.ErrorIs(t, err, tt.wantErr)
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "error %v is a refusal, want an ordinary error", err)
 			var pe *fs.PathError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *fs.PathError", err, err)
-			}
+			require.ErrorAs(t, err, &pe, "error () is not a *fs.PathError")
 			wantPath := tt.wantPath
 			if tt.name == "read missing by absolute path" {
 				wantPath = filepath.Join(fx.work, "nope")
@@ -478,9 +420,7 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 	})
 	t.Run("closed", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
+		require.NoError(t, fx.fs.Close(), "Close")
 		if _, err := fx.fs.ReadFile("a.txt"); err == nil {
 			t.Errorf("ReadFile after Close succeeded")
 		}
@@ -490,9 +430,7 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 func TestWorkFSWrite(t *testing.T) {
 	t.Run("creates missing parents", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
+		require.NoError(t, fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644), "WriteFile")
 		b, err := os.ReadFile(filepath.Join(fx.work, "new/deeper/x.txt"))
 		if err != nil || string(b) != "hi" {
 			t.Errorf("file on disk = %q, %v; want \"hi\"", b, err)
@@ -500,18 +438,14 @@ func TestWorkFSWrite(t *testing.T) {
 	})
 	t.Run("through an inside link, creating parents", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
+		require.NoError(t, fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644), "WriteFile")
 		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt")); err != nil || string(b) != "y" {
 			t.Errorf("sub/made/y.txt = %q, %v; want \"y\"", b, err)
 		}
 	})
 	t.Run("through a dangling inside link creates its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("dangling-in", []byte("z"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
+		require.NoError(t, fx.fs.WriteFile("dangling-in", []byte("z"), 0o644), "WriteFile")
 		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt")); err != nil || string(b) != "z" {
 			t.Errorf("sub/new.txt = %q, %v; want \"z\"", b, err)
 		}
@@ -519,24 +453,18 @@ func TestWorkFSWrite(t *testing.T) {
 	t.Run("overwrites through an absolute path", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		p := filepath.Join(fx.work, "a.txt")
-		if err := fx.fs.WriteFile(p, []byte("new"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
+		require.NoError(t, fx.fs.WriteFile(p, []byte("new"), 0o644), "WriteFile")
 		if b, err := fx.fs.ReadFile("a.txt"); err != nil || string(b) != "new" {
 			t.Errorf("a.txt = %q, %v; want \"new\"", b, err)
 		}
 	})
 	t.Run("MkdirAll", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
-			t.Fatalf("MkdirAll: %v", err)
-		}
+		require.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll")
 		if fi, err := fx.fs.Stat("made/a/b"); err != nil || !fi.IsDir() {
 			t.Errorf("Stat(made/a/b) = %v, %v; want a directory", fi, err)
 		}
-		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
-			t.Errorf("MkdirAll on an existing dir: %v", err)
-		}
+		assert.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll on an existing dir")
 	})
 }
 
@@ -544,18 +472,12 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 	t.Run("Lstat describes a link that points out", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		fi, err := fx.fs.Lstat("out-file")
-		if err != nil {
-			t.Fatalf("Lstat: %v", err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			t.Errorf("Lstat(out-file) mode = %v, want a symlink", fi.Mode())
-		}
+		require.NoError(t, err, "Lstat")
+		assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "Lstat(out-file) mode = %v, want a symlink", fi.Mode())
 	})
 	t.Run("Remove deletes the link, not its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.Remove("out-file"); err != nil {
-			t.Fatalf("Remove: %v", err)
-		}
+		require.NoError(t, fx.fs.Remove("out-file"), "Remove")
 		if _, err := os.Lstat(filepath.Join(fx.work, "out-file")); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("link still there: %v", err)
 		}
@@ -566,14 +488,10 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 	t.Run("ReadDir lists in byte order without following", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		for _, name := range []string{"B.txt", "_x", "b.txt", "Ä.txt"} {
-			if err := os.WriteFile(filepath.Join(fx.work, name), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(fx.work, name), nil, 0o644))
 		}
 		entries, err := fx.fs.ReadDir(".")
-		if err != nil {
-			t.Fatalf("ReadDir: %v", err)
-		}
+		require.NoError(t, err, "ReadDir")
 		var got []string
 		for _, e := range entries {
 			name := e.Name()
@@ -585,9 +503,7 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 		want := []string{".helios", "B.txt", "_x", "a.txt", "b.txt", "back-in@", "chain1@", "chain2@",
 			"dangling-in@", "dangling-out@", "deep", "link-file@", "link-in@", "link-in-abs@",
 			"loop1@", "loop2@", "out-file@", "rel-out@", "sub", "Ä.txt"}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("ReadDir(.) (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, got), "ReadDir(.) (-want +got)")
 	})
 }
 
@@ -599,30 +515,18 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 func newGlobFixture(t *testing.T) workFixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := filepath.Join(base, "work")
 	for _, name := range []string{"outside/x.go", "work-evil/y.go", "work/.hidden.go", "work/a.go", "work/b.txt",
 		"work/sub/c.go", "work/sub/deep/d.go", "work/sub/deep/e.txt"} {
 		p := filepath.Join(base, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, nil, 0o644))
 	}
-	if err := os.Symlink("sub", filepath.Join(work, "linkdir")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../outside", filepath.Join(work, "out")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink("sub", filepath.Join(work, "linkdir")))
+	require.NoError(t, os.Symlink("../outside", filepath.Join(work, "out")))
 	f, err := workfs.New(work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	return workFixture{fs: f, base: base, work: work}
 }
@@ -652,16 +556,12 @@ func TestWorkFSGlob(t *testing.T) {
 			fx := newGlobFixture(t)
 			pattern := tt.pattern(fx)
 			got, err := fx.fs.Glob(pattern)
-			if err != nil {
-				t.Fatalf("Glob(%q): %v", pattern, err)
-			}
+			require.NoError(t, err, "Glob(%q)", pattern)
 			var want []string
 			for _, w := range tt.want {
 				want = append(want, filepath.Join(fx.work, w))
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Glob(%q) (-want +got):\n%s", pattern, diff)
-			}
+			assert.Empty(t, cmp.Diff(want, got), "Glob(%q) (-want +got)", pattern)
 		})
 	}
 }
@@ -698,9 +598,7 @@ func TestWorkFSGlobRefuses(t *testing.T) {
 	t.Run("malformed pattern", func(t *testing.T) {
 		fx := newGlobFixture(t)
 		_, err := fx.fs.Glob("sub/[")
-		if !errors.Is(err, filepath.ErrBadPattern) {
-			t.Errorf("Glob(sub/[) error = %v, want filepath.ErrBadPattern", err)
-		}
+		assert.ErrorIs(t, err, filepath.ErrBadPattern, "Glob(sub/[)")
 	})
 }
 
