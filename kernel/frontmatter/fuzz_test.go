@@ -43,9 +43,9 @@ func FuzzParse(f *testing.F) {
 				known = known || errors.Is(err, s)
 			}
 			require.True(t, known, "error %v carries no Parse sentinel", err)
-			if fe.File != "f.md" || fe.Line < 1 || fe.Line > lineCount {
-				t.Fatalf("error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
-			}
+			require.Equal(t, "f.md", fe.File, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			require.GreaterOrEqual(t, fe.Line, 1, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			require.LessOrEqual(t, fe.Line, lineCount, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
 			require.Nil(t, doc, "document returned with error %v", err)
 			return
 		}
@@ -57,9 +57,8 @@ func FuzzParse(f *testing.F) {
 			var v any
 			_ = doc.Decode(k, &v)
 		}
-		if doc.BodyLine < 3 || doc.BodyLine > lineCount+1 {
-			t.Fatalf("BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
-		}
+		require.GreaterOrEqual(t, doc.BodyLine, 3, "BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
+		require.LessOrEqual(t, doc.BodyLine, lineCount+1, "BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
 		require.NotContains(t, doc.Body, "\r\n", "Body %q keeps a CRLF", doc.Body)
 		require.True(t, strings.HasSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), doc.Body), "Body %q is not the end of the file", doc.Body)
 	})
