@@ -43,18 +43,16 @@ func BenchmarkDispatch(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			out, err := r.DispatchConcat(ctx, hooks.ContextPrepare.Name, payload)
-			if err != nil || len(out) != want {
-				b.Fatalf("DispatchConcat = %d values, %v; want %d", len(out), err, want)
-			}
+			require.NoError(b, err, "DispatchConcat = %d values, %v; want %d", len(out), err, want)
+			require.Len(b, out, want, "DispatchConcat = %d values, %v; want %d", len(out), err, want)
 		}
 	}
 	firstWin := func(b *testing.B, r *hooks.Registry, wantHandled bool) {
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := r.DispatchFirstWin(ctx, hooks.ToolBefore.Name, payload)
-			if err != nil || res.Handled != wantHandled {
-				b.Fatalf("DispatchFirstWin = %+v, %v; want handled=%v", res, err, wantHandled)
-			}
+			require.NoError(b, err, "DispatchFirstWin = %+v", res)
+			require.Equal(b, wantHandled, res.Handled, "DispatchFirstWin = %+v", res)
 		}
 	}
 
