@@ -70,9 +70,8 @@ func TestExhaustedScriptFailsTheTest(t *testing.T) {
 	post(t, srv.URL(), hello)
 	res := post(t, srv.URL(), hello)
 	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "script exhausted: request 2 has no step (1 scripted)") {
-		t.Errorf("second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
-	}
+	assert.Equal(t, http.StatusInternalServerError, res.StatusCode, "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
+	assert.Contains(t, string(body), "script exhausted: request 2 has no step (1 scripted)", "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
 	errs := rec.end()
 	if len(errs) != 1 || !strings.Contains(errs[0], "script exhausted") {
 		t.Errorf("reported %q; want one error saying the script is exhausted", errs)
@@ -181,9 +180,9 @@ func TestStreamWireFormat(t *testing.T) {
 		var m map[string]any
 		if d != "[DONE]" {
 			require.NoError(t, json.Unmarshal([]byte(d), &m))
-			if m["id"] != "chatcmpl-modeltest-1" || m["object"] != "chat.completion.chunk" || m["model"] != "m" {
-				t.Errorf("chunk %s lacks id, object or model", d)
-			}
+			assert.Equal(t, "chatcmpl-modeltest-1", m["id"], "chunk %s lacks id, object or model", d)
+			assert.Equal(t, "chat.completion.chunk", m["object"], "chunk %s lacks id, object or model", d)
+			assert.Equal(t, "m", m["model"], "chunk %s lacks id, object or model", d)
 			delete(m, "id")
 			delete(m, "object")
 			delete(m, "model")
@@ -216,9 +215,8 @@ func TestFail(t *testing.T) {
 	var e struct {
 		Error struct{ Message string } `json:"error"`
 	}
-	if err := json.Unmarshal(body, &e); err != nil || e.Error.Message != "slow down" {
-		t.Errorf("body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
-	}
+	assert.NoError(t, json.Unmarshal(body, &e), "body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
+	assert.Equal(t, "slow down", e.Error.Message, "body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
 }
 
 func TestConcurrentRequests(t *testing.T) {
