@@ -92,9 +92,8 @@ func TestNewValidatesConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := openai.New(tt.cfg)
 			if len(tt.wantErr) == 0 {
-				if err != nil || c == nil {
-					t.Fatalf("New() = %v, %v; want a client", c, err)
-				}
+				require.NoError(t, err, "New(); want a client")
+				require.NotNil(t, c, "New(); want a client")
 				return
 			}
 			require.Error(t, err, "New() succeeded; want an error")
@@ -190,9 +189,8 @@ func TestRequestBody(t *testing.T) {
 			if tt.edit != nil {
 				edits = append(edits, tt.edit)
 			}
-			if _, err := newClient(t, url, edits...).Generate(t.Context(), tt.req); err != nil {
-				t.Fatal(err)
-			}
+			_, err := newClient(t, url, edits...).Generate(t.Context(), tt.req)
+			require.NoError(t, err)
 			var got, want any
 			require.NoError(t, json.Unmarshal(body, &got), "body is not JSON\n%s", body)
 			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
@@ -239,9 +237,9 @@ func TestRoundTripThroughModeltest(t *testing.T) {
 	_, err := newClient(t, srv.URL()).Generate(t.Context(), req)
 	require.NoError(t, err)
 	got := srv.Requests()[0]
-	if got.System != req.System || got.Model != "test-model" || !got.Stream {
-		t.Errorf("recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
-	}
+	assert.Equal(t, req.System, got.System, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
+	assert.Equal(t, "test-model", got.Model, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
+	assert.True(t, got.Stream, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
 	assert.Empty(t, cmp.Diff(req.Messages, got.Messages), "messages (-sent +recorded)")
 	assert.Empty(t, cmp.Diff(req.Tools, got.Tools), "tools (-sent +recorded)")
 }
@@ -260,12 +258,10 @@ func TestStreamedTextReachesOnTextInOrder(t *testing.T) {
 	assert.GreaterOrEqual(t, len(deltas), 10, "got %d deltas, want the text in many pieces: %q", len(deltas), deltas)
 	assert.Equal(t, text, strings.Join(deltas, ""), "OnText deltas joined")
 	assert.Equal(t, text, resp.Text, "Response.Text")
-	if resp.FinishReason != "stop" || len(resp.ToolCalls) != 0 {
-		t.Errorf("FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
-	}
-	if resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
-		t.Errorf("Usage = %+v, want the counts of the final usage chunk", resp.Usage)
-	}
+	assert.Equal(t, "stop", resp.FinishReason, "FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
+	assert.Empty(t, resp.ToolCalls, "FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
+	assert.NotZero(t, resp.Usage.PromptTokens, "Usage = %+v, want the counts of the final usage chunk", resp.Usage)
+	assert.NotZero(t, resp.Usage.CompletionTokens, "Usage = %+v, want the counts of the final usage chunk", resp.Usage)
 }
 
 func TestParallelToolCallsThroughModeltest(t *testing.T) {
@@ -280,9 +276,8 @@ func TestParallelToolCallsThroughModeltest(t *testing.T) {
 	require.NoError(t, err)
 	want[1].ID = "call_1_1" // modeltest's id for request 1, call 1
 	assert.Empty(t, cmp.Diff(want, resp.ToolCalls), "tool calls (-want +got)")
-	if resp.Text != "Let me look." || resp.FinishReason != "tool_calls" {
-		t.Errorf("Text %q, FinishReason %q", resp.Text, resp.FinishReason)
-	}
+	assert.Equal(t, "Let me look.", resp.Text, "Text %q, FinishReason %q", resp.Text, resp.FinishReason)
+	assert.Equal(t, "tool_calls", resp.FinishReason, "Text %q, FinishReason %q", resp.Text, resp.FinishReason)
 }
 
 // Wire-level tool call streams as the servers send them.
@@ -414,9 +409,8 @@ func TestSSETolerance(t *testing.T) {
 			var streamed strings.Builder
 			resp, err := newClient(t, url).Generate(t.Context(), model.Request{OnText: func(d string) { streamed.WriteString(d) }})
 			require.NoError(t, err)
-			if resp.Text != "Hello world" || streamed.String() != "Hello world" {
-				t.Errorf("Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
-			}
+			assert.Equal(t, "Hello world", resp.Text, "Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
+			assert.Equal(t, "Hello world", streamed.String(), "Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
 			assert.Equal(t, "stop", resp.FinishReason, "FinishReason")
 			wantUsage := model.Usage{}
 			if tt.wantUsage {
@@ -473,9 +467,8 @@ func TestHTMLAnswerNamesTheBaseURL(t *testing.T) {
 		io.WriteString(w, "<!doctype html><html><body>Open WebUI</body></html>")
 	})
 	_, err := newClient(t, url).Generate(t.Context(), model.Request{})
-	if !errors.Is(err, openai.ErrMalformed) || !strings.Contains(err.Error(), "base URL") {
-		t.Errorf("err = %v; want ErrMalformed naming the base URL", err)
-	}
+	assert.ErrorIs(t, err, openai.ErrMalformed, "err; want ErrMalformed naming the base URL")
+	assert.Contains(t, err.Error(), "base URL", "err; want ErrMalformed naming the base URL")
 	assert.Equal(t, int32(1), attempts.Load(), "attempts")
 }
 
@@ -572,9 +565,8 @@ func TestRetries(t *testing.T) {
 			var streamed strings.Builder
 			resp, err := c.Generate(ctx, model.Request{OnText: func(d string) { streamed.WriteString(d) }})
 			require.NoError(t, err)
-			if resp.Text != "ok" || streamed.String() != "ok" {
-				t.Errorf("Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
-			}
+			assert.Equal(t, "ok", resp.Text, "Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
+			assert.Equal(t, "ok", streamed.String(), "Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
 			assert.Equal(t, tt.wantAttempts, attempts.Load(), "attempts")
 		})
 	}
@@ -594,9 +586,8 @@ func TestRetriesGiveUp(t *testing.T) {
 	assert.Equal(t, int32(3), attempts.Load(), "attempts, want 1 + MaxRetries = 3")
 	assert.Empty(t, cmp.Diff([]int{1, 2}, backoffs), "Backoff attempts (-want +got)")
 	var se *openai.StatusError
-	if !errors.As(err, &se) || se.StatusCode != http.StatusBadGateway {
-		t.Fatalf("error %v is not a *StatusError with 502", err)
-	}
+	require.ErrorAs(t, err, &se, "error %v is not a *StatusError with 502", err)
+	require.Equal(t, http.StatusBadGateway, se.StatusCode, "error %v is not a *StatusError with 502", err)
 	for _, w := range []string{"502", "upstream timed out", "3 attempts"} {
 		assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 	}
@@ -646,9 +637,8 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 			require.Error(t, err, "Generate succeeded")
 			assert.Equal(t, int32(1), attempts.Load(), "attempts, want 1 (no retry)")
 			var se *openai.StatusError
-			if !errors.As(err, &se) || se.StatusCode != tt.status {
-				t.Errorf("error %v is not a *StatusError with %d", err, tt.status)
-			}
+			assert.ErrorAs(t, err, &se, "error %v is not a *StatusError with %d", err, tt.status)
+			assert.Equal(t, tt.status, se.StatusCode, "error %v is not a *StatusError with %d", err, tt.status)
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 			}
@@ -685,9 +675,8 @@ func TestNoRetryAfterPartialOutput(t *testing.T) {
 			require.Error(t, err, "Generate succeeded on a broken stream")
 			assert.Contains(t, err.Error(), tt.want, "error %q does not say %q", err, tt.want)
 			assert.Equal(t, int32(1), attempts.Load(), "attempts, want 1: a retry would repeat the streamed text")
-			if streamed.String() != "Hel" || resp.Text != "Hel" {
-				t.Errorf("streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
-			}
+			assert.Equal(t, "Hel", streamed.String(), "streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
+			assert.Equal(t, "Hel", resp.Text, "streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
 		})
 	}
 }
@@ -774,9 +763,8 @@ func TestScriptedToolLoop(t *testing.T) {
 	msgs := []model.Message{{Role: model.RoleUser, Content: "what do the notes say?"}}
 	resp, err := c.Generate(t.Context(), model.Request{Messages: msgs})
 	require.NoError(t, err)
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "Read" {
-		t.Fatalf("ToolCalls = %+v, want one Read", resp.ToolCalls)
-	}
+	require.Len(t, resp.ToolCalls, 1, "ToolCalls, want one Read")
+	require.Equal(t, "Read", resp.ToolCalls[0].Name, "ToolCalls, want one Read")
 	call := resp.ToolCalls[0]
 	msgs = append(msgs,
 		model.Message{Role: model.RoleAssistant, ToolCalls: resp.ToolCalls},
