@@ -59,9 +59,8 @@ func TestMemoryStoreConformance(t *testing.T) {
 }
 
 func TestNewJSONLStore(t *testing.T) {
-	if _, err := session.NewJSONLStore(session.JSONLConfig{}); err == nil {
-		t.Error("NewJSONLStore without Dir: no error")
-	}
+	_, err := session.NewJSONLStore(session.JSONLConfig{})
+	assert.Error(t, err, "NewJSONLStore without Dir: no error")
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	newJSONL(t, session.JSONLConfig{Dir: dir})
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -96,9 +95,8 @@ func TestJSONLFileFormat(t *testing.T) {
 	// Every line is an Event as encoding/json reads it.
 	for i, line := range got[:2] {
 		var e session.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Seq != int64(i+1) {
-			t.Errorf("line %d does not decode as an Event: %v", i+1, err)
-		}
+		assert.NoError(t, json.Unmarshal([]byte(line), &e), "line %d does not decode as an Event", i+1)
+		assert.Equal(t, int64(i+1), e.Seq, "line %d does not decode as an Event", i+1)
 	}
 
 	f, err := s.Fork(t.Context(), l.ID(), 2)
@@ -157,9 +155,9 @@ func TestOpenCutsTornLastLine(t *testing.T) {
 			}
 			warns := rec.records(slog.LevelWarn)
 			require.Len(t, warns, 1, "logger got %d warnings, want 1: %v", len(warns), warns)
-			if f, n := warns[0]["file"], warns[0]["droppedBytes"]; f != path || n != strconv.Itoa(len(tc.tail)) {
-				t.Errorf("warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
-			}
+			f, n := warns[0]["file"], warns[0]["droppedBytes"]
+			assert.Equal(t, path, f, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
+			assert.Equal(t, strconv.Itoa(len(tc.tail)), n, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
 			got := mustAppend(t, r, session.Event{Type: session.User, Text: "four"})
 			assert.Equal(t, int64(4), got[0].Seq, "append after the cut: Seq %d, want 4", got[0].Seq)
 			r.Close()
@@ -265,13 +263,11 @@ func TestInfoCreatedAndUpdated(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	in := findInfo(t, s, l.ID())
-	if !in.Created.Equal(first[0].Time) || !in.Updated.Equal(last[0].Time) {
-		t.Errorf("Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
-	}
+	assert.True(t, in.Created.Equal(first[0].Time), "Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
+	assert.True(t, in.Updated.Equal(last[0].Time), "Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
 	fi := findInfo(t, s, f.ID())
-	if !fi.Created.After(last[0].Time) || !fi.Updated.Equal(fi.Created) {
-		t.Errorf("fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
-	}
+	assert.True(t, fi.Created.After(last[0].Time), "fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
+	assert.True(t, fi.Updated.Equal(fi.Created), "fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
 }
 
 // The crash test: a child process appends and acknowledges each Append on
@@ -314,9 +310,8 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		err = cmd.Wait()
 		watchdog.Stop()
 		require.GreaterOrEqual(t, acks, killAfter, "iteration %d: child stopped after %d acks (%v): %s", iter, acks, err, stderr.String())
-		if err == nil || cmd.ProcessState.Success() {
-			t.Fatalf("iteration %d: child was not killed", iter)
-		}
+		require.Error(t, err, "iteration %d: child was not killed", iter)
+		require.False(t, cmd.ProcessState.Success(), "iteration %d: child was not killed", iter)
 
 		rec := &recorder{}
 		s2 := newJSONL(t, session.JSONLConfig{Dir: dir, Logger: slog.New(rec)})
@@ -326,9 +321,9 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		n := int64(r.Len())
 		require.GreaterOrEqual(t, n, acked, "iteration %d: %d events after the crash, but Seq %d was acknowledged", iter, n, acked)
 		for i := range r.Len() {
-			if e := r.At(i); e.Seq != int64(i+1) || e.Text != crashText(e.Seq) {
-				t.Fatalf("iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
-			}
+			e := r.At(i)
+			require.Equal(t, int64(i+1), e.Seq, "iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
+			require.Equal(t, crashText(e.Seq), e.Text, "iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
 		}
 		lastAck := acked
 		got := mustAppend(t, r, session.Event{Type: session.User, Text: crashText(n + 1)})
@@ -530,9 +525,9 @@ func TestReadWithoutLocking(t *testing.T) {
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
 
 	evs, err := b.Read(t.Context(), l.ID())
-	if err != nil || len(evs) != 2 || evs[1].Text != "two" {
-		t.Fatalf("Read while open elsewhere = %d events, %v; want 2", len(evs), err)
-	}
+	require.NoError(t, err, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
+	require.Len(t, evs, 2, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
+	require.Equal(t, "two", evs[1].Text, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
 
 	// An Append in flight in the other process: a torn last line.
 	path := filepath.Join(dir, l.ID()+".jsonl")
