@@ -112,17 +112,16 @@ func testCreateAppend(t *testing.T, s session.Store) {
 		require.Len(t, got, 1, "Append returned %d events, want 1", len(got))
 		assert.Equal(t, int64(i), got[0].Seq, "append %d: Seq, want %d", i, i)
 		assert.False(t, got[0].Time.IsZero(), "append %d: Time not set", i)
-		if got[0].Type != session.User || got[0].Text != fmt.Sprint("message ", i) {
-			t.Errorf("append %d: got %+v", i, got[0])
-		}
+		assert.Equal(t, session.User, got[0].Type, "append %d: got %+v", i, got[0])
+		assert.Equal(t, fmt.Sprint("message ", i), got[0].Text, "append %d: got %+v", i, got[0])
 		assert.Empty(t, cmp.Diff(got[0], l.At(i-1)), "At(%d) differs from what Append returned (-append +at)", i-1)
 	}
 	assert.Equal(t, 3, l.Len(), "Len")
 	assert.Zero(t, other.Len(), "appending to %s changed %s", l.ID(), other.ID())
 	got, err := l.Append(t.Context())
-	if err != nil || len(got) != 0 || l.Len() != 3 {
-		t.Errorf("Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
-	}
+	assert.NoError(t, err, "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
+	assert.Empty(t, got, "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
+	assert.Equal(t, 3, l.Len(), "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
 }
 
 func testAppendBatch(t *testing.T, s session.Store) {
@@ -137,9 +136,8 @@ func testAppendBatch(t *testing.T, s session.Store) {
 	require.Len(t, got, len(batch), "Append returned %d events, want %d", len(got), len(batch))
 	for i, e := range got {
 		assert.Equal(t, int64(i+2), e.Seq, "batch event %d: Seq, want %d", i, i+2)
-		if e.Text != batch[i].Text || e.ToolUseID != batch[i].ToolUseID {
-			t.Errorf("batch event %d out of order: %+v", i, e)
-		}
+		assert.Equal(t, batch[i].Text, e.Text, "batch event %d out of order: %+v", i, e)
+		assert.Equal(t, batch[i].ToolUseID, e.ToolUseID, "batch event %d out of order: %+v", i, e)
 		if !e.Time.Equal(got[0].Time) {
 			t.Logf("batch events have different times (allowed): %v, %v", got[0].Time, e.Time)
 		}
@@ -175,9 +173,8 @@ func testAppendRefusesInvalid(t *testing.T, s session.Store) {
 	}
 	// The compaction of a valid span is accepted, and no Seq was used up.
 	got := mustAppend(t, l, ok, session.Event{Type: session.Compaction, Text: "summary", From: 1, To: 3})
-	if got[0].Seq != 3 || got[1].Seq != 4 {
-		t.Errorf("after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
-	}
+	assert.Equal(t, int64(3), got[0].Seq, "after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
+	assert.Equal(t, int64(4), got[1].Seq, "after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
 }
 
 func testAppendCanceled(t *testing.T, s session.Store) {
@@ -366,9 +363,8 @@ func testClosed(t *testing.T, s session.Store) {
 	l := create(t, s)
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"})
 	require.NoError(t, l.Close(), "Close")
-	if _, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"}); !errors.Is(err, session.ErrClosed) {
-		t.Errorf("Append after Close: err = %v, want ErrClosed", err)
-	}
+	_, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"})
+	assert.ErrorIs(t, err, session.ErrClosed, "Append after Close")
 	if _, err := l.Append(t.Context()); !errors.Is(err, session.ErrClosed) {
 		t.Errorf("Append() of nothing after Close: err = %v, want ErrClosed", err)
 	}
@@ -393,22 +389,21 @@ func testList(t *testing.T, s session.Store) {
 	require.Len(t, infos, 3, "List: %d sessions, want 3: %+v", len(infos), infos)
 	checkSorted(t, infos)
 	ia, ib, ic := find(t, infos, a.ID()), find(t, infos, b.ID()), find(t, infos, c.ID())
-	if ia.Title != "first message of A" || ia.Events != 4 || ia.ForkOf != "" || ia.ForkAt != 0 {
-		t.Errorf("Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
-	}
-	if ib.Events != 2 || ib.Title == "" || utf8.RuneCountInString(ib.Title) > 80 {
-		t.Errorf("Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
-	}
+	assert.Equal(t, "first message of A", ia.Title, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Equal(t, 4, ia.Events, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Empty(t, ia.ForkOf, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Zero(t, ia.ForkAt, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Equal(t, 2, ib.Events, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	assert.NotEmpty(t, ib.Title, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	assert.LessOrEqual(t, utf8.RuneCountInString(ib.Title), 80, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
 	if r := []rune(ib.Title); len(r) >= 40 && !strings.HasPrefix(long, string(r[:40])) {
 		t.Errorf("Title of B %q does not begin like the message %q", ib.Title, long)
 	}
-	if ic.Events != 0 || ic.Title != "" {
-		t.Errorf("Info of empty C = %+v; want Events 0, no Title", ic)
-	}
+	assert.Zero(t, ic.Events, "Info of empty C = %+v; want Events 0, no Title", ic)
+	assert.Empty(t, ic.Title, "Info of empty C = %+v; want Events 0, no Title", ic)
 	for _, in := range []session.Info{ia, ib, ic} {
-		if in.Created.IsZero() || in.Updated.Before(in.Created) {
-			t.Errorf("Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
-		}
+		assert.False(t, in.Created.IsZero(), "Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
+		assert.False(t, in.Updated.Before(in.Created), "Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
 	}
 	if aLast[0].Time.After(bEvs[1].Time) {
 		assert.LessOrEqual(t, pos(infos, a.ID()), pos(infos, b.ID()), "List order %v: A, appended to last, comes after B", ids(infos))
@@ -445,9 +440,10 @@ func testFork(t *testing.T, s session.Store) {
 	assert.Equal(t, int64(7), next[0].Seq, "first append to the fork: Seq")
 	mustAppend(t, src, session.Event{Type: session.User, Text: "in the original"})
 	assert.Empty(t, cmp.Diff(orig, all(src)[:len(orig)]), "forking changed the original (-before +after)")
-	if src.Len() != 9 || f.Len() != 7 || f.At(6).Text != "in the fork" || src.At(8).Text != "in the original" {
-		t.Errorf("fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
-	}
+	assert.Equal(t, 9, src.Len(), "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, 7, f.Len(), "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, "in the fork", f.At(6).Text, "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, "in the original", src.At(8).Text, "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
 
 	// A fork of a closed session, and a fork of the fork.
 	closeLog(t, src)
@@ -469,16 +465,16 @@ func testFork(t *testing.T, s session.Store) {
 		{h.ID(), f.ID(), 7, 7},
 	} {
 		in := find(t, infos, c.id)
-		if in.ForkOf != c.of || in.ForkAt != c.at || in.Events != c.n {
-			t.Errorf("Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
-		}
+		assert.Equal(t, c.of, in.ForkOf, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		assert.Equal(t, c.at, in.ForkAt, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		assert.Equal(t, c.n, in.Events, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
 		assert.Equal(t, "start", in.Title, "Info of %s: Title %q, want %q", c.id, in.Title, "start")
 	}
 	// The origin survives closing the fork.
 	closeLog(t, f)
-	if in := find(t, list(t, s), f.ID()); in.ForkOf != src.ID() || in.ForkAt != 6 {
-		t.Errorf("closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
-	}
+	in := find(t, list(t, s), f.ID())
+	assert.Equal(t, src.ID(), in.ForkOf, "closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
+	assert.Equal(t, int64(6), in.ForkAt, "closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
 	r := open(t, s, f.ID())
 	assert.Empty(t, cmp.Diff(append(orig[:6:6], next...), all(r)), "reopened fork (-want +got)")
 }
@@ -500,9 +496,8 @@ func testForkAll(t *testing.T, s session.Store) {
 func testNotFound(t *testing.T, s session.Store) {
 	ctx := t.Context()
 	for _, id := range []string{"20000101T000000-000000", "nosuchsession"} {
-		if l, err := s.Open(ctx, id); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("Open(%q) = %v, %v; want ErrNotFound", id, l, err)
-		}
+		l, err := s.Open(ctx, id)
+		assert.ErrorIs(t, err, session.ErrNotFound, "Open(%q) = %v", id, l)
 		if l, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrNotFound) {
 			t.Errorf("Fork(%q) = %v, %v; want ErrNotFound", id, l, err)
 		}
@@ -514,9 +509,8 @@ func testInvalidIDs(t *testing.T, s session.Store) {
 	l := create(t, s) // something for a traversal to find
 	mustAppend(t, l, session.Event{Type: session.User, Text: "x"})
 	for _, id := range []string{"", ".", "..", "../x", "../" + l.ID(), "a/b", "/etc/passwd", `a\b`, `..\x`, "x/../" + l.ID(), "x\x00y", ".hidden"} {
-		if got, err := s.Open(ctx, id); !errors.Is(err, session.ErrInvalidID) {
-			t.Errorf("Open(%q) = %v, %v; want ErrInvalidID", id, got, err)
-		}
+		got, err := s.Open(ctx, id)
+		assert.ErrorIs(t, err, session.ErrInvalidID, "Open(%q) = %v", id, got)
 		if got, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrInvalidID) {
 			t.Errorf("Fork(%q) = %v, %v; want ErrInvalidID", id, got, err)
 		}
