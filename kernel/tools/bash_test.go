@@ -78,9 +78,8 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	took := time.Since(began)
 	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 1s", took)
 	want := "[timed out after 1s; the command and the processes it started were killed]"
-	if !res.IsError || !strings.HasSuffix(res.Content, want) {
-		t.Errorf("got %+v; want IsError ending %q", res, want)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError ending %q", res, want)
+	assert.True(t, strings.HasSuffix(res.Content, want), "got %+v; want IsError ending %q", res, want)
 	assertGroupGone(t, res.Content)
 }
 
@@ -94,9 +93,9 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 	took := time.Since(began)
 	require.NoError(t, err, "Go error; want a result (the call had started)")
 	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 0.5s", took)
-	if !res.IsError || !strings.Contains(res.Content, "[cancelled after") || !strings.Contains(res.Content, "were killed]") {
-		t.Errorf("got %+v; want IsError saying it was cancelled", res)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError saying it was cancelled", res)
+	assert.Contains(t, res.Content, "[cancelled after", "got %+v; want IsError saying it was cancelled", res)
+	assert.Contains(t, res.Content, "were killed]", "got %+v; want IsError saying it was cancelled", res)
 	assertGroupGone(t, res.Content)
 }
 
@@ -192,9 +191,8 @@ func TestBashCouldNotStart(t *testing.T) {
 	require.NoError(t, os.WriteFile(shell, []byte("\x00\x01\x02\x03"), 0o755))
 	e := newEnv(t, tools.Config{Shell: shell})
 	res := e.call(t, "Bash", m{"command": "echo hi"})
-	if !res.IsError || !strings.Contains(res.Content, "could not start the command with "+shell) {
-		t.Errorf("got %+v; want IsError saying it could not start", res)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError saying it could not start", res)
+	assert.Contains(t, res.Content, "could not start the command with "+shell, "got %+v; want IsError saying it could not start", res)
 }
 
 func TestReadRefusesFIFO(t *testing.T) {
@@ -204,9 +202,8 @@ func TestReadRefusesFIFO(t *testing.T) {
 	}
 	for _, tool := range []string{"Read", "Edit"} {
 		res := e.call(t, tool, m{"path": "pipe", "old_string": "a", "new_string": "b"})
-		if !res.IsError || !strings.Contains(res.Content, "not a regular file") {
-			t.Errorf("%s: got %+v; want IsError: not a regular file", tool, res)
-		}
+		assert.True(t, res.IsError, "%s: got %+v; want IsError: not a regular file", tool, res)
+		assert.Contains(t, res.Content, "not a regular file", "%s: got %+v; want IsError: not a regular file", tool, res)
 	}
 }
 
@@ -219,9 +216,10 @@ func assertGroupGone(t *testing.T, out string) {
 	require.GreaterOrEqual(t, len(lines), 3, "output %q lacks the two pids", out)
 	pgid, err1 := strconv.Atoi(lines[0])
 	pid, err2 := strconv.Atoi(lines[1])
-	if err1 != nil || err2 != nil || pgid <= 1 || pid <= 1 {
-		t.Fatalf("output %q lacks the two pids", out)
-	}
+	require.NoError(t, err1, "output %q lacks the two pids", out)
+	require.NoError(t, err2, "output %q lacks the two pids", out)
+	require.Greater(t, pgid, 1, "output %q lacks the two pids", out)
+	require.Greater(t, pid, 1, "output %q lacks the two pids", out)
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		alive := liveMembers(pgid)
