@@ -58,13 +58,11 @@ func TestReadStopsAt2000LinesByDefault(t *testing.T) {
 	mkfile(t, e.path("long.txt"), strings.Repeat("x\n", 2500))
 	res := e.call(t, "Read", m{"path": "long.txt"})
 	lines := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
-	if len(lines) != 2001 || lines[1999] != "  2000\tx" {
-		t.Fatalf("got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
-	}
+	require.Len(t, lines, 2001, "got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
+	require.Equal(t, "  2000\tx", lines[1999], "got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
 	want := "(showing lines 1-2000 of 2500; call Read with offset 2001 to continue)"
-	if res.IsError || lines[2000] != want {
-		t.Errorf("IsError %v, note %q; want %q", res.IsError, lines[2000], want)
-	}
+	assert.False(t, res.IsError, "IsError %v, note %q; want %q", res.IsError, lines[2000], want)
+	assert.Equal(t, want, lines[2000], "IsError %v, note %q; want %q", res.IsError, lines[2000], want)
 }
 
 func TestReadStopsAtMaxOutputOnAWholeLine(t *testing.T) {
@@ -109,9 +107,8 @@ func TestReadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Read", tt.args)
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
 		})
 	}
 }
@@ -162,15 +159,13 @@ func TestWriteErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Write", m{"path": tt.path, "content": "new"})
-			if !res.IsError || !strings.Contains(res.Content, tt.want) {
-				t.Errorf("Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
+			assert.Contains(t, res.Content, tt.want, "Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
 		})
 	}
 	assert.Equal(t, "f", readFile(t, e.path("file.txt")), "file.txt; want it unchanged")
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed Writes", got)
-	}
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q after failed Writes", got)
 }
 
 func TestWritePermissionDenied(t *testing.T) {
@@ -181,9 +176,8 @@ func TestWritePermissionDenied(t *testing.T) {
 	require.NoError(t, os.MkdirAll(e.path("ro"), 0o555))
 	t.Cleanup(func() { os.Chmod(e.path("ro"), 0o755) })
 	res := e.call(t, "Write", m{"path": "ro/x.txt", "content": "x"})
-	if !res.IsError || !strings.Contains(res.Content, `permission denied: "ro/x.txt"`) {
-		t.Errorf("got %+v; want IsError permission denied", res)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError permission denied", res)
+	assert.Contains(t, res.Content, `permission denied: "ro/x.txt"`, "got %+v; want IsError permission denied", res)
 	got := e.writes.got()
 	assert.Empty(t, got, "OnWrite called with %q", got)
 }
@@ -241,14 +235,12 @@ func TestEditErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Edit", tt.args)
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
 		})
 	}
-	if got := readFile(t, e.path("f.txt")); got != before {
-		t.Errorf("f.txt = %q after failed edits; want it unchanged", got)
-	}
+	got := readFile(t, e.path("f.txt"))
+	assert.Equal(t, before, got, "f.txt = %q after failed edits; want it unchanged", got)
 	if got := e.writes.got(); len(got) != 0 {
 		t.Errorf("OnWrite called with %q after failed edits", got)
 	}
@@ -319,9 +311,8 @@ func TestFileToolsRefuseOutside(t *testing.T) {
 				res, err := e.callCtx(t.Context(), t, c.tool, c.args(p.path))
 				require.NoError(t, err, "Go error; want a result")
 				want := []string{"refused", "outside the work dir", p.reason}
-				if !res.IsError || !containsAll(res.Content, want) {
-					t.Errorf("got %+v; want IsError mentioning %q", res, want)
-				}
+				assert.True(t, res.IsError, "got %+v; want IsError mentioning %q", res, want)
+				assert.True(t, containsAll(res.Content, want), "got %+v; want IsError mentioning %q", res, want)
 				assert.NotContains(t, res.Content, "secret\n", "the result leaks the file outside")
 			})
 		}
@@ -333,9 +324,8 @@ func TestFileToolsRefuseOutside(t *testing.T) {
 	})
 	assert.Equal(t, "secret\n", readFile(t, filepath.Join(e.outside, "secret.txt")), "secret.txt; want it untouched")
 	assert.Equal(t, "evil\n", readFile(t, filepath.Join(sibling, "x.txt")), "work-evil/x.txt; want it untouched")
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q for refused paths", got)
-	}
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q for refused paths", got)
 }
 
 func TestGlob(t *testing.T) {
@@ -380,9 +370,8 @@ func TestGlobErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
 			res := e.call(t, "Glob", m{"pattern": tt.pattern})
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
 			assert.NotContains(t, res.Content, "secret", "the result lists what is outside")
 		})
 	}
