@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -106,10 +105,8 @@ func TestBashSchemaTimeoutBounds(t *testing.T) {
 				}
 			}
 			require.NoError(t, json.Unmarshal(e.tools["Bash"].Schema, &s))
-			if s.Properties.Timeout.Maximum != tt.wantMax || !strings.Contains(s.Properties.Timeout.Description, tt.wantDefault) {
-				t.Errorf("timeout_seconds: maximum %d, description %q; want maximum %d and %q",
-					s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
-			}
+			assert.Equal(t, tt.wantMax, s.Properties.Timeout.Maximum, "timeout_seconds: maximum %d, description %q; want maximum %d and %q", s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
+			assert.Contains(t, s.Properties.Timeout.Description, tt.wantDefault, "timeout_seconds: maximum %d, description %q; want maximum %d and %q", s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
 		})
 	}
 }
@@ -153,14 +150,12 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
 			res := e.call(t, tt.tool, tt.args)
-			if !res.IsError || !strings.Contains(res.Content, tt.want) {
-				t.Errorf("got %+v; want IsError with %q", res, tt.want)
-			}
+			assert.True(t, res.IsError, "got %+v; want IsError with %q", res, tt.want)
+			assert.Contains(t, res.Content, tt.want, "got %+v; want IsError with %q", res, tt.want)
 		})
 	}
-	if got := readFile(t, e.path("a.txt")); got != "alpha\n" {
-		t.Errorf("a.txt = %q after failed calls; want it unchanged", got)
-	}
+	got := readFile(t, e.path("a.txt"))
+	assert.Equal(t, "alpha\n", got, "a.txt = %q after failed calls; want it unchanged", got)
 	_, err := os.Stat(e.path("new.txt"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "new.txt exists after failed Writes (stat)")
 	if got := e.writes.got(); len(got) != 0 {
@@ -173,9 +168,9 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 func TestUnknownArgumentsAreIgnored(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	res := e.call(t, "Bash", m{"command": "echo hi", "description": "say hi"})
-	if diff := cmp.Diff("hi\n", res.Content); diff != "" || res.IsError {
-		t.Errorf("IsError %v, content (-want +got):\n%s", res.IsError, diff)
-	}
+	diff := cmp.Diff("hi\n", res.Content)
+	assert.Empty(t, diff, "IsError %v, content (-want +got):\n%s", res.IsError, diff)
+	assert.False(t, res.IsError, "IsError %v, content (-want +got):\n%s", res.IsError, diff)
 }
 
 // A context already done is the one Go error, and the tool does nothing.
@@ -205,7 +200,6 @@ func TestDoneContextIsGoError(t *testing.T) {
 		assert.ErrorIs(t, err, os.ErrNotExist, "%s exists: a tool ran on a done context", name)
 	}
 	assert.Equal(t, "alpha\n", readFile(t, e.path("a.txt")), "a.txt; want it unchanged")
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q", got)
-	}
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q", got)
 }
