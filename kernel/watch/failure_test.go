@@ -57,9 +57,8 @@ func TestWatcherErrorRecovers(t *testing.T) {
 			tc.inject(w)
 			wantIncompleteThenRecovery(t, recA, "subscription A")
 			wantIncompleteThenRecovery(t, recB, "subscription B")
-			if !sA.Healthy() || !sB.Healthy() {
-				t.Error("not healthy after recovery")
-			}
+			assert.True(t, sA.Healthy(), "not healthy after recovery")
+			assert.True(t, sB.Healthy(), "not healthy after recovery")
 			recA.settle()
 			recB.settle()
 
@@ -187,9 +186,9 @@ func TestCapacityEvictsLeastRecentlyObserved(t *testing.T) {
 		sC := recC.watch(w, rootC)
 
 		assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, recB.next("B evicted").Change), "evicted B (-want +got)")
-		if sB.Healthy() || !sA.Healthy() || !sC.Healthy() {
-			t.Errorf("Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
-		}
+		assert.False(t, sB.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
+		assert.True(t, sA.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
+		assert.True(t, sC.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
 		if cfg.Mode == Native {
 			assert.False(t, locked(w, func() bool { return w.paths[rootB] != nil }), "the evicted subscription's root is still watched")
 		}
@@ -200,9 +199,8 @@ func TestCapacityEvictsLeastRecentlyObserved(t *testing.T) {
 		sB.Touch() // re-arms B, evicting A (C was watched after A's touch)
 		assert.Empty(t, cmp.Diff(Change{Rescan: true}, recB.next("B re-armed").Change), "re-armed B (-want +got)")
 		assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, recA.next("A evicted").Change), "evicted A (-want +got)")
-		if !sB.Healthy() || sA.Healthy() {
-			t.Errorf("Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
-		}
+		assert.True(t, sB.Healthy(), "Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
+		assert.False(t, sA.Healthy(), "Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
 		recB.settle()
 		writeFile(t, filepath.Join(rootB, "b", "SKILL.md"), skillText("b", "after"))
 		recB.waitEntries("b")
@@ -347,9 +345,8 @@ func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
 	before := countInotify(t)
 	w, err := New(testConfig(Native))
 	require.NoError(t, err)
-	if got := countInotify(t) - before; got != 1 {
-		t.Errorf("New made %d inotify instances, want 1", got)
-	}
+	got := countInotify(t) - before
+	assert.Equal(t, 1, got, "New made %d inotify instances, want 1", got)
 	base := tempDir(t)
 	for i := range 40 {
 		root := filepath.Join(base, fmt.Sprintf("project%d", i), "skills")
