@@ -473,9 +473,8 @@ func TestPendingBatch(t *testing.T) {
 	p.addEntry(t0.Add(10*time.Millisecond), "b")
 	p.addEntry(t0.Add(20*time.Millisecond), "a")
 	assert.Empty(t, cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries), "entries (-want +got)")
-	if got, want := p.due(window), t0.Add(70*time.Millisecond); !got.Equal(want) {
-		t.Errorf("due = %v, want the last event + the window = %v", got, want)
-	}
+	got, want := p.due(window), t0.Add(70*time.Millisecond)
+	assert.True(t, got.Equal(want), "due, want the last event + the window")
 	// A steady trickle cannot postpone the callback past 10 windows.
 	for i := range 40 {
 		p.addEntry(t0.Add(time.Duration(i)*20*time.Millisecond), "c")
@@ -489,9 +488,8 @@ func TestPendingBatch(t *testing.T) {
 	for i := range maxEntries + 1 {
 		q.addEntry(t0, fmt.Sprintf("s%d", i))
 	}
-	if !q.rescan || q.entries != nil {
-		t.Errorf("after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
-	}
+	assert.True(t, q.rescan, "after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
+	assert.Nil(t, q.entries, "after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
 	q.addEntry(t0, "late")
 	assert.Nil(t, q.entries, "an entry was recorded next to a Rescan")
 }
