@@ -1,12 +1,11 @@
 package workfs
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -49,16 +48,13 @@ func TestWorkFSLinkSwappedAfterTheCheck(t *testing.T) {
 			err = f.opErr(op.name, "d/file.txt", op.do(tg.real))
 
 			var esc *EscapeError
-			if !errors.As(err, &esc) || !errors.Is(err, ErrOutsideWorkDir) {
-				t.Fatalf("error = %v (%T), want an *EscapeError", err, err)
-			}
-			if esc.Path != "d/file.txt" || !strings.Contains(esc.Reason, "changed during the call") {
-				t.Errorf("EscapeError = %+v", esc)
-			}
+			require.ErrorAs(t, err, &esc, "error (), want an *EscapeError")
+			require.ErrorIs(t, err, ErrOutsideWorkDir, "error (), want an *EscapeError")
+			assert.Equal(t, "d/file.txt", esc.Path, "EscapeError = %+v", esc)
+			assert.Contains(t, esc.Reason, "changed during the call", "EscapeError = %+v", esc)
 			b, err := os.ReadFile(filepath.Join(base, "outside/file.txt"))
-			if err != nil || strings.Contains(string(b), "pwned") {
-				t.Errorf("outside file = %q, %v; want it untouched", b, err)
-			}
+			assert.NoError(t, err, "outside file = %q; want it untouched", b)
+			assert.NotContains(t, string(b), "pwned", "outside file = %q; want it untouched", b)
 		})
 	}
 }
