@@ -317,9 +317,8 @@ func TestAgentToolsOffered(t *testing.T) {
 				}
 			}
 			sentCatalog := len(spineInjected(reqs[0])) == 1
-			if tt.wantCatalog != (catalogs == 1) || tt.wantCatalog != sentCatalog {
-				t.Errorf("catalog events %d, sent in request 1: %v; want catalog: %v", catalogs, sentCatalog, tt.wantCatalog)
-			}
+			assert.Equal(t, tt.wantCatalog, (catalogs == 1), "catalog events %d, sent in request 1", catalogs)
+			assert.Equal(t, tt.wantCatalog, sentCatalog, "catalog events %d, sent in request 1", catalogs)
 
 			// Calls reach the first tool of a name, and only allowed ones.
 			allowed := func(name string) bool { return tt.allowed == nil || agContains(tt.allowed, name) }
@@ -330,9 +329,8 @@ func TestAgentToolsOffered(t *testing.T) {
 			if allowed("Beta") {
 				wantBeta = 1
 			}
-			if n := len(alphaAProbe.calls()); n != wantAlpha {
-				t.Errorf("cap-a Alpha called %d times, want %d", n, wantAlpha)
-			}
+			n := len(alphaAProbe.calls())
+			assert.Equal(t, wantAlpha, n, "cap-a Alpha called %d times, want %d", n, wantAlpha)
 			if n := len(betaAProbe.calls()); n != wantBeta {
 				t.Errorf("cap-a Beta called %d times, want %d", n, wantBeta)
 			}
@@ -462,18 +460,17 @@ func TestAgentToolBefore(t *testing.T) {
 			agRun(t, s, "go")
 
 			assert.Empty(t, cmp.Diff(tt.wantToolArg, probe.calls()), "tool received (-want +got)")
-			if n := builtinCalls.Load(); n != 1 {
-				t.Errorf("builtin called %d times, want 1", n)
-			}
+			n := builtinCalls.Load()
+			assert.Equal(t, int32(1), n, "builtin called %d times, want 1", n)
 			if n := pluginCalls.Load(); n != tt.wantPlugin {
 				t.Errorf("plugin called %d times, want %d", n, tt.wantPlugin)
 			}
 			results := agResults(s.Log())
 			require.Len(t, results, 1, "%d tool results, want 1", len(results))
 			res := results[0]
-			if res.ToolUseID != "c1" || res.IsError != tt.wantError || !strings.Contains(res.Text, tt.wantResult) {
-				t.Errorf("logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
-			}
+			assert.Equal(t, "c1", res.ToolUseID, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			assert.Equal(t, tt.wantError, res.IsError, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			assert.Contains(t, res.Text, tt.wantResult, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
 			if len(updates) != 1 || updates[0].IsError != tt.wantError || updates[0].Text != res.Text {
 				t.Errorf("observed results = %+v; want one matching the log", updates)
 			}
@@ -524,9 +521,10 @@ func TestAgentToolFailuresAreResults(t *testing.T) {
 		{"e1", "disk on fire"},
 	}
 	for i, w := range want {
-		if r := results[i]; r.ToolUseID != w.id || !r.IsError || !strings.Contains(r.Text, w.text) {
-			t.Errorf("result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
-		}
+		r := results[i]
+		assert.Equal(t, w.id, r.ToolUseID, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
+		assert.True(t, r.IsError, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
+		assert.Contains(t, r.Text, w.text, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
 	}
 	assert.Contains(t, results[1].Text, "panic", "panic result; want it to say it panicked")
 	reqs := w.srv.Requests()
@@ -602,9 +600,8 @@ func TestAgentTurnEnd(t *testing.T) {
 			answer, err := s.Run(ctx, "go")
 			require.NoError(t, err, "Run")
 			assert.Equal(t, tt.wantAnswer, answer, "answer")
-			if n := len(w.srv.Requests()); n != len(tt.script) {
-				t.Errorf("%d model requests, want %d", n, len(tt.script))
-			}
+			n := len(w.srv.Requests())
+			assert.Equal(t, len(tt.script), n, "%d model requests, want %d", n, len(tt.script))
 			if n := len(probe.calls()); n != tt.wantTools {
 				t.Errorf("tool ran %d times, want %d", n, tt.wantTools)
 			}
@@ -670,9 +667,8 @@ func TestAgentCompaction(t *testing.T) {
 			modeltest.Say(a3),
 		)
 		agRun(t, x.s, q1)
-		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
-			t.Fatalf("%d compactions after turn 1 (under budget), want 0", n)
-		}
+		n := agCount(x.s.Log(), session.Compaction)
+		require.Zero(t, n, "%d compactions after turn 1 (under budget), want 0", n)
 		agRun(t, x.s, q2)
 		agRun(t, x.s, q3)
 
@@ -708,9 +704,8 @@ func TestAgentCompaction(t *testing.T) {
 			texts = append(texts, m.Content)
 			assert.NotContains(t, m.Content, "HIDDEN", "next request still carries hidden text")
 		}
-		if len(next) != 5 || !strings.Contains(next[0].Content, summary) {
-			t.Fatalf("next request messages = %.80q; want the summary, then 4 recent messages", texts)
-		}
+		require.Len(t, next, 5, "next request messages = %.80q; want the summary, then 4 recent messages", texts)
+		require.Contains(t, next[0].Content, summary, "next request messages = %.80q; want the summary, then 4 recent messages", texts)
 		assert.Empty(t, cmp.Diff([]string{a1, q2, a2, q3}, texts[1:]), "recent messages (-want +got)")
 		agCheckPairs(t, "next request", next)
 		if n := x.pluginCalls.Load(); n != 0 {
@@ -743,9 +738,8 @@ func TestAgentCompaction(t *testing.T) {
 		agRun(t, x.s, q1)
 		agRun(t, x.s, q2)
 		agRun(t, x.s, q3)
-		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
-			t.Errorf("%d compactions, want 0", n)
-		}
+		n := agCount(x.s.Log(), session.Compaction)
+		assert.Zero(t, n, "%d compactions, want 0", n)
 		assert.Zero(t, x.pluginCalls.Load()+x.compacted.Load(), "compaction ran")
 		last := x.w.srv.Requests()[3]
 		assert.Contains(t, fmt.Sprint(last.Messages), q1, "last request lost the first question under budget")
@@ -781,9 +775,10 @@ func TestAgentSessionStart(t *testing.T) {
 
 	s := w.open(t, kernel.SessionConfig{})
 	evs := agEvents(s.Log())
-	if len(evs) != 1 || evs[0].Type != session.Injected || evs[0].Provenance != "session:start" || evs[0].Text != want {
-		t.Fatalf("new session log = %+v; want one injected session:start event %q", evs, want)
-	}
+	require.Len(t, evs, 1, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, session.Injected, evs[0].Type, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, "session:start", evs[0].Provenance, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, want, evs[0].Text, "new session log = %+v; want one injected session:start event %q", evs, want)
 	agRun(t, s, "hello")
 	if first := w.srv.Requests()[0].Messages; len(first) != 2 || first[0].Role != model.RoleUser || first[0].Content != want || first[1].Content != "hello" {
 		t.Errorf("request 1 messages = %+v; want the session:start text, then the prompt", first)
@@ -796,9 +791,8 @@ func TestAgentSessionStart(t *testing.T) {
 	mu.Lock()
 	assert.Empty(t, cmp.Diff(map[string]int{"start-one": 1, "start-blank": 1, "start-two": 1, "start-plugin": 1}, calls), "session:start calls (-want +got)")
 	for _, p := range payloads {
-		if p.SessionID != id || p.WorkDir != w.k.WorkDir() {
-			t.Errorf("payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
-		}
+		assert.Equal(t, id, p.SessionID, "payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
+		assert.Equal(t, w.k.WorkDir(), p.WorkDir, "payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
 	}
 	mu.Unlock()
 	starts := 0
@@ -837,18 +831,16 @@ func TestAgentResume(t *testing.T) {
 	r := w.open(t, kernel.SessionConfig{Resume: id})
 	require.Equal(t, id, r.ID(), "resumed session ID")
 	assert.Equal(t, "second answer", agRun(t, r, "second prompt"), "answer")
-	if n := len(probe.calls()); n != 4 {
-		t.Errorf("Echo ran %d times, want 4", n)
-	}
+	n := len(probe.calls())
+	assert.Equal(t, 4, n, "Echo ran %d times, want 4", n)
 
 	evs := agEvents(r.Log())
 	require.Greater(t, len(evs), firstLen, "log has %d events after resume, %d before", len(evs), firstLen)
 	for i, ev := range evs {
 		assert.Equal(t, int64(i+1), ev.Seq, "event %d has Seq %d; want the log to continue without a gap", i, ev.Seq)
 	}
-	if evs[firstLen].Type != session.User || evs[firstLen].Text != "second prompt" {
-		t.Errorf("first event after resume = %+v; want the second prompt", evs[firstLen])
-	}
+	assert.Equal(t, session.User, evs[firstLen].Type, "first event after resume = %+v; want the second prompt", evs[firstLen])
+	assert.Equal(t, "second prompt", evs[firstLen].Text, "first event after resume = %+v; want the second prompt", evs[firstLen])
 	agCheckLogPairs(t, r.Log())
 	var ids []string
 	for _, ev := range evs {
@@ -956,9 +948,8 @@ func TestAgentCLI(t *testing.T) {
 		home, dir := t.TempDir(), t.TempDir()
 		writeFile(t, filepath.Join(dir, "helios.config.json"), `{"model": {"baseURL": "http://127.0.0.1:9/v1", "name": "m"}}`)
 		r := helios(t, home, dir, "run", "hello")
-		if r.code != 1 || !strings.Contains(r.stderr, assembly.DefaultAPIKeyEnv) {
-			t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
-		}
+		assert.Equal(t, 1, r.code, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
+		assert.Contains(t, r.stderr, assembly.DefaultAPIKeyEnv, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
 	})
 
 	t.Run("run, list, show, resume", func(t *testing.T) {
@@ -988,15 +979,13 @@ func TestAgentCLI(t *testing.T) {
 		if i < 0 || j < 0 || k < 0 || !(i < j && j < k) {
 			t.Errorf("stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
 		}
-		if n := strings.Count(out, "→ "); n != 2 {
-			t.Errorf("%d tool call lines, want 2:\n%s", n, out)
-		}
+		n := strings.Count(out, "→ ")
+		assert.Equal(t, 2, n, "%d tool call lines, want 2:\n%s", n, out)
 		if n := strings.Count(out, "  ok (1 line(s)): "); n != 2 {
 			t.Errorf("%d tool outcome lines, want 2:\n%s", n, out)
 		}
-		if !strings.Contains(out, "  ok (1 line(s)): 1 forty-two\n") || !strings.Contains(out, "  ok (1 line(s)): notes.txt\n") {
-			t.Errorf("tool outcomes not shown:\n%s", out)
-		}
+		assert.Contains(t, out, "  ok (1 line(s)): 1 forty-two\n", "tool outcomes not shown")
+		assert.Contains(t, out, "  ok (1 line(s)): notes.txt\n", "tool outcomes not shown")
 		m := regexp.MustCompile(`session (\S+) \(helios run --resume`).FindStringSubmatch(out)
 		require.NotNil(t, m, "stdout names no session:\n%s", out)
 		id := m[1]
@@ -1046,13 +1035,12 @@ func TestAgentCLI(t *testing.T) {
 		assert.Empty(t, cmp.Diff(want, show()), "sessions show events (-want +got)")
 
 		r = helios(t, home, dir, "run", "--resume", id, "And now?")
-		if r.code != 0 || !strings.Contains(r.stdout, "Still forty-two.") {
-			t.Fatalf("helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-		}
+		require.Zero(t, r.code, "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		require.Contains(t, r.stdout, "Still forty-two.", "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		last := srv.Requests()[3]
-		if msgs := fmt.Sprint(last.Messages); !strings.Contains(msgs, "What do the notes say?") || !strings.Contains(msgs, "The notes say forty-two.") {
-			t.Errorf("resumed request lacks the earlier conversation: %s", msgs)
-		}
+		msgs := fmt.Sprint(last.Messages)
+		assert.Contains(t, msgs, "What do the notes say?", "resumed request lacks the earlier conversation")
+		assert.Contains(t, msgs, "The notes say forty-two.", "resumed request lacks the earlier conversation")
 		want = append(want, brief{Type: session.User, Text: "And now?"}, brief{Type: session.Assistant, Text: "Still forty-two."})
 		assert.Empty(t, cmp.Diff(want, show()), "events after resume (-want +got)")
 	})
