@@ -131,9 +131,8 @@ func TestAssemblyDurationMarshalAndNull(t *testing.T) {
 	var v struct {
 		D assembly.Duration `json:"d"`
 	}
-	if err := json.Unmarshal(b, &v.D); err != nil || time.Duration(v.D) != 1500*time.Millisecond {
-		t.Fatalf("round trip = %v, %v; want 1.5s", time.Duration(v.D), err)
-	}
+	require.NoError(t, json.Unmarshal(b, &v.D), "round trip")
+	require.Equal(t, 1500*time.Millisecond, time.Duration(v.D), "round trip")
 	require.NoError(t, json.Unmarshal([]byte(`{"d": null}`), &v), "null")
 	require.Equal(t, 1500*time.Millisecond, time.Duration(v.D), "null changed the duration to %v", time.Duration(v.D))
 }
@@ -186,9 +185,8 @@ func TestAssemblyDefaultsWithoutConfig(t *testing.T) {
 			assert.Equal(t, skills.ModeCatalog, k.SkillsMode(), "SkillsMode()")
 			cat := k.Catalog(context.Background())
 			assert.Empty(t, cmp.Diff(want, asmEntries(cat)), "catalog (-want +got)")
-			if !cat.Complete || len(cat.Warnings) != 0 {
-				t.Errorf("catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
-			}
+			assert.True(t, cat.Complete, "catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
+			assert.Empty(t, cat.Warnings, "catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
 			assert.Empty(t, k.Extensions(), "Extensions(); want empty (the project skills capability is not listed)")
 		})
 	}
@@ -396,9 +394,8 @@ func TestAssemblyCloseReleases(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	k, err := assembly.Load(context.Background(), "", assembly.Options{WorkDir: work})
 	require.NoError(t, err)
-	if n, _ := asmFDsOn(work); n == 0 {
-		t.Errorf("no file descriptor refers to the open kernel's work dir; the leak checks would prove nothing")
-	}
+	n, _ := asmFDsOn(work)
+	assert.NotZero(t, n, "no file descriptor refers to the open kernel's work dir; the leak checks would prove nothing")
 	require.NoError(t, k.Close(), "Close")
 	if n, _ := asmFDsOn(work); n != 0 {
 		t.Errorf("%d file descriptors still refer to the work dir after Close", n)
