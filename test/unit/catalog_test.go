@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -148,9 +146,8 @@ func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
 	for range 3 {
 		require.Equal(t, []string{"a"}, catNames(reg.Snapshot(ctx)), "Snapshot")
 	}
-	if n := p.callCount(); n != 1 {
-		t.Errorf("provider asked %d times for three clean snapshots, want 1", n)
-	}
+	n := p.callCount()
+	assert.Equal(t, 1, n, "provider asked %d times for three clean snapshots, want 1", n)
 
 	// A provider that cannot watch itself is asked every time: its answer
 	// cannot be trusted past the moment it was given.
@@ -180,9 +177,9 @@ func TestCatalogInvalidateMarksExactlyOneProvider(t *testing.T) {
 	a.set("a", "a2")
 	a.invalidate()
 	assert.Equal(t, []string{"a", "a2", "b", "b2"}, catNames(reg.Snapshot(ctx)), "after invalidating a")
-	if a.callCount() != 2 || b.callCount() != 1 || b2.callCount() != 1 {
-		t.Errorf("calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
-	}
+	assert.Equal(t, 2, a.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
+	assert.Equal(t, 1, b.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
+	assert.Equal(t, 1, b2.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
 }
 
 // C4: a callback from a registration that was closed or replaced does nothing.
@@ -207,9 +204,8 @@ func TestCatalogStaleRegistrationCannotInvalidate(t *testing.T) {
 	defer cancel()
 	staleInvalidate()
 	reg.Snapshot(ctx)
-	if n := fresh.callCount(); n != 1 {
-		t.Errorf("fresh provider asked %d times, want 1: a stale callback invalidated it", n)
-	}
+	n := fresh.callCount()
+	assert.Equal(t, 1, n, "fresh provider asked %d times, want 1: a stale callback invalidated it", n)
 	if n := signals.Load(); n != 0 {
 		t.Errorf("stale callback sent %d change signals, want 0", n)
 	}
@@ -243,12 +239,10 @@ func TestCatalogIncompleteNeverCached(t *testing.T) {
 			tc.fix(p)
 			p.mu.Unlock()
 			c := reg.Snapshot(ctx)
-			if !c.Complete || !cmp.Equal(catNames(c), []string{"a"}) {
-				t.Errorf("after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
-			}
-			if n := p.callCount(); n != 2 {
-				t.Errorf("provider asked %d times, want 2 (the incomplete answer must not be cached)", n)
-			}
+			assert.True(t, c.Complete, "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
+			assert.Equal(t, []string{"a"}, catNames(c), "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
+			n := p.callCount()
+			assert.Equal(t, 2, n, "provider asked %d times, want 2 (the incomplete answer must not be cached)", n)
 			reg.Snapshot(ctx)
 			if n := p.callCount(); n != 2 {
 				t.Errorf("provider asked %d times after a complete answer, want it cached (2)", n)
@@ -334,9 +328,8 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	// The catalog tool turns it into a result the model can read.
 	tools, _ := skills.ToSkillTools(cat.Skills, skills.ModeCatalog)
 	res, err := tools[0].Call(ctx, []byte(`{"name":"deploy"}`))
-	if err != nil || !res.IsError {
-		t.Errorf("skill tool on a stale name: %+v, %v; want an error result", res, err)
-	}
+	assert.NoError(t, err, "skill tool on a stale name: %+v; want an error result", res)
+	assert.True(t, res.IsError, "skill tool on a stale name: %+v; want an error result", res)
 	// The next snapshot rescans the entry and publishes the new name.
 	w.fire([]string{"deploy"}, false)
 	assert.Equal(t, []string{"ship"}, catNames(reg.Snapshot(ctx)), "after refresh")
@@ -353,9 +346,8 @@ func TestCatalogLoadRereadsBody(t *testing.T) {
 	for _, body := range []string{"second body", "third body"} {
 		writeFile(t, file, skillMD("name: notes\ndescription: Take notes.", body))
 		c, err := s.Load(ctx)
-		if err != nil || c.Body != body {
-			t.Errorf("Load = %q, %v; want the current body %q", c.Body, err, body)
-		}
+		assert.NoError(t, err, "Load = %q, %v; want the current body %q", c.Body, err, body)
+		assert.Equal(t, body, c.Body, "Load = %q, %v; want the current body %q", c.Body, err, body)
 	}
 }
 
@@ -394,9 +386,8 @@ func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
 	w := newCatFakeWatcher()
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, fsys))
-	if n := len(reg.Snapshot(ctx).Skills); n != 40 {
-		t.Fatalf("%d skills, want 40", n)
-	}
+	n := len(reg.Snapshot(ctx).Skills)
+	require.Equal(t, 40, n, "%d skills, want 40", n)
 	if n := fsys.reads.Swap(0); n != 40 {
 		t.Fatalf("first scan read %d files, want 40", n)
 	}
@@ -455,9 +446,9 @@ func TestCatalogUnhealthyWatcherMakesIncomplete(t *testing.T) {
 	assert.False(t, reg.Snapshot(ctx).Complete, "snapshot complete while the watcher is unhealthy")
 	w.healthy.Store(true)
 	w.fire(nil, true)
-	if c := reg.Snapshot(ctx); !c.Complete || len(c.Skills) != 1 {
-		t.Errorf("after recovery: complete=%v skills=%v", c.Complete, catNames(c))
-	}
+	c := reg.Snapshot(ctx)
+	assert.True(t, c.Complete, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
+	assert.Len(t, c.Skills, 1, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
 }
 
 // C4: a missing root is a real, complete absence; a root that cannot be
@@ -466,14 +457,13 @@ func TestCatalogMissingRootCompleteTransientIncomplete(t *testing.T) {
 	ctx := context.Background()
 	missing := filepath.Join(t.TempDir(), "nope", "skills")
 	set, err := catDirSource(missing, nil, nil).Skills(ctx)
-	if err != nil || set.Incomplete || len(set.Skills) != 0 {
-		t.Errorf("missing root: %+v, %v; want complete and empty", set, err)
-	}
+	assert.NoError(t, err, "missing root: %+v; want complete and empty", set)
+	assert.False(t, set.Incomplete, "missing root: %+v; want complete and empty", set)
+	assert.Empty(t, set.Skills, "missing root: %+v; want complete and empty", set)
 	flaky := catFlakyFS{err: errors.New("input/output error")}
 	set, _ = catDirSource(t.TempDir(), nil, flaky).Skills(ctx)
-	if !set.Incomplete || len(set.Warnings) == 0 {
-		t.Errorf("listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
-	}
+	assert.True(t, set.Incomplete, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
+	assert.NotEmpty(t, set.Warnings, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
 }
 
 type catFlakyFS struct {
