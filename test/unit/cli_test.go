@@ -126,9 +126,8 @@ func TestCLISkillsListJSON(t *testing.T) {
 	assert.True(t, got.Complete, "complete = false; want true (every source was read)")
 	require.Len(t, got.Warnings, 2, "warnings; want 2 (no-desc skipped, zeta conflict)")
 	noDesc := cliFindWarning(t, got.Warnings, filepath.Join(ps, "no-desc", "SKILL.md"))
-	if noDesc.Source != "project" || !strings.Contains(noDesc.Message, "description") {
-		t.Errorf("no-desc warning = %+v; want source project and a message about the description", noDesc)
-	}
+	assert.Equal(t, "project", noDesc.Source, "no-desc warning = %+v; want source project and a message about the description", noDesc)
+	assert.Contains(t, noDesc.Message, "description", "no-desc warning = %+v; want source project and a message about the description", noDesc)
 	conflict := cliFindWarning(t, got.Warnings, filepath.Join(ps, "zeta", "SKILL.md"))
 	for _, origin := range []string{filepath.Join(hs, "zeta", "SKILL.md"), filepath.Join(ps, "zeta", "SKILL.md")} {
 		assert.Contains(t, conflict.Message, origin, "conflict warning %q does not name %s", conflict.Message, origin)
@@ -142,9 +141,9 @@ func TestCLISkillsListJSONEmpty(t *testing.T) {
 	r := helios(t, home, work, "skills", "list", "--json")
 	cliExpect(t, r, 0)
 	got := cliDecodeList(t, r.stdout)
-	if !got.Complete || len(got.Skills) != 0 || len(got.Warnings) != 0 {
-		t.Errorf("list = %+v; want complete, no skills, no warnings", got)
-	}
+	assert.True(t, got.Complete, "list = %+v; want complete, no skills, no warnings", got)
+	assert.Empty(t, got.Skills, "list = %+v; want complete, no skills, no warnings", got)
+	assert.Empty(t, got.Warnings, "list = %+v; want complete, no skills, no warnings", got)
 }
 
 // Protects: without --json, a readable table (every skill with its source)
@@ -337,9 +336,8 @@ func TestCLISkillsValidateConfiguredRoots(t *testing.T) {
 	cliExpect(t, r, 1)
 	var m map[string]any
 	cliDecodeOne(t, r.stdout, &m)
-	if m["errors"] != float64(2) || m["warnings"] != float64(1) {
-		t.Errorf("validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
-	}
+	assert.Equal(t, float64(2), m["errors"], "validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
+	assert.Equal(t, float64(1), m["warnings"], "validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
 
 	// Only warnings: exit 0.
 	require.NoError(t, os.RemoveAll(filepath.Dir(userBad)))
@@ -348,9 +346,8 @@ func TestCLISkillsValidateConfiguredRoots(t *testing.T) {
 	cliExpect(t, r, 0)
 	m = nil
 	cliDecodeOne(t, r.stdout, &m)
-	if m["errors"] != float64(0) || m["warnings"] != float64(1) {
-		t.Errorf("validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
-	}
+	assert.Equal(t, float64(0), m["errors"], "validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
+	assert.Equal(t, float64(1), m["warnings"], "validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
 
 	// No configured root exists: nothing to check, and nothing wrong.
 	r = helios(t, asmTempDir(t), asmTempDir(t), "skills", "validate")
@@ -644,9 +641,8 @@ func cliDecodeOne(t *testing.T, out string, v any) {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(out))
 	require.NoError(t, dec.Decode(v), "decode %T\n%s", v, out)
-	if _, err := dec.Token(); err != io.EOF {
-		t.Fatalf("more than one JSON value in the output:\n%s", out)
-	}
+	_, err := dec.Token()
+	require.Equal(t, io.EOF, err, "more than one JSON value in the output:\n%s", out)
 }
 
 // cliCompareLoad compares `skills load` output with the load text: byte for
