@@ -245,9 +245,8 @@ func TestFrontmatterErrors(t *testing.T) {
 			for _, s := range sentinels {
 				assert.Equal(t, s == tt.wantErr, errors.Is(err, s), "errors.Is(%v, %v)", err, s)
 			}
-			if fe.File != "skills/pdf/SKILL.md" || fe.Line != tt.wantLine {
-				t.Errorf("error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
-			}
+			assert.Equal(t, "skills/pdf/SKILL.md", fe.File, "error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
+			assert.Equal(t, tt.wantLine, fe.Line, "error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
 			assert.Contains(t, fe.Reason, tt.wantReason, "Reason = %q, want it to contain %q", fe.Reason, tt.wantReason)
 		})
 	}
@@ -389,9 +388,8 @@ func TestFrontmatterDecode(t *testing.T) {
 			err := doc.Decode(tt.key, tt.into)
 			require.ErrorIs(t, err, tt.wantErr, "Decode(%q)", tt.key)
 			var fe *frontmatter.Error
-			if !errors.As(err, &fe) || fe.Line != tt.wantLine {
-				t.Errorf("error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
-			}
+			assert.ErrorAs(t, err, &fe, "error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
+			assert.Equal(t, tt.wantLine, fe.Line, "error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
 			for _, m := range tt.wantMsg {
 				assert.Contains(t, err.Error(), m, "error %q does not contain %q", err, m)
 			}
