@@ -206,16 +206,14 @@ func TestHooksSessionCompactorBeatsPlugin(t *testing.T) {
 			hooksRequireBothBands(t, h.reg, hooks.ContextCompact.Name)
 
 			got, handled, err := compact.Dispatch(context.Background(), h.reg, tt.in)
-			if err != nil || !handled {
-				t.Fatalf("Dispatch(context:compact) = %+v, handled=%v, err=%v; want handled, no error", got, handled, err)
-			}
+			require.NoError(t, err, "Dispatch(context:compact) = %+v, handled, err; want handled, no", got)
+			require.True(t, handled, "Dispatch(context:compact) = %+v, handled, err; want handled, no", got)
 			assert.Empty(t, cmp.Diff(tt.want, got), "context:compact decision (-want +got)")
 			mu.Lock()
 			gotCompactor, gotPlugin := compactorCalls, pluginCalls
 			mu.Unlock()
-			if gotCompactor != tt.wantCompactor || gotPlugin != tt.wantPlugin {
-				t.Errorf("calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
-			}
+			assert.Equal(t, tt.wantCompactor, gotCompactor, "calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
+			assert.Equal(t, tt.wantPlugin, gotPlugin, "calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
 			assert.Empty(t, cmp.Diff([]hooks.HandlerInfo{
 				{Name: "compactor", Origin: "builtin"}, {Name: "summarizer", Origin: "plugin"},
 			}, hooksDescribeHandlers(t, h.reg, hooks.ContextCompact.Name)), "Describe(context:compact) handlers (-want +got)")
@@ -674,17 +672,15 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 		mount("rm-guard", hooks.Builtin, func(in call) (verdict, bool, error) { return verdict{Deny: true}, in.Tool == "rm", nil })
 
 		got, handled, err := before.Dispatch(context.Background(), h.reg, call{Tool: "rm"})
-		if err != nil || !handled {
-			t.Fatalf("Dispatch(rm) = %+v, %v, %v; want handled", got, handled, err)
-		}
+		require.NoError(t, err, "Dispatch(rm) = %+v", got)
+		require.True(t, handled, "Dispatch(rm) = %+v", got)
 		assert.Empty(t, cmp.Diff(verdict{Deny: true}, got), "Dispatch(rm) (-want +got)")
 		assert.Empty(t, cmp.Diff([]string{"rm-guard"}, h.calls()), "Dispatch(rm) calls (-want +got)")
 
 		h.resetCalls()
 		got, handled, err = before.Dispatch(context.Background(), h.reg, call{Tool: "ls"})
-		if err != nil || !handled {
-			t.Fatalf("Dispatch(ls) = %+v, %v, %v; want handled by the plugin", got, handled, err)
-		}
+		require.NoError(t, err, "Dispatch(ls) = %+v; want handled by the plugin", got)
+		require.True(t, handled, "Dispatch(ls) = %+v; want handled by the plugin", got)
 		assert.Empty(t, cmp.Diff(verdict{Deny: false}, got), "Dispatch(ls) (-want +got)")
 		assert.Empty(t, cmp.Diff([]string{"rm-guard", "plugin-guard"}, h.calls()), "Dispatch(ls) calls (-want +got)")
 		h.requireNoWarnings(t)
@@ -693,9 +689,9 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 		h3 := newHooksHarness(hooks.ScopeRun)
 		require.NoError(t, before.Mount(h3.reg, "pass", hooks.Builtin, func(context.Context, call) (verdict, bool, error) { return verdict{Deny: true}, false, nil }), "Mount")
 		got, handled, err = before.Dispatch(context.Background(), h3.reg, call{Tool: "ls"})
-		if err != nil || handled || got != (verdict{}) {
-			t.Errorf("Dispatch with every handler passing = %+v, %v, %v; want zero, false, nil", got, handled, err)
-		}
+		assert.NoError(t, err, "Dispatch with every handler passing; want zero, false, nil")
+		assert.False(t, handled, "Dispatch with every handler passing; want zero, false, nil")
+		assert.Equal(t, (verdict{}), got, "Dispatch with every handler passing; want zero, false, nil")
 	})
 
 	t.Run("kind mismatch panics", func(t *testing.T) {
@@ -950,9 +946,8 @@ func hooksCheckOneWarning(t *testing.T, h *hooksHarness, point, handler string, 
 		t.Errorf("OnWarning received %d warnings, want 1: %v", len(ws), ws)
 	} else {
 		w := ws[0]
-		if w.Source != "hook" || w.Path != point {
-			t.Errorf("warning = %+v, want Source %q and Path %q", w, "hook", point)
-		}
+		assert.Equal(t, "hook", w.Source, "warning = %+v, want Source %q and Path %q", w, "hook", point)
+		assert.Equal(t, point, w.Path, "warning = %+v, want Source %q and Path %q", w, "hook", point)
 		for _, part := range []string{handler, origin.String(), cause} {
 			assert.Contains(t, w.Message, part, "warning message %q does not name %q", w.Message, part)
 		}
@@ -1008,9 +1003,8 @@ func hooksRequireBothBands(t *testing.T, r *hooks.Registry, point string) {
 	for _, hi := range hooksDescribeHandlers(t, r, point) {
 		seen[hi.Origin]++
 	}
-	if seen["builtin"] == 0 || seen["plugin"] == 0 {
-		t.Fatalf("point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
-	}
+	require.NotZero(t, seen["builtin"], "point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
+	require.NotZero(t, seen["plugin"], "point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
 }
 
 func hooksDescribeHandlers(t *testing.T, r *hooks.Registry, point string) []hooks.HandlerInfo {
@@ -1170,9 +1164,9 @@ func TestHooksTypedPointWrongTypeIsAWarnedFailure(t *testing.T) {
 			return "deny", true, nil
 		}))
 		got, handled, err := pt.Dispatch(ctx, h.reg, "in")
-		if err != nil || !handled || got != "deny" {
-			t.Errorf("Dispatch = %q, %v, %v; want the next handler's decision \"deny\"", got, handled, err)
-		}
+		assert.NoError(t, err, "Dispatch; want the next handler's decision \"deny\"")
+		assert.True(t, handled, "Dispatch; want the next handler's decision \"deny\"")
+		assert.Equal(t, "deny", got, "Dispatch; want the next handler's decision \"deny\"")
 		hooksCheckOneWarning(t, h, pt.Name, "foreign", hooks.Builtin, "int")
 	})
 }
