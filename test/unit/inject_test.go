@@ -51,9 +51,8 @@ func injAppend(t *testing.T, l session.Log, evs ...session.Event) {
 
 func injWant(t *testing.T, got skills.Injection, appended bool, reason string) {
 	t.Helper()
-	if got.Append != appended || got.Reason != reason {
-		t.Errorf("injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
-	}
+	assert.Equal(t, appended, got.Append, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
+	assert.Equal(t, reason, got.Reason, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
 }
 
 // C7: the life of a catalog in one session, case by case.
@@ -73,9 +72,9 @@ func TestInjectCatalogCases(t *testing.T) {
 	first := injStep(t, l, injCatalog(true, a), true)
 	injWant(t, first, true, "first")
 	ev := l.At(l.Len() - 1)
-	if ev.Type != session.Injected || ev.Provenance != skills.CatalogProvenance || ev.Meta[skills.CatalogDigestKey] == "" {
-		t.Errorf("published event = %+v", ev)
-	}
+	assert.Equal(t, session.Injected, ev.Type, "published event = %+v", ev)
+	assert.Equal(t, skills.CatalogProvenance, ev.Provenance, "published event = %+v", ev)
+	assert.NotEmpty(t, ev.Meta[skills.CatalogDigestKey], "published event = %+v", ev)
 	assert.Contains(t, ev.Text, "<available_skills>\n- alpha: First.\n</available_skills>", "catalog text")
 
 	// Same catalog: nothing. Incomplete later: nothing (the last complete
@@ -162,15 +161,16 @@ func TestRenderCatalog(t *testing.T) {
 	})
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 	require.Len(t, lines, 4, "%d lines: %q", len(lines), got)
-	if !strings.HasPrefix(lines[0], "- Alpha:") || !strings.HasPrefix(lines[1], "- beta:") || !strings.HasPrefix(lines[2], "- gamma:") || lines[3] != "- zeta: Last of all." {
-		t.Errorf("order or whitespace wrong: %q", lines)
-	}
-	if strings.Contains(got, "<tags>") || strings.Contains(got, "</available_skills>") || !strings.Contains(got, "&lt;tags&gt; &amp; &lt;/available_skills&gt;") {
-		t.Errorf("markup not escaped: %q", lines[1])
-	}
-	if n := len([]rune(strings.TrimPrefix(lines[2], "- gamma: "))); n > skills.CatalogDescriptionLimit || !strings.HasSuffix(lines[2], "…") {
-		t.Errorf("long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
-	}
+	assert.True(t, strings.HasPrefix(lines[0], "- Alpha:"), "order or whitespace wrong: %q", lines)
+	assert.True(t, strings.HasPrefix(lines[1], "- beta:"), "order or whitespace wrong: %q", lines)
+	assert.True(t, strings.HasPrefix(lines[2], "- gamma:"), "order or whitespace wrong: %q", lines)
+	assert.Equal(t, "- zeta: Last of all.", lines[3], "order or whitespace wrong: %q", lines)
+	assert.NotContains(t, got, "<tags>", "markup not escaped: %q", lines[1])
+	assert.NotContains(t, got, "</available_skills>", "markup not escaped: %q", lines[1])
+	assert.Contains(t, got, "&lt;tags&gt; &amp; &lt;/available_skills&gt;", "markup not escaped: %q", lines[1])
+	n := len([]rune(strings.TrimPrefix(lines[2], "- gamma: ")))
+	assert.LessOrEqual(t, n, skills.CatalogDescriptionLimit, "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
+	assert.True(t, strings.HasSuffix(lines[2], "…"), "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
 }
 
 // injCountingLog counts the events a Backward scan reads.
