@@ -219,9 +219,8 @@ func (w *plWorld) prepare(t *testing.T) []string {
 	require.NoError(t, err, "context:prepare dispatch")
 	// The kernel's own builtin (the environment) always comes first; the
 	// tests below are about the capabilities after it.
-	if len(out) == 0 || !strings.HasPrefix(out[0], "Environment:\n") {
-		t.Fatalf("context:prepare = %q, want the kernel's environment first", out)
-	}
+	require.NotEmpty(t, out, "context:prepare, want the kernel's environment first")
+	require.True(t, strings.HasPrefix(out[0], "Environment:\n"), "context:prepare, want the kernel's environment first")
 	return out[1:]
 }
 
@@ -269,17 +268,17 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 	})
 	t.Run("firstWin: the builtin decides, the plugin is never called", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "rm -rf build && git tag -d v1.0.0")
-		if !ok || !d.Deny || d.Reason != "house rules: no rm -rf" {
-			t.Errorf("decision = %+v, %v; want the builtin's", d, ok)
-		}
+		assert.True(t, ok, "decision = %+v; want the builtin's", d)
+		assert.True(t, d.Deny, "decision = %+v; want the builtin's", d)
+		assert.Equal(t, "house rules: no rm -rf", d.Reason, "decision = %+v; want the builtin's", d)
 		n := len(dbg.pids(t, "tool:before"))
 		assert.Zero(t, n, "the plugin was called %d times on tool:before after the builtin decided", n)
 	})
 	t.Run("firstWin: the builtin passes, the plugin decides", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "git tag -d v1.0.0")
-		if !ok || !d.Deny || !strings.Contains(d.Reason, "release-notes refuses") {
-			t.Errorf("decision = %+v, %v; want the plugin's", d, ok)
-		}
+		assert.True(t, ok, "decision = %+v; want the plugin's", d)
+		assert.True(t, d.Deny, "decision = %+v; want the plugin's", d)
+		assert.Contains(t, d.Reason, "release-notes refuses", "decision = %+v; want the plugin's", d)
 		n := len(dbg.pids(t, "tool:before"))
 		assert.Equal(t, 1, n, "the plugin was called %d times, want 1 (the call count must be observable)", n)
 	})
@@ -337,9 +336,9 @@ func TestPluginCrashMidCall(t *testing.T) {
 	// take the place of a dropped one), and the catalog says incomplete.
 	cat := w.k.Catalog(context.Background())
 	s, ok := cat.Lookup("release-notes")
-	if cat.Complete || !ok || s.Source != "capability:release-notes" {
-		t.Errorf("catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
-	}
+	assert.False(t, cat.Complete, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	assert.True(t, ok, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	assert.Equal(t, "capability:release-notes", s.Source, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
 	assert.True(t, plHasWarning(cat.Warnings, "capability:release-notes", "incomplete"), "catalog warnings %v lack the plugin's", cat.Warnings)
 	logs := w.logText()
 	for _, want := range []string{
@@ -352,9 +351,10 @@ func TestPluginCrashMidCall(t *testing.T) {
 	// After the backoff, the next use restarts it.
 	time.Sleep(time.Until(t0.Add(backoff)))
 	proctest.Eventually(t, 10*time.Second, "the plugin to be back", func() bool { return len(w.prepare(t)) == 3 })
-	if st := a.Status(); st.PID == pid || st.PID == 0 || st.Restarts != 1 {
-		t.Errorf("status after restart: %+v (old pid %d)", st, pid)
-	}
+	st := a.Status()
+	assert.NotEqual(t, pid, st.PID, "status after restart: %+v (old pid %d)", st, pid)
+	assert.NotZero(t, st.PID, "status after restart: %+v (old pid %d)", st, pid)
+	assert.Equal(t, 1, st.Restarts, "status after restart: %+v (old pid %d)", st, pid)
 	if cat := w.k.Catalog(context.Background()); !cat.Complete {
 		t.Errorf("catalog still incomplete after the restart: %v", cat.Warnings)
 	}
@@ -374,9 +374,9 @@ func TestPluginManifestAndTools(t *testing.T) {
 			continue
 		}
 		res, err := tool.Call(ctx, json.RawMessage(`{"version":"v2.0.0","log":"since: v1.0.0\nabc1234 fix: a bug\n"}`))
-		if err != nil || res.IsError || !strings.Contains(res.Content, "## Fixes\n\n- a bug (abc1234)") {
-			t.Errorf("release_notes_format = %+v, %v", res, err)
-		}
+		assert.NoError(t, err, "release_notes_format = %+v", res)
+		assert.False(t, res.IsError, "release_notes_format = %+v", res)
+		assert.Contains(t, res.Content, "## Fixes\n\n- a bug (abc1234)", "release_notes_format = %+v", res)
 		return
 	}
 	t.Errorf("no release_notes_format among %d tools", len(tools))
@@ -406,9 +406,9 @@ func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 		return ok && s.Source == "capability:release-notes"
 	})
 	text, err := k.LoadSkill(ctx, "hotfix-notes")
-	if err != nil || !strings.HasPrefix(text, "Base directory for this skill: "+filepath.Join(dir, "skills", "hotfix-notes")) || !strings.HasSuffix(text, "Hotfix.\n") {
-		t.Errorf("load = %q, %v", text, err)
-	}
+	assert.NoError(t, err, "load = %q", text)
+	assert.True(t, strings.HasPrefix(text, "Base directory for this skill: "+filepath.Join(dir, "skills", "hotfix-notes")), "load = %q", text)
+	assert.True(t, strings.HasSuffix(text, "Hotfix.\n"), "load = %q", text)
 }
 
 // A hung handler costs its call deadline, with a warning; dispatch goes on.
@@ -421,9 +421,8 @@ func TestPluginHangHitsDeadline(t *testing.T) {
 	out := w.prepare(t)
 	took := time.Since(t0)
 	assert.Empty(t, cmp.Diff([]string{"BUILTIN"}, out), "dispatch (-want +got)")
-	if took < timeout || took > timeout+3*time.Second {
-		t.Errorf("dispatch took %v with a %v call timeout", took, timeout)
-	}
+	assert.GreaterOrEqual(t, took, timeout, "dispatch took %v with a %v call timeout", took, timeout)
+	assert.LessOrEqual(t, took, timeout+3*time.Second, "dispatch took %v with a %v call timeout", took, timeout)
 	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "callTimeout") {
 		t.Errorf("warnings = %v, want one naming the call timeout", ws)
 	}
@@ -445,15 +444,15 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
 	base := filepath.Join(dir, "skills", "release-notes")
 	want := []struct{ Name, Source, BaseDir string }{{"release-notes", "capability:release-notes", base}}
-	if diff := cmp.Diff(want, list.Skills); diff != "" || !list.Complete {
-		t.Errorf("skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
-	}
+	diff := cmp.Diff(want, list.Skills)
+	assert.Empty(t, diff, "skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
+	assert.True(t, list.Complete, "skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
 
 	r = helios(t, home, work, "--config", cfg, "skills", "load", "release-notes")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "Base directory for this skill: "+base+"\n") ||
-		!strings.Contains(r.stdout, "cd "+base) || !strings.Contains(r.stdout, "`scripts/collect.sh <repository>`") {
-		t.Fatalf("skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	require.Zero(t, r.code, "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, "Base directory for this skill: "+base+"\n"), "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "cd "+base, "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "`scripts/collect.sh <repository>`", "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 
 	// Following the load text: cd to the base dir and run the script on a
 	// repository with a tag.
@@ -468,9 +467,9 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 	}
 	script := exec.Command("sh", "-c", "cd "+base+" && scripts/collect.sh "+repo)
 	out, err := script.CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "since: v0.1.0\n") || !strings.Contains(string(out), " feat: plugins") {
-		t.Errorf("collect.sh: %v\n%s", err, out)
-	}
+	assert.NoError(t, err, "collect.sh\n%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "since: v0.1.0\n"), "collect.sh\n%s", out)
+	assert.Contains(t, string(out), " feat: plugins", "collect.sh\n%s", out)
 }
 
 // `helios hooks describe --json` lists the plugin's handlers with origin
@@ -522,9 +521,10 @@ func TestPluginChecksum(t *testing.T) {
 		assert.Contains(t, r.stderr, part, "error does not say %s:\n%s", part, r.stderr)
 	}
 	r = helios(t, home, work, "--config", bad, "plugins", "check")
-	if r.code != 1 || !strings.HasPrefix(r.stdout, "FAIL  notes: ") || !strings.Contains(r.stdout, right) || !strings.Contains(r.stdout, wrong) {
-		t.Errorf("plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	assert.Equal(t, 1, r.code, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "FAIL  notes: "), "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, right, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, wrong, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	pids := dbg.pids(t, "start")
 	assert.Empty(t, pids, "the refused binary ran %d times", len(pids))
 
@@ -563,9 +563,8 @@ func TestPluginNoOrphans(t *testing.T) {
 			t.Fatalf("helios skills watch printed nothing: %v", err)
 		}
 		pids := dbg.pids(t, "start")
-		if len(pids) != 1 || !proctest.Alive(pids[0]) {
-			t.Fatalf("plugin starts %v", pids)
-		}
+		require.Len(t, pids, 1, "plugin starts %v", pids)
+		require.True(t, proctest.Alive(pids[0]), "plugin starts %v", pids)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
 		proctest.Eventually(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !proctest.Alive(pids[0]) })
