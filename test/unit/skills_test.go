@@ -238,19 +238,19 @@ func TestSkillsPublishedFormatsLoad(t *testing.T) {
 			set := skScan(t, root)
 			require.Len(t, set.Skills, 1, "loaded %v, want one skill; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
 			s := set.Skills[0]
-			if s.Name != tt.wantName || s.Description != tt.wantDesc || s.File != file || s.BaseDir != filepath.Dir(file) || s.Source != "user" {
-				t.Errorf("skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}",
-					s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
-			}
+			assert.Equal(t, tt.wantName, s.Name, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, tt.wantDesc, s.Description, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, file, s.File, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, filepath.Dir(file), s.BaseDir, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, "user", s.Source, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
 			c, err := s.Load(context.Background())
 			require.NoError(t, err, "load")
 			if tt.wantBody != "" && c.Body != tt.wantBody {
 				t.Errorf("body = %q, want %q", c.Body, tt.wantBody)
 			}
 			for _, w := range set.Warnings {
-				if w.Path != file || strings.Contains(w.Message, "skipped") {
-					t.Errorf("unexpected warning: %s", w)
-				}
+				assert.Equal(t, file, w.Path, "unexpected warning: %s", w)
+				assert.NotContains(t, w.Message, "skipped", "unexpected warning: %s", w)
 			}
 			assert.Len(t, set.Warnings, len(tt.wantWarn), "got %d warnings, want %d:\n%s", len(set.Warnings), len(tt.wantWarn), skWarningsText(set.Warnings))
 			for _, want := range tt.wantWarn {
@@ -358,9 +358,8 @@ func TestSkillsScanDirectChildrenOnly(t *testing.T) {
 	assert.Empty(t, cmp.Diff([]string{"bundle"}, skNames(set.Skills)), "skills (-want +got)\nwarnings:\n%s", skWarningsText(set.Warnings))
 	skRequireWarning(t, set.Warnings, filepath.Join(root, "group"), "no SKILL.md", "skipped")
 	for _, w := range set.Warnings {
-		if strings.Contains(w.Path, "hidden") || strings.Contains(w.Path, "nested") {
-			t.Errorf("a hidden or nested entry was read: %s", w)
-		}
+		assert.NotContains(t, w.Path, "hidden", "a hidden or nested entry was read: %s", w)
+		assert.NotContains(t, w.Path, "nested", "a hidden or nested entry was read: %s", w)
 	}
 }
 
@@ -384,9 +383,8 @@ func TestSkillsSameRootLaterFolderLoses(t *testing.T) {
 	first := skWriteSkill(t, root, "Zeta", "name: same\ndescription: From Zeta.", "")   // 'Z' 0x5A
 	later := skWriteSkill(t, root, "alpha", "name: same\ndescription: From alpha.", "") // 'a' 0x61
 	set := skScan(t, root)
-	if len(set.Skills) != 1 || set.Skills[0].Description != "From Zeta." {
-		t.Fatalf("skills = %+v, want only Zeta's", set.Skills)
-	}
+	require.Len(t, set.Skills, 1, "skills, want only Zeta's")
+	require.Equal(t, "From Zeta.", set.Skills[0].Description, "skills, want only Zeta's")
 	skRequireWarning(t, set.Warnings, later, `"same"`, first, later)
 }
 
@@ -525,9 +523,8 @@ func TestSkillsUserRootsFromHome(t *testing.T) {
 
 	roots, err := kernel.DefaultUserSkillRoots()
 	wantRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}
-	if err != nil || !cmp.Equal(roots, wantRoots) {
-		t.Errorf("DefaultUserSkillRoots = %v, %v; want %v", roots, err, wantRoots)
-	}
+	assert.NoError(t, err, "DefaultUserSkillRoots")
+	assert.Equal(t, wantRoots, roots, "DefaultUserSkillRoots")
 
 	k, err := kernel.New(kernel.Config{WorkDir: skTempDir(t)})
 	require.NoError(t, err)
@@ -608,15 +605,15 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 func TestSkillsMissingRoot(t *testing.T) {
 	missing := filepath.Join(skTempDir(t), "nope", "skills")
 	set := skScan(t, missing)
-	if len(set.Skills) != 0 || len(set.Warnings) != 0 || set.Incomplete {
-		t.Errorf("missing root = %+v, want empty and complete", set)
-	}
+	assert.Empty(t, set.Skills, "missing root = %+v, want empty and complete", set)
+	assert.Empty(t, set.Warnings, "missing root = %+v, want empty and complete", set)
+	assert.False(t, set.Incomplete, "missing root = %+v, want empty and complete", set)
 	work := skTempDir(t)
 	k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{missing}, Project: skProject(t, work)})
 	cat := k.Catalog(context.Background())
-	if len(cat.Skills) != 0 || len(cat.Warnings) != 0 || !cat.Complete {
-		t.Errorf("catalog = %+v, want empty and complete", cat)
-	}
+	assert.Empty(t, cat.Skills, "catalog = %+v, want empty and complete", cat)
+	assert.Empty(t, cat.Warnings, "catalog = %+v, want empty and complete", cat)
+	assert.True(t, cat.Complete, "catalog = %+v, want empty and complete", cat)
 }
 
 // C5: project skills are read through the guarded port. A bundle that is a
@@ -657,9 +654,8 @@ func TestSkillsProjectSymlinkGuard(t *testing.T) {
 			t.Errorf("LoadSkill(evil) = %v, want ErrUnknownSkill", err)
 		}
 		text, err := k.LoadSkill(ctx, "inner")
-		if err != nil || !strings.HasSuffix(text, "inner body\n") {
-			t.Errorf("LoadSkill(inner) = %q, %v", text, err)
-		}
+		assert.NoError(t, err, "LoadSkill(inner) = %q", text)
+		assert.True(t, strings.HasSuffix(text, "inner body\n"), "LoadSkill(inner) = %q", text)
 	})
 	t.Run("user", func(t *testing.T) {
 		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{userRoot}})
@@ -720,14 +716,14 @@ func TestSkillsValidateStrict(t *testing.T) {
 		root := skTempDir(t)
 		writeFile(t, filepath.Join(root, "empty", "README.md"), "# Not a skill\n")
 		rs, err := skills.Validate(skills.OSFS{}, root)
-		if err != nil || len(rs) != 1 || rs[0].OK() || !strings.Contains(strings.Join(rs[0].Errors, "; "), "no SKILL.md") {
-			t.Fatalf("Validate = %+v, %v; want one report: folder has no SKILL.md", rs, err)
-		}
+		require.NoError(t, err, "Validate; want one report: folder has no SKILL.md")
+		require.Len(t, rs, 1, "Validate; want one report: folder has no SKILL.md")
+		require.False(t, rs[0].OK(), "Validate; want one report: folder has no SKILL.md")
+		require.Contains(t, strings.Join(rs[0].Errors, "; "), "no SKILL.md", "Validate; want one report: folder has no SKILL.md")
 		// `skills validate --json` prints reports: lists are lists, never null.
 		b, err := json.Marshal(rs[0])
-		if err != nil || !strings.Contains(string(b), `"warnings":[]`) {
-			t.Errorf("report JSON = %s, %v; want \"warnings\":[]", b, err)
-		}
+		assert.NoError(t, err, "report JSON = %s", b)
+		assert.Contains(t, string(b), `"warnings":[]`, "report JSON = %s", b)
 	})
 	t.Run("folder and file", func(t *testing.T) {
 		for _, p := range []string{filepath.Join(root, "Upper"), filepath.Join(root, "Upper", "SKILL.md")} {
@@ -743,9 +739,8 @@ func TestSkillsValidateStrict(t *testing.T) {
 	})
 	t.Run("missing path", func(t *testing.T) {
 		_, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "nope"))
-		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "nope") {
-			t.Errorf("Validate(missing) = %v, want a not-exist error naming the path", err)
-		}
+		assert.ErrorIs(t, err, fs.ErrNotExist, "Validate(missing), want a not-exist error naming the path")
+		assert.Contains(t, err.Error(), "nope", "Validate(missing), want a not-exist error naming the path")
 	})
 }
 
