@@ -66,9 +66,8 @@ func TestSkillToolsToolsMode(t *testing.T) {
 	for _, tl := range tools {
 		assert.True(t, json.Valid(tl.Schema), "tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
 		res, err := tl.Call(context.Background(), json.RawMessage(`{}`))
-		if err != nil || res.IsError {
-			t.Fatalf("call %q: %v %+v", tl.Name, err, res)
-		}
+		require.NoError(t, err, "call %q: %v %+v", tl.Name, err, res)
+		require.False(t, res.IsError, "call %q: %v %+v", tl.Name, err, res)
 		s := skMustLookup(t, fx.set.Skills, tl.Name)
 		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
@@ -80,9 +79,8 @@ func TestSkillToolsToolsMode(t *testing.T) {
 func TestSkillToolsCatalogMode(t *testing.T) {
 	fx := skToolFixture(t)
 	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeCatalog)
-	if len(tools) != 1 || tools[0].Name != "skill" {
-		t.Fatalf("catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
-	}
+	require.Len(t, tools, 1, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
+	require.Equal(t, "skill", tools[0].Name, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
 	assert.Empty(t, warns, "catalog mode warnings:\n%s", skWarningsText(warns))
 	tool := tools[0]
 
@@ -92,9 +90,10 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		Required   []string                   `json:"required"`
 	}
 	require.NoError(t, json.Unmarshal(tool.Schema, &schema), "schema")
-	if _, ok := schema.Properties["name"]; schema.Type != "object" || !ok || !cmp.Equal(schema.Required, []string{"name"}) {
-		t.Errorf("schema = %s, want an object with a required name", tool.Schema)
-	}
+	_, ok := schema.Properties["name"]
+	assert.Equal(t, "object", schema.Type, "schema = %s, want an object with a required name", tool.Schema)
+	assert.True(t, ok, "schema = %s, want an object with a required name", tool.Schema)
+	assert.Equal(t, []string{"name"}, schema.Required, "schema = %s, want an object with a required name", tool.Schema)
 
 	call := func(args string) contract.ToolResult {
 		t.Helper()
@@ -105,9 +104,8 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 	for _, name := range []string{"pdf", "技能", "My Skill"} {
 		res := call(skJSONName(name))
 		s := skMustLookup(t, fx.set.Skills, name)
-		if res.IsError || res.Content != skills.LoadText(s.BaseDir, fx.body[name]) {
-			t.Errorf("load %q = %+v, want the load text", name, res)
-		}
+		assert.False(t, res.IsError, "load %q = %+v, want the load text", name, res)
+		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
 	}
 
 	errorCases := []struct {
@@ -127,9 +125,8 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 			for _, w := range tc.want {
 				assert.Contains(t, res.Content, w, "result %q does not mention %s", res.Content, w)
 			}
-			if strings.Contains(res.Content, "Base directory") || strings.Contains(res.Content, "hidden body") {
-				t.Errorf("an error result leaks a load: %q", res.Content)
-			}
+			assert.NotContains(t, res.Content, "Base directory", "an error result leaks a load")
+			assert.NotContains(t, res.Content, "hidden body", "an error result leaks a load")
 		})
 	}
 }
@@ -148,16 +145,14 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 
 			cat := k.Catalog(ctx)
 			s, ok := cat.Lookup("hidden-one")
-			if !ok || !s.DisableModelInvocation {
-				t.Fatalf("catalog lookup hidden-one = %+v, %v; want it, marked hidden", s, ok)
-			}
+			require.True(t, ok, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
+			require.True(t, s.DisableModelInvocation, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
 			assert.Equal(t, []string{"shown"}, skNames(cat.Visible()), "visible")
 
 			tools, _ := k.SkillTools(cat)
 			for _, tl := range tools {
-				if tl.Name == "hidden-one" || strings.Contains(tl.Description, "Only for people") {
-					t.Errorf("tool %q exposes the hidden skill", tl.Name)
-				}
+				assert.NotEqual(t, "hidden-one", tl.Name, "tool %q exposes the hidden skill", tl.Name)
+				assert.NotContains(t, tl.Description, "Only for people", "tool %q exposes the hidden skill", tl.Name)
 				res, err := tl.Call(ctx, json.RawMessage(skJSONName("hidden-one")))
 				require.NoError(t, err)
 				assert.NotContains(t, res.Content, "hidden body", "tool %q loads the hidden skill", tl.Name)
@@ -209,13 +204,11 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 
 	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
 	set, err := src.Skills(context.Background())
-	if err != nil || len(set.Skills) != 1 {
-		t.Fatalf("Skills = %+v, %v; want one skill", set, err)
-	}
+	require.NoError(t, err, "Skills = %+v; want one skill", set)
+	require.Len(t, set.Skills, 1, "Skills = %+v; want one skill", set)
 	s := set.Skills[0]
-	if !filepath.IsAbs(s.BaseDir) || s.BaseDir != wantDir {
-		t.Errorf("BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
-	}
+	assert.True(t, filepath.IsAbs(s.BaseDir), "BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
+	assert.Equal(t, wantDir, s.BaseDir, "BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
 	text, err := skills.Load(context.Background(), s)
 	require.NoError(t, err)
 	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
@@ -246,13 +239,12 @@ func TestSkillLoadRereadsAndQuotes(t *testing.T) {
 	writeFile(t, file, skillMD("name: pdf\ndescription: Fill PDF forms.", "version two\n"))
 	second, err := k.LoadSkill(ctx, "pdf")
 	require.NoError(t, err)
-	if strings.Contains(second, "version one") || !strings.HasSuffix(second, "version two\n") {
-		t.Errorf("second load = %q, want the edited body", second)
-	}
+	assert.NotContains(t, second, "version one", "second load, want the edited body")
+	assert.True(t, strings.HasSuffix(second, "version two\n"), "second load, want the edited body")
 	res, err := tools[0].Call(ctx, json.RawMessage(skJSONName("pdf")))
-	if err != nil || res.IsError || !strings.HasSuffix(res.Content, "version two\n") {
-		t.Errorf("tool load after the edit = %+v, %v; want the edited body", res, err)
-	}
+	assert.NoError(t, err, "tool load after the edit = %+v; want the edited body", res)
+	assert.False(t, res.IsError, "tool load after the edit = %+v; want the edited body", res)
+	assert.True(t, strings.HasSuffix(res.Content, "version two\n"), "tool load after the edit = %+v; want the edited body", res)
 }
 
 // Protects: M9 (skills capability in <extensions>), M13 (extension doc
@@ -274,9 +266,10 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"Lint body first line.\n"))
 
 	doc, err := kernel.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
-	if err != nil || doc.Name != "x" || doc.Description != "From the frontmatter." || doc.Body != "From the body.\n" {
-		t.Errorf("ParseExtensionDoc = %+v, %v", doc, err)
-	}
+	assert.NoError(t, err, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "x", doc.Name, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "From the frontmatter.", doc.Description, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "From the body.\n", doc.Body, "ParseExtensionDoc = %+v", doc)
 
 	relCap, err := extdir.Open(release)
 	require.NoError(t, err)
@@ -298,9 +291,8 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 
 	cat := k.Catalog(context.Background())
 	s, ok := cat.Lookup("notes")
-	if !ok || s.Source != "capability:release" {
-		t.Errorf("notes = %+v, %v; want source capability:release", s, ok)
-	}
+	assert.True(t, ok, "notes = %+v; want source capability:release", s)
+	assert.Equal(t, "capability:release", s.Source, "notes = %+v; want source capability:release", s)
 
 	t.Run("only the project capability", func(t *testing.T) {
 		work := skTempDir(t)
@@ -382,9 +374,8 @@ func skRequireLoadText(t *testing.T, text, dir, body string) {
 	t.Helper()
 	require.True(t, filepath.IsAbs(dir), "test bug: %q is not absolute", dir)
 	first, rest, _ := strings.Cut(text, "\n")
-	if !strings.Contains(strings.ToLower(first), "base directory") || !strings.HasSuffix(first, " "+dir) {
-		t.Errorf("first line = %q, want it to state the base directory %q", first, dir)
-	}
+	assert.Contains(t, strings.ToLower(first), "base directory", "first line = %q, want it to state the base directory %q", first, dir)
+	assert.True(t, strings.HasSuffix(first, " "+dir), "first line = %q, want it to state the base directory %q", first, dir)
 	for _, phrase := range []string{"resolve against that directory", "not your current working directory", "cd "} {
 		assert.Contains(t, rest, phrase, "load text lacks the resolution rule %q:\n%s", phrase, text)
 	}
@@ -394,9 +385,9 @@ func skRequireLoadText(t *testing.T, text, dir, body string) {
 		t.Errorf("load text does not say cd %s:\n%s", dir, text)
 	}
 	i := strings.Index(text, "not your current working directory")
-	if !strings.HasSuffix(text, body) || i < 0 || strings.LastIndex(text, body) < i {
-		t.Errorf("load text does not end with the body after the rule:\n%s", text)
-	}
+	assert.True(t, strings.HasSuffix(text, body), "load text does not end with the body after the rule:\n%s", text)
+	assert.GreaterOrEqual(t, i, 0, "load text does not end with the body after the rule:\n%s", text)
+	assert.GreaterOrEqual(t, strings.LastIndex(text, body), i, "load text does not end with the body after the rule:\n%s", text)
 }
 
 // skNewKernel builds a kernel and closes it when the test ends.
