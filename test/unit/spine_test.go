@@ -72,9 +72,8 @@ func TestSpineEndToEnd(t *testing.T) {
 			if len(cats) != 1 || !strings.Contains(cats[0], "alpha: The first skill.") {
 				t.Errorf("request 1 catalogs = %q, want one listing alpha", cats)
 			}
-			if !strings.Contains(req.System, "skill") || strings.Contains(req.System, "skill_*") {
-				t.Errorf("system prompt does not describe skills by role: %q", req.System)
-			}
+			assert.Contains(t, req.System, "skill", "system prompt does not describe skills by role")
+			assert.NotContains(t, req.System, "skill_*", "system prompt does not describe skills by role")
 			// The kernel's environment builtin (context:prepare) tells the
 			// model where it works.
 			real, _ := filepath.EvalSymlinks(work)
@@ -94,9 +93,9 @@ func TestSpineEndToEnd(t *testing.T) {
 		// 3. The load gives the current body with the absolute base dir.
 		func(req modeltest.Recorded) modeltest.Reply {
 			res := spineToolResult(t, req, "s1")
-			if !strings.HasPrefix(res, "Base directory for this skill: "+greetDir+"\n") || !strings.Contains(res, "cd "+greetDir) || !strings.Contains(res, "Run scripts/hello.sh with the name.") {
-				t.Errorf("skill load result = %q", res)
-			}
+			assert.True(t, strings.HasPrefix(res, "Base directory for this skill: "+greetDir+"\n"), "skill load result")
+			assert.Contains(t, res, "cd "+greetDir, "skill load result")
+			assert.Contains(t, res, "Run scripts/hello.sh with the name.", "skill load result")
 			return spineCall("b1", "Bash", `{"command":"rm -r .helios/skills/greet .helios/skills/alpha"}`)(req)
 		},
 		// 4. Both skills are gone. Wait (with a deadline) until the watcher
@@ -110,13 +109,12 @@ func TestSpineEndToEnd(t *testing.T) {
 		// as a tool result.
 		func(req modeltest.Recorded) modeltest.Reply {
 			res := spineToolResult(t, req, "b2")
-			if !strings.Contains(res, "denied") || !strings.Contains(res, "no network") {
-				t.Errorf("denied call result = %q", res)
-			}
+			assert.Contains(t, res, "denied", "denied call result")
+			assert.Contains(t, res, "no network", "denied call result")
 			cats := spineInjected(req)
-			if n := len(cats); n < 3 || !strings.Contains(cats[n-1], "<available_skills>\n</available_skills>") {
-				t.Errorf("catalogs = %q, want a final empty catalog (tombstone)", cats)
-			}
+			n := len(cats)
+			assert.GreaterOrEqual(t, n, 3, "catalogs = %q, want a final empty catalog (tombstone)", cats)
+			assert.Contains(t, cats[n-1], "<available_skills>\n</available_skills>", "catalogs = %q, want a final empty catalog (tombstone)", cats)
 			return modeltest.Say("All done.")(req)
 		},
 	)
@@ -146,9 +144,8 @@ func TestSpineEndToEnd(t *testing.T) {
 	answer, err := s.Run(ctx, "Create a greeting skill, try it, then clean up.")
 	require.NoError(t, err)
 	assert.Equal(t, "All done.", answer, "answer")
-	if n := len(srv.Requests()); n != 5 {
-		t.Errorf("%d requests, want 5", n)
-	}
+	n := len(srv.Requests())
+	assert.Equal(t, 5, n, "%d requests, want 5", n)
 
 	// The session is durable: reopening it yields the same log, with tool
 	// results paired to their calls.
