@@ -113,16 +113,14 @@ func TestTUISkillLoadReachesModel(t *testing.T) {
 			iPrompt = i
 		}
 	}
-	if iSkill < 0 || iPrompt < iSkill {
-		t.Errorf("model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
-	}
+	assert.GreaterOrEqual(t, iSkill, 0, "model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
+	assert.GreaterOrEqual(t, iPrompt, iSkill, "model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
 
 	// The session is named on exit and its log keeps the load's provenance.
 	after := string(ui.rawAfterAltScreen())
 	i := strings.Index(after, "session ")
-	if i < 0 || !strings.Contains(after, "--resume") {
-		t.Fatalf("output after the UI = %q; want the session named", after)
-	}
+	require.GreaterOrEqual(t, i, 0, "output after the UI; want the session named")
+	require.Contains(t, after, "--resume", "output after the UI; want the session named")
 	id := strings.Fields(after[i:])[1]
 	show := helios(t, home, work, "sessions", "show", id, "--json")
 	cliExpect(t, show, 0)
@@ -243,10 +241,9 @@ func (p *tuiProc) checkRestored(t *testing.T) {
 	after, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS)
 	require.NoError(t, err)
 	const lflags = unix.ICANON | unix.ECHO | unix.ISIG
-	if after.Lflag&lflags != p.termios.Lflag&lflags || after.Iflag != p.termios.Iflag || after.Oflag != p.termios.Oflag {
-		t.Errorf("termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x",
-			after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
-	}
+	assert.Equal(t, p.termios.Lflag&lflags, after.Lflag&lflags, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
+	assert.Equal(t, p.termios.Iflag, after.Iflag, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
+	assert.Equal(t, p.termios.Oflag, after.Oflag, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
 	// Release the slave so the reader sees the end of the output.
 	p.tty.Close()
 	p.readers.Wait()
