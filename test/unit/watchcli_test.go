@@ -63,9 +63,10 @@ func TestCLISkillsWatch(t *testing.T) {
 	}
 
 	first := next("the first catalog")
-	if first.Event != "catalog" || !first.Complete || len(first.Skills) != 2 || first.Digest == "" {
-		t.Fatalf("first line = %+v", first)
-	}
+	require.Equal(t, "catalog", first.Event, "first line = %+v", first)
+	require.True(t, first.Complete, "first line = %+v", first)
+	require.Len(t, first.Skills, 2, "first line = %+v", first)
+	require.NotEmpty(t, first.Digest, "first line = %+v", first)
 	writeFile(t, filepath.Join(root, "gamma", "SKILL.md"), skillMD("name: gamma\ndescription: Third.", "body"))
 	ev := next("gamma's arrival")
 	if ev.Event != "change" || len(ev.Added) != 1 || ev.Added[0] != "gamma" || ev.Digest == first.Digest {
