@@ -350,9 +350,8 @@ func TestWorkFSNew(t *testing.T) {
 		// The absolute name New was given still leads inside.
 		for _, p := range []string{filepath.Join(base, "link", "x"), filepath.Join(base, "real", "x")} {
 			got, err := f.Resolve(p)
-			if want := filepath.Join(base, "real", "x"); err != nil || got != want {
-				t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, want)
-			}
+			assert.NoError(t, err, "Resolve(%q)", p)
+			assert.Equal(t, filepath.Join(base, "real", "x"), got, "Resolve(%q)", p)
 		}
 	})
 	t.Run("missing dir", func(t *testing.T) {
@@ -398,9 +397,8 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 			if tt.name == "read missing by absolute path" {
 				wantPath = filepath.Join(fx.work, "nope")
 			}
-			if pe.Op != tt.wantOp || pe.Path != wantPath {
-				t.Errorf("PathError{Op: %q, Path: %q}, want {%q, %q}", pe.Op, pe.Path, tt.wantOp, wantPath)
-			}
+			assert.Equal(t, tt.wantOp, pe.Op, "PathError{Op, Path}")
+			assert.Equal(t, wantPath, pe.Path, "PathError{Op, Path}")
 		})
 	}
 
@@ -421,9 +419,8 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 	t.Run("closed", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.Close(), "Close")
-		if _, err := fx.fs.ReadFile("a.txt"); err == nil {
-			t.Errorf("ReadFile after Close succeeded")
-		}
+		_, err := fx.fs.ReadFile("a.txt")
+		assert.Error(t, err, "ReadFile after Close succeeded")
 	})
 }
 
@@ -432,38 +429,37 @@ func TestWorkFSWrite(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644), "WriteFile")
 		b, err := os.ReadFile(filepath.Join(fx.work, "new/deeper/x.txt"))
-		if err != nil || string(b) != "hi" {
-			t.Errorf("file on disk = %q, %v; want \"hi\"", b, err)
-		}
+		assert.NoError(t, err, "file on disk = %q", b)
+		assert.Equal(t, "hi", string(b), "file on disk = %q", b)
 	})
 	t.Run("through an inside link, creating parents", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644), "WriteFile")
-		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt")); err != nil || string(b) != "y" {
-			t.Errorf("sub/made/y.txt = %q, %v; want \"y\"", b, err)
-		}
+		b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt"))
+		assert.NoError(t, err, "sub/made/y.txt = %q", b)
+		assert.Equal(t, "y", string(b), "sub/made/y.txt = %q", b)
 	})
 	t.Run("through a dangling inside link creates its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.WriteFile("dangling-in", []byte("z"), 0o644), "WriteFile")
-		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt")); err != nil || string(b) != "z" {
-			t.Errorf("sub/new.txt = %q, %v; want \"z\"", b, err)
-		}
+		b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt"))
+		assert.NoError(t, err, "sub/new.txt = %q", b)
+		assert.Equal(t, "z", string(b), "sub/new.txt = %q", b)
 	})
 	t.Run("overwrites through an absolute path", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		p := filepath.Join(fx.work, "a.txt")
 		require.NoError(t, fx.fs.WriteFile(p, []byte("new"), 0o644), "WriteFile")
-		if b, err := fx.fs.ReadFile("a.txt"); err != nil || string(b) != "new" {
-			t.Errorf("a.txt = %q, %v; want \"new\"", b, err)
-		}
+		b, err := fx.fs.ReadFile("a.txt")
+		assert.NoError(t, err, "a.txt = %q", b)
+		assert.Equal(t, "new", string(b), "a.txt = %q", b)
 	})
 	t.Run("MkdirAll", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll")
-		if fi, err := fx.fs.Stat("made/a/b"); err != nil || !fi.IsDir() {
-			t.Errorf("Stat(made/a/b) = %v, %v; want a directory", fi, err)
-		}
+		fi, err := fx.fs.Stat("made/a/b")
+		assert.NoError(t, err, "Stat(made/a/b) = %v; want a directory", fi)
+		assert.True(t, fi.IsDir(), "Stat(made/a/b) = %v; want a directory", fi)
 		assert.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll on an existing dir")
 	})
 }
@@ -478,9 +474,8 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 	t.Run("Remove deletes the link, not its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		require.NoError(t, fx.fs.Remove("out-file"), "Remove")
-		if _, err := os.Lstat(filepath.Join(fx.work, "out-file")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("link still there: %v", err)
-		}
+		_, err := os.Lstat(filepath.Join(fx.work, "out-file"))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "link still there")
 		if b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt")); err != nil || string(b) != "outside secret" {
 			t.Errorf("outside target = %q, %v; want it untouched", b, err)
 		}
@@ -586,12 +581,10 @@ func TestWorkFSGlobRefuses(t *testing.T) {
 			pattern := tt.pattern(fx)
 			got, err := fx.fs.Glob(pattern)
 			var esc *workfs.EscapeError
-			if !errors.As(err, &esc) || !errors.Is(err, workfs.ErrOutsideWorkDir) {
-				t.Fatalf("Glob(%q) = %q, %v; want an *EscapeError", pattern, got, err)
-			}
-			if esc.Path != pattern || esc.Reason != tt.reason {
-				t.Errorf("EscapeError{Path: %q, Reason: %q}, want {%q, %q}", esc.Path, esc.Reason, pattern, tt.reason)
-			}
+			require.ErrorAs(t, err, &esc, "Glob(%q) = %q; want an *EscapeError", pattern, got)
+			require.ErrorIs(t, err, workfs.ErrOutsideWorkDir, "Glob(%q) = %q; want an *EscapeError", pattern, got)
+			assert.Equal(t, pattern, esc.Path, "EscapeError{Path, Reason}")
+			assert.Equal(t, tt.reason, esc.Reason, "EscapeError{Path, Reason}")
 		})
 	}
 
