@@ -73,8 +73,8 @@ func TestExhaustedScriptFailsTheTest(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, res.StatusCode, "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
 	assert.Contains(t, string(body), "script exhausted: request 2 has no step (1 scripted)", "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
 	errs := rec.end()
-	if len(errs) != 1 || !strings.Contains(errs[0], "script exhausted") {
-		t.Errorf("reported %q; want one error saying the script is exhausted", errs)
+	if assert.Len(t, errs, 1, "reported %q; want one error saying the script is exhausted", errs) {
+		assert.Contains(t, errs[0], "script exhausted")
 	}
 }
 
@@ -83,8 +83,8 @@ func TestUnfinishedScriptFailsTheTest(t *testing.T) {
 	srv := modeltest.NewServer(rec, modeltest.Say("one"), modeltest.Say("two"), modeltest.Say("three"))
 	post(t, srv.URL(), hello)
 	errs := rec.end()
-	if len(errs) != 1 || !strings.Contains(errs[0], "2 of 3 steps were never requested") {
-		t.Errorf("reported %q; want one error about 2 unused steps", errs)
+	if assert.Len(t, errs, 1, "reported %q; want one error about 2 unused steps", errs) {
+		assert.Contains(t, errs[0], "2 of 3 steps were never requested")
 	}
 }
 
