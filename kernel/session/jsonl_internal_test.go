@@ -23,9 +23,8 @@ func TestAppendWriteFailure(t *testing.T) {
 	defer f.Close()
 	h := newHandle(newCore("s", time.Now, nil, &fileSink{f: f}), nil)
 	ctx := context.Background()
-	if _, err := h.Append(ctx, Event{Type: User, Text: "one"}); err == nil {
-		t.Fatal("Append to a read-only file: no error")
-	}
+	_, err = h.Append(ctx, Event{Type: User, Text: "one"})
+	require.Error(t, err, "Append to a read-only file: no error")
 	assert.Zero(t, h.Len(), "Len = %d after a failed Append, want 0", h.Len())
 	_, err = h.Append(ctx, Event{Type: User, Text: "two"})
 	assert.ErrorContains(t, err, "unusable", "Append after an unrecoverable failure, want the log refusing")
