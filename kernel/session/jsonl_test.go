@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -63,8 +62,9 @@ func TestNewJSONLStore(t *testing.T) {
 	assert.Error(t, err, "NewJSONLStore without Dir: no error")
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	newJSONL(t, session.JSONLConfig{Dir: dir})
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Errorf("Dir not created: %v", err)
+	st, err := os.Stat(dir)
+	if assert.NoError(t, err, "Dir not created") {
+		assert.True(t, st.IsDir(), "Dir not created")
 	}
 }
 
@@ -82,8 +82,8 @@ func TestJSONLFileFormat(t *testing.T) {
 	path := filepath.Join(dir, l.ID()+".jsonl")
 	st, err := os.Stat(path)
 	require.NoError(t, err)
-	if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
-		t.Errorf("file mode %v, want 0600 (sessions hold private text)", st.Mode().Perm())
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "file mode (sessions hold private text)")
 	}
 	got := readLines(t, path)
 	want := []string{
@@ -143,16 +143,12 @@ func TestOpenCutsTornLastLine(t *testing.T) {
 			// List reads the torn file without touching it.
 			in := findInfo(t, s2, id)
 			assert.Equal(t, 3, in.Events, "List before Open: Events %d, want 3", in.Events)
-			if got := fileSize(t, path); got != good+int64(len(tc.tail)) {
-				t.Errorf("List changed the file: size %d", got)
-			}
+			assert.Equal(t, good+int64(len(tc.tail)), fileSize(t, path), "List changed the file")
 			r, err := s2.Open(t.Context(), id)
 			require.NoError(t, err, "Open")
 			defer r.Close()
 			assert.Empty(t, cmp.Diff(want, all(r)), "events after the cut (-want +got)")
-			if got := fileSize(t, path); got != good {
-				t.Errorf("file size %d after Open, want %d (torn line cut off)", got, good)
-			}
+			assert.Equal(t, good, fileSize(t, path), "file size after Open (torn line cut off)")
 			warns := rec.records(slog.LevelWarn)
 			require.Len(t, warns, 1, "logger got %d warnings, want 1: %v", len(warns), warns)
 			f, n := warns[0]["file"], warns[0]["droppedBytes"]
@@ -202,9 +198,8 @@ func TestOpenRefusesCorruptLine(t *testing.T) {
 			assert.NotErrorIs(t, err, session.ErrNotFound, "corruption reported as ErrNotFound")
 			after, _ := os.ReadFile(path)
 			assert.Equal(t, data, string(after), "Open changed a corrupt file; it must leave it for a person to look at")
-			if _, err := s.Fork(t.Context(), id, 0); err == nil {
-				t.Error("Fork of a corrupt file: no error")
-			}
+			_, err = s.Fork(t.Context(), id, 0)
+			assert.Error(t, err, "Fork of a corrupt file: no error")
 		})
 	}
 }
@@ -223,12 +218,12 @@ func TestListWarnsAndSkipsUnreadableFile(t *testing.T) {
 	}
 	infos, err := s.List(t.Context())
 	require.NoError(t, err)
-	if len(infos) != 1 || infos[0].ID != good.ID() {
-		t.Errorf("List = %+v, want only %s", infos, good.ID())
+	if assert.Len(t, infos, 1, "List = %+v, want only %s", infos, good.ID()) {
+		assert.Equal(t, good.ID(), infos[0].ID, "List")
 	}
 	warns := rec.records(slog.LevelWarn)
-	if len(warns) != 1 || warns[0]["file"] != bad {
-		t.Errorf("warnings %v, want one naming %s", warns, bad)
+	if assert.Len(t, warns, 1, "warnings %v, want one naming %s", warns, bad) {
+		assert.Equal(t, bad, warns[0]["file"], "warning")
 	}
 }
 
@@ -241,10 +236,11 @@ func TestOpenInAnotherStoreIsRefused(t *testing.T) {
 	b := newJSONL(t, session.JSONLConfig{Dir: dir}) // as another process would
 	l := mustCreate(t, a)
 	mustAppend(t, l, session.Event{Type: session.User, Text: "mine"})
-	if r, err := b.Open(t.Context(), l.ID()); err == nil {
-		r.Close()
-		t.Fatal("a second store opened a session open elsewhere; two writers would reuse Seqs")
+	second, err := b.Open(t.Context(), l.ID())
+	if err == nil {
+		second.Close()
 	}
+	require.Error(t, err, "a second store opened a session open elsewhere; two writers would reuse Seqs")
 	// Reading it is fine.
 	in := findInfo(t, b, l.ID())
 	assert.Equal(t, 1, in.Events, "List in the other store: Events %d, want 1", in.Events)
@@ -456,9 +452,8 @@ func appendFile(t *testing.T, path, s string) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)
 	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteString(s)
+	require.NoError(t, err)
 }
 
 func fileSize(t *testing.T, path string) int64 {
@@ -525,28 +520,25 @@ func TestReadWithoutLocking(t *testing.T) {
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
 
 	evs, err := b.Read(t.Context(), l.ID())
-	require.NoError(t, err, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
-	require.Len(t, evs, 2, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
-	require.Equal(t, "two", evs[1].Text, "Read while open elsewhere = %d events, %v; want 2", len(evs), err)
+	require.NoError(t, err, "Read while open elsewhere")
+	require.Len(t, evs, 2, "Read while open elsewhere")
+	require.Equal(t, "two", evs[1].Text, "Read while open elsewhere")
 
 	// An Append in flight in the other process: a torn last line.
 	path := filepath.Join(dir, l.ID()+".jsonl")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)
-	if _, err := f.WriteString(`{"seq":3,"type":"us`); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteString(`{"seq":3,"type":"us`)
+	require.NoError(t, err)
 	f.Close()
 	before, _ := os.Stat(path)
-	if evs, err := b.Read(t.Context(), l.ID()); err != nil || len(evs) != 2 {
-		t.Errorf("Read with a torn tail = %d events, %v; want the 2 complete ones", len(evs), err)
-	}
+	evs, err = b.Read(t.Context(), l.ID())
+	assert.NoError(t, err, "Read with a torn tail")
+	assert.Len(t, evs, 2, "Read with a torn tail: want the 2 complete ones")
 	after, _ := os.Stat(path)
 	assert.Equal(t, before.Size(), after.Size(), "Read changed the file: %d -> %d bytes", before.Size(), after.Size())
-	if _, err := b.Read(t.Context(), "20260101T000000-abcdef"); !errors.Is(err, session.ErrNotFound) {
-		t.Errorf("Read of a missing session: %v, want ErrNotFound", err)
-	}
-	if _, err := b.Read(t.Context(), "../x"); !errors.Is(err, session.ErrInvalidID) {
-		t.Errorf("Read of ../x: %v, want ErrInvalidID", err)
-	}
+	_, err = b.Read(t.Context(), "20260101T000000-abcdef")
+	assert.ErrorIs(t, err, session.ErrNotFound, "Read of a missing session")
+	_, err = b.Read(t.Context(), "../x")
+	assert.ErrorIs(t, err, session.ErrInvalidID, "Read of ../x")
 }
