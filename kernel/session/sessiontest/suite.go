@@ -3,7 +3,6 @@ package sessiontest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,9 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 // where two Appends got equal times it checks only that List is sorted.
 func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOptions) {
 	t.Helper()
-	if opts.Durable && opts.Reopen == nil {
-		t.Fatal("sessiontest: RunOptions.Durable needs Reopen")
-	}
+	require.False(t, opts.Durable && opts.Reopen == nil, "sessiontest: RunOptions.Durable needs Reopen")
 	tests := []struct {
 		name string
 		run  func(t *testing.T, s session.Store)
@@ -224,9 +221,11 @@ func testReaders(t *testing.T, s session.Store) {
 	l.Backward()(func(session.Event) bool { calls++; return false })
 	assert.Equal(t, 1, calls, "Backward called yield %d times after it returned false at once, want 1", calls)
 	empty := create(t, s)
+	var yielded []session.Event
 	for e := range empty.Backward() {
-		t.Errorf("Backward of an empty log yielded %+v", e)
+		yielded = append(yielded, e)
 	}
+	assert.Empty(t, yielded, "Backward of an empty log yielded events")
 }
 
 func testBackwardDuringAppend(t *testing.T, s session.Store) {
@@ -354,9 +353,8 @@ func testSecondOpen(t *testing.T, s session.Store) {
 		}
 	}
 	require.NoError(t, b.Close())
-	if _, err := a.Append(t.Context(), session.Event{Type: session.User, Text: "four"}); err != nil {
-		t.Errorf("closing one Log closed the other: %v", err)
-	}
+	_, err = a.Append(t.Context(), session.Event{Type: session.User, Text: "four"})
+	assert.NoError(t, err, "closing one Log closed the other")
 }
 
 func testClosed(t *testing.T, s session.Store) {
@@ -365,9 +363,8 @@ func testClosed(t *testing.T, s session.Store) {
 	require.NoError(t, l.Close(), "Close")
 	_, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"})
 	assert.ErrorIs(t, err, session.ErrClosed, "Append after Close")
-	if _, err := l.Append(t.Context()); !errors.Is(err, session.ErrClosed) {
-		t.Errorf("Append() of nothing after Close: err = %v, want ErrClosed", err)
-	}
+	_, err = l.Append(t.Context())
+	assert.ErrorIs(t, err, session.ErrClosed, "Append() of nothing after Close")
 	r := open(t, s, l.ID())
 	assert.Equal(t, 1, r.Len(), "reopened after a refused Append: Len")
 }
@@ -396,8 +393,8 @@ func testList(t *testing.T, s session.Store) {
 	assert.Equal(t, 2, ib.Events, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
 	assert.NotEmpty(t, ib.Title, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
 	assert.LessOrEqual(t, utf8.RuneCountInString(ib.Title), 80, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
-	if r := []rune(ib.Title); len(r) >= 40 && !strings.HasPrefix(long, string(r[:40])) {
-		t.Errorf("Title of B %q does not begin like the message %q", ib.Title, long)
+	if r := []rune(ib.Title); len(r) >= 40 {
+		assert.True(t, strings.HasPrefix(long, string(r[:40])), "Title of B %q does not begin like the message %q", ib.Title, long)
 	}
 	assert.Zero(t, ic.Events, "Info of empty C = %+v; want Events 0, no Title", ic)
 	assert.Empty(t, ic.Title, "Info of empty C = %+v; want Events 0, no Title", ic)
@@ -498,9 +495,8 @@ func testNotFound(t *testing.T, s session.Store) {
 	for _, id := range []string{"20000101T000000-000000", "nosuchsession"} {
 		l, err := s.Open(ctx, id)
 		assert.ErrorIs(t, err, session.ErrNotFound, "Open(%q) = %v", id, l)
-		if l, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("Fork(%q) = %v, %v; want ErrNotFound", id, l, err)
-		}
+		l, err = s.Fork(ctx, id, 0)
+		assert.ErrorIs(t, err, session.ErrNotFound, "Fork(%q) = %v", id, l)
 	}
 }
 
@@ -511,9 +507,8 @@ func testInvalidIDs(t *testing.T, s session.Store) {
 	for _, id := range []string{"", ".", "..", "../x", "../" + l.ID(), "a/b", "/etc/passwd", `a\b`, `..\x`, "x/../" + l.ID(), "x\x00y", ".hidden"} {
 		got, err := s.Open(ctx, id)
 		assert.ErrorIs(t, err, session.ErrInvalidID, "Open(%q) = %v", id, got)
-		if got, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrInvalidID) {
-			t.Errorf("Fork(%q) = %v, %v; want ErrInvalidID", id, got, err)
-		}
+		got, err = s.Fork(ctx, id, 0)
+		assert.ErrorIs(t, err, session.ErrInvalidID, "Fork(%q) = %v", id, got)
 	}
 }
 
@@ -582,9 +577,7 @@ func testConcurrentAppends(t *testing.T, s session.Store) {
 	wg.Wait()
 	close(stop)
 	readers.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
+	assert.Empty(t, errs)
 	total := 0
 	for w := range writers {
 		total += len(sent[w])
@@ -597,8 +590,8 @@ func testConcurrentAppends(t *testing.T, s session.Store) {
 	for w := range writers {
 		for i, e := range sent[w] {
 			assert.Equal(t, e.Text, evs[e.Seq-1].Text, "writer %d: Seq %d holds %q, want %q", w, e.Seq, evs[e.Seq-1].Text, e.Text)
-			if i > 0 && e.Seq <= sent[w][i-1].Seq {
-				t.Errorf("writer %d: Seqs not increasing: %d after %d", w, e.Seq, sent[w][i-1].Seq)
+			if i > 0 {
+				assert.Greater(t, e.Seq, sent[w][i-1].Seq, "writer %d: Seqs not increasing", w)
 			}
 		}
 	}
