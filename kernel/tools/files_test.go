@@ -241,9 +241,7 @@ func TestEditErrors(t *testing.T) {
 	}
 	got := readFile(t, e.path("f.txt"))
 	assert.Equal(t, before, got, "f.txt = %q after failed edits; want it unchanged", got)
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed edits", got)
-	}
+	assert.Empty(t, e.writes.got(), "OnWrite called after failed edits")
 }
 
 func TestEditPreservesMode(t *testing.T) {
