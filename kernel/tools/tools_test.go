@@ -69,8 +69,9 @@ func TestToolsOrderAndSchemas(t *testing.T) {
 		assert.GreaterOrEqual(t, len(tool.Description), 100, "%s: description %q is too thin to guide a model", tool.Name, tool.Description)
 		var s schema
 		require.NoError(t, json.Unmarshal(tool.Schema, &s), "%s: schema is not JSON", tool.Name)
-		if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
-			t.Errorf("%s: schema type %q, additionalProperties %v; want an object that forbids extra properties", tool.Name, s.Type, s.AdditionalProperties)
+		assert.Equal(t, "object", s.Type, "%s: schema type", tool.Name)
+		if assert.NotNil(t, s.AdditionalProperties, "%s: schema must forbid extra properties", tool.Name) {
+			assert.False(t, *s.AdditionalProperties, "%s: schema must forbid extra properties", tool.Name)
 		}
 		w := want{Name: tool.Name, Props: map[string]string{}, Required: s.Required}
 		for name, p := range s.Properties {
@@ -158,9 +159,7 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 	assert.Equal(t, "alpha\n", got, "a.txt = %q after failed calls; want it unchanged", got)
 	_, err := os.Stat(e.path("new.txt"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "new.txt exists after failed Writes (stat)")
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed calls", got)
-	}
+	assert.Empty(t, e.writes.got(), "OnWrite called after failed calls")
 }
 
 // A model that adds a field the tool does not know (many were trained on
