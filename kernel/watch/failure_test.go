@@ -266,14 +266,13 @@ func TestCloseWaitsForRunningCallback(t *testing.T) {
 	require.NoError(t, err)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	if _, err := w.Watch([]string{root}, func(Change) {
+	_, err = w.Watch([]string{root}, func(Change) {
 		if calls.Add(1) == 1 {
 			close(entered)
 			<-release
 		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	mkBundle(t, root, "a")
 	select {
 	case <-entered:
@@ -357,9 +356,7 @@ func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
 		_, err := w.Watch([]string{root, filepath.Join(base, "user-skills")}, func(Change) {})
 		require.NoError(t, err)
 	}
-	if got := countInotify(t) - before; got != 1 {
-		t.Errorf("40 subscriptions use %d inotify instances, want 1", got)
-	}
+	assert.Equal(t, 1, countInotify(t)-before, "inotify instances for 40 subscriptions")
 	// Every watched directory is in fsnotify once, however many subscriptions
 	// share it (the missing user root's ancestor is shared by all 40).
 	watched, inFsnotify := locked2(w, func() (int, int) { return len(w.paths), len(w.fsw.WatchList()) })
@@ -367,18 +364,13 @@ func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
 	shared := locked(w, func() int { return len(w.paths[base].interests) })
 	assert.GreaterOrEqual(t, shared, 32, "the shared ancestor has %d interests, want one per active subscription", shared)
 	require.NoError(t, w.Close())
-	if got := countInotify(t) - before; got != 0 {
-		t.Errorf("after Close %d inotify instances remain", got)
-	}
+	assert.Zero(t, countInotify(t)-before, "inotify instances left after Close")
 
 	before = countInotify(t)
 	p := newWatcher(t, testConfig(Poll))
-	if _, err := p.Watch([]string{base}, func(Change) {}); err != nil {
-		t.Fatal(err)
-	}
-	if got := countInotify(t) - before; got != 0 {
-		t.Errorf("Poll mode made %d inotify instances, want 0", got)
-	}
+	_, err = p.Watch([]string{base}, func(Change) {})
+	require.NoError(t, err)
+	assert.Zero(t, countInotify(t)-before, "inotify instances made by Poll mode")
 }
 
 func TestWatchAfterClose(t *testing.T) {
@@ -387,9 +379,8 @@ func TestWatchAfterClose(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	assert.NoError(t, w.Close(), "second Close")
-	if _, err := w.Watch([]string{tempDir(t)}, func(Change) {}); !errors.Is(err, ErrClosed) {
-		t.Errorf("Watch after Close: err = %v, want ErrClosed", err)
-	}
+	_, err = w.Watch([]string{tempDir(t)}, func(Change) {})
+	assert.ErrorIs(t, err, ErrClosed, "Watch after Close")
 }
 
 func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
