@@ -86,9 +86,7 @@ func (r *recorder) onChange(c Change) {
 func (r *recorder) watch(w *Watcher, roots ...string) *Subscription {
 	r.t.Helper()
 	s, err := w.Watch(roots, r.onChange)
-	if err != nil {
-		r.t.Fatalf("Watch(%q): %v", roots, err)
-	}
+	require.NoError(r.t, err, "Watch(%q)", roots)
 	r.t.Cleanup(s.Close)
 	return s
 }
@@ -141,9 +139,7 @@ func (r *recorder) waitEntries(names ...string) []change {
 		return true
 	})
 	for _, c := range got {
-		if c.Rescan || c.Incomplete {
-			r.t.Errorf("waiting for entries %q: got %+v, want only entries", names, c.Change)
-		}
+		assert.False(r.t, c.Rescan || c.Incomplete, "waiting for entries %q: got %+v, want only entries", names, c.Change)
 	}
 	return got
 }
@@ -226,9 +222,8 @@ func appendFile(t testing.TB, path, content string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteString(content)
+	require.NoError(t, err)
 	require.NoError(t, f.Close())
 }
 
