@@ -265,8 +265,8 @@ func TestVimRenameOverSaveReportsOnce(t *testing.T) {
 		rename(t, filepath.Join(a, "SKILL.md.tmp"), filepath.Join(a, "SKILL.md"))
 
 		got := rec.waitEntries("a")
-		if len(got) != 1 || !slices.Equal(got[0].Entries, []string{"a"}) {
-			t.Errorf("got %+v, want one callback naming a", got)
+		if assert.Len(t, got, 1, "got %+v, want one callback naming a", got) {
+			assert.Equal(t, []string{"a"}, got[0].Entries, "entries of the callback")
 		}
 		rec.assertQuiet("after the save's callback")
 	})
@@ -474,14 +474,13 @@ func TestPendingBatch(t *testing.T) {
 	p.addEntry(t0.Add(20*time.Millisecond), "a")
 	assert.Empty(t, cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries), "entries (-want +got)")
 	got, want := p.due(window), t0.Add(70*time.Millisecond)
-	assert.True(t, got.Equal(want), "due, want the last event + the window")
+	assert.True(t, got.Equal(want), "due = %v, want the last event + the window = %v", got, want)
 	// A steady trickle cannot postpone the callback past 10 windows.
 	for i := range 40 {
 		p.addEntry(t0.Add(time.Duration(i)*20*time.Millisecond), "c")
 	}
-	if got, want := p.due(window), t0.Add(10*window); !got.Equal(want) {
-		t.Errorf("due under a trickle = %v, want first + 10 windows = %v", got, want)
-	}
+	got, want = p.due(window), t0.Add(10*window)
+	assert.True(t, got.Equal(want), "due under a trickle = %v, want first + 10 windows = %v", got, want)
 
 	// Too many entries become a Rescan, which names none.
 	var q pending
@@ -545,12 +544,10 @@ func TestWatchArguments(t *testing.T) {
 	t.Parallel()
 	w := newWatcher(t, testConfig(Native))
 	nop := func(Change) {}
-	if _, err := w.Watch([]string{"relative/skills"}, nop); err == nil {
-		t.Error("Watch(relative root): want an error")
-	}
-	if _, err := w.Watch([]string{tempDir(t)}, nil); err == nil {
-		t.Error("Watch(nil callback): want an error")
-	}
+	_, err := w.Watch([]string{"relative/skills"}, nop)
+	assert.Error(t, err, "Watch(relative root)")
+	_, err = w.Watch([]string{tempDir(t)}, nil)
+	assert.Error(t, err, "Watch(nil callback)")
 	s, err := w.Watch(nil, nop)
 	require.NoError(t, err, "Watch(no roots)")
 	s.Close()
@@ -571,10 +568,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"coalesce", Config{Coalesce: -1}},
 		{"capacity", Config{Capacity: -1}},
 	} {
-		if w, err := New(tc.cfg); err == nil {
+		w, err := New(tc.cfg)
+		if err == nil {
 			w.Close()
-			t.Errorf("New with a bad %s: want an error", tc.name)
 		}
+		assert.Error(t, err, "New with a bad %s", tc.name)
 	}
 }
 
