@@ -113,8 +113,9 @@ func TestAgentStepOrder(t *testing.T) {
 	reqs := w.srv.Requests()
 	require.Len(t, reqs, 2, "%d requests, want 2", len(reqs))
 	first := reqs[0].Messages
-	if len(first) != 2 || first[0].Content != "go" || !strings.Contains(first[1].Content, "alpha: The alpha skill.") {
-		t.Errorf("request 1 messages = %+v; want the prompt, then the catalog", first)
+	if assert.Len(t, first, 2, "request 1 messages = %+v; want the prompt, then the catalog", first) {
+		assert.Equal(t, "go", first[0].Content, "request 1: the prompt")
+		assert.Contains(t, first[1].Content, "alpha: The alpha skill.", "request 1: the catalog")
 	}
 }
 
@@ -331,23 +332,19 @@ func TestAgentToolsOffered(t *testing.T) {
 			}
 			n := len(alphaAProbe.calls())
 			assert.Equal(t, wantAlpha, n, "cap-a Alpha called %d times, want %d", n, wantAlpha)
-			if n := len(betaAProbe.calls()); n != wantBeta {
-				t.Errorf("cap-a Beta called %d times, want %d", n, wantBeta)
-			}
-			if n := len(alphaBProbe.calls()) + len(fakeSkillProbe.calls()) + len(betaPProbe.calls()); n != 0 {
-				t.Errorf("shadowed tools called %d times, want 0", n)
-			}
+			assert.Len(t, betaAProbe.calls(), wantBeta, "cap-a Beta calls")
+			assert.Zero(t, len(alphaBProbe.calls())+len(fakeSkillProbe.calls())+len(betaPProbe.calls()), "calls of shadowed tools")
 			results := agResults(s.Log())
 			require.Len(t, results, 3, "%d tool results, want 3: %+v", len(results), results)
 			for i, name := range []string{"Alpha", "Beta", "skill"} {
 				res := results[i]
 				assert.Equal(t, !allowed(name), res.IsError, "%s result = %+v; want IsError=%v", name, res, !allowed(name))
-				if !allowed(name) && !strings.Contains(res.Text, fmt.Sprintf("unknown tool %q", name)) {
-					t.Errorf("%s result = %q; want an unknown-tool error", name, res.Text)
+				if !allowed(name) {
+					assert.Contains(t, res.Text, fmt.Sprintf("unknown tool %q", name), "%s result: want an unknown-tool error", name)
 				}
 			}
-			if allowed("skill") && !strings.Contains(results[2].Text, "ALPHA-BODY") {
-				t.Errorf("skill result = %q; want the skill's body from the kernel's skill tool", results[2].Text)
+			if allowed("skill") {
+				assert.Contains(t, results[2].Text, "ALPHA-BODY", "skill result: want the skill's body from the kernel's skill tool")
 			}
 		})
 	}
@@ -462,24 +459,23 @@ func TestAgentToolBefore(t *testing.T) {
 			assert.Empty(t, cmp.Diff(tt.wantToolArg, probe.calls()), "tool received (-want +got)")
 			n := builtinCalls.Load()
 			assert.Equal(t, int32(1), n, "builtin called %d times, want 1", n)
-			if n := pluginCalls.Load(); n != tt.wantPlugin {
-				t.Errorf("plugin called %d times, want %d", n, tt.wantPlugin)
-			}
+			assert.Equal(t, tt.wantPlugin, pluginCalls.Load(), "plugin calls")
 			results := agResults(s.Log())
 			require.Len(t, results, 1, "%d tool results, want 1", len(results))
 			res := results[0]
 			assert.Equal(t, "c1", res.ToolUseID, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
 			assert.Equal(t, tt.wantError, res.IsError, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
 			assert.Contains(t, res.Text, tt.wantResult, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
-			if len(updates) != 1 || updates[0].IsError != tt.wantError || updates[0].Text != res.Text {
-				t.Errorf("observed results = %+v; want one matching the log", updates)
+			if assert.Len(t, updates, 1, "observed results = %+v; want one matching the log", updates) {
+				assert.Equal(t, tt.wantError, updates[0].IsError, "observed result IsError")
+				assert.Equal(t, res.Text, updates[0].Text, "observed result text")
 			}
 			got := spineToolResult(t, w.srv.Requests()[1], "c1")
 			assert.Equal(t, res.Text, got, "model got result %q, want %q", got, res.Text)
 			ws := w.warnings()
 			assert.Len(t, ws, tt.wantWarns, "warnings")
-			if tt.wantWarns > 0 && !strings.Contains(fmt.Sprint(ws), "policy store unreachable") {
-				t.Errorf("warnings = %v; want the builtin's failure", ws)
+			if tt.wantWarns > 0 {
+				assert.Contains(t, fmt.Sprint(ws), "policy store unreachable", "warnings: want the builtin's failure")
 			}
 		})
 	}
@@ -602,9 +598,7 @@ func TestAgentTurnEnd(t *testing.T) {
 			assert.Equal(t, tt.wantAnswer, answer, "answer")
 			n := len(w.srv.Requests())
 			assert.Equal(t, len(tt.script), n, "%d model requests, want %d", n, len(tt.script))
-			if n := len(probe.calls()); n != tt.wantTools {
-				t.Errorf("tool ran %d times, want %d", n, tt.wantTools)
-			}
+			assert.Len(t, probe.calls(), tt.wantTools, "tool runs")
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Empty(t, cmp.Diff(tt.wantSteps, steps), "turn:end steps (-want +got)")
@@ -679,10 +673,12 @@ func TestAgentCompaction(t *testing.T) {
 			assert.Equal(t, i == 3, isSummary, "request %d: summarization prompt %v, want %v:\n%s", i+1, isSummary, i == 3, req.System)
 		}
 		sum := reqs[3]
-		if len(sum.Tools) != 0 || len(sum.Messages) != 1 {
-			t.Errorf("summary request: %d tools, %d messages; want 0 and 1", len(sum.Tools), len(sum.Messages))
-		} else if m := sum.Messages[0].Content; !strings.Contains(m, q1) || !strings.Contains(m, "HIDDEN-RESULT") || strings.Contains(m, a1) {
-			t.Errorf("summary request covers the wrong span:\n%s", m)
+		assert.Empty(t, sum.Tools, "summary request tools")
+		if assert.Len(t, sum.Messages, 1, "summary request messages") {
+			m := sum.Messages[0].Content
+			assert.Contains(t, m, q1, "summary request covers the wrong span")
+			assert.Contains(t, m, "HIDDEN-RESULT", "summary request covers the wrong span")
+			assert.NotContains(t, m, a1, "summary request covers the wrong span")
 		}
 
 		var comps []session.Event
@@ -691,12 +687,12 @@ func TestAgentCompaction(t *testing.T) {
 				comps = append(comps, ev)
 			}
 		}
-		if len(comps) != 1 || comps[0].From != 1 || comps[0].To != 4 || comps[0].Text != summary {
-			t.Errorf("compactions = %+v; want one hiding seq 1..4 behind %q", comps, summary)
+		if assert.Len(t, comps, 1, "compactions = %+v; want one hiding seq 1..4 behind %q", comps, summary) {
+			assert.Equal(t, int64(1), comps[0].From, "compaction From")
+			assert.Equal(t, int64(4), comps[0].To, "compaction To")
+			assert.Equal(t, summary, comps[0].Text, "compaction text")
 		}
-		if n := x.compacted.Load(); n != 1 {
-			t.Errorf("%d compaction updates, want 1", n)
-		}
+		assert.Equal(t, int32(1), x.compacted.Load(), "compaction updates")
 
 		next := reqs[4].Messages
 		var texts []string
@@ -708,9 +704,7 @@ func TestAgentCompaction(t *testing.T) {
 		require.Contains(t, next[0].Content, summary, "next request messages = %.80q; want the summary, then 4 recent messages", texts)
 		assert.Empty(t, cmp.Diff([]string{a1, q2, a2, q3}, texts[1:]), "recent messages (-want +got)")
 		agCheckPairs(t, "next request", next)
-		if n := x.pluginCalls.Load(); n != 0 {
-			t.Errorf("plugin compactor called %d times, want 0", n)
-		}
+		assert.Zero(t, x.pluginCalls.Load(), "plugin compactor calls")
 		assert.Empty(t, x.w.warnings(), "warnings")
 	})
 
@@ -723,8 +717,9 @@ func TestAgentCompaction(t *testing.T) {
 		n := x.pluginCalls.Load()
 		assert.Equal(t, int32(1), n, "plugin compactor called %d times, want 1", n)
 		reqs := x.w.srv.Requests()
-		if m := reqs[1].Messages; len(m) != 3 || !strings.Contains(m[0].Content, "PLUGIN-SUMMARY") {
-			t.Errorf("request 2 messages = %.80q; want the plugin's summary first", m)
+		m := reqs[1].Messages
+		if assert.Len(t, m, 3, "request 2 messages = %.80q; want the plugin's summary first", m) {
+			assert.Contains(t, m[0].Content, "PLUGIN-SUMMARY", "request 2: want the plugin's summary first")
 		}
 	})
 
@@ -780,8 +775,11 @@ func TestAgentSessionStart(t *testing.T) {
 	require.Equal(t, "session:start", evs[0].Provenance, "new session log = %+v; want one injected session:start event %q", evs, want)
 	require.Equal(t, want, evs[0].Text, "new session log = %+v; want one injected session:start event %q", evs, want)
 	agRun(t, s, "hello")
-	if first := w.srv.Requests()[0].Messages; len(first) != 2 || first[0].Role != model.RoleUser || first[0].Content != want || first[1].Content != "hello" {
-		t.Errorf("request 1 messages = %+v; want the session:start text, then the prompt", first)
+	first := w.srv.Requests()[0].Messages
+	if assert.Len(t, first, 2, "request 1 messages = %+v; want the session:start text, then the prompt", first) {
+		assert.Equal(t, model.RoleUser, first[0].Role, "request 1: role of the session:start text")
+		assert.Equal(t, want, first[0].Content, "request 1: the session:start text")
+		assert.Equal(t, "hello", first[1].Content, "request 1: the prompt")
 	}
 	id := s.ID()
 	s.Close()
@@ -848,8 +846,8 @@ func TestAgentResume(t *testing.T) {
 			ids = append(ids, ev.ToolUseID)
 		}
 	}
-	if len(ids) != 4 || ids[0] != "call_0" {
-		t.Errorf("tool use IDs = %q; want 4, the first kept as call_0", ids)
+	if assert.Len(t, ids, 4, "tool use IDs = %q", ids) {
+		assert.Equal(t, "call_0", ids[0], "the first tool use ID is kept")
 	}
 
 	reqs := w.srv.Requests()
@@ -870,9 +868,8 @@ func TestAgentNoModel(t *testing.T) {
 		k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Store: session.NewMemoryStore()})
 		require.NoError(t, err)
 		defer k.Close()
-		if _, err := k.OpenSession(t.Context(), kernel.SessionConfig{}); !errors.Is(err, kernel.ErrNoModel) {
-			t.Errorf("OpenSession error = %v, want ErrNoModel", err)
-		}
+		_, err = k.OpenSession(t.Context(), kernel.SessionConfig{})
+		assert.ErrorIs(t, err, kernel.ErrNoModel, "OpenSession")
 	})
 
 	tests := []struct {
@@ -909,17 +906,16 @@ func TestAgentNoModel(t *testing.T) {
 			s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
 			if err == nil {
 				s.Close()
-				t.Fatal("OpenSession succeeded without a usable model")
 			}
+			require.Error(t, err, "OpenSession succeeded without a usable model")
 			for _, want := range tt.want {
 				assert.Contains(t, err.Error(), want, "error %q does not mention %q", err, want)
 			}
-			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
-				t.Errorf("error %v is not %v", err, tt.wantErr)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
 			}
-			if _, err := os.Stat(sessions); !os.IsNotExist(err) {
-				t.Errorf("sessions dir exists after a failed OpenSession: %v", err)
-			}
+			_, err = os.Stat(sessions)
+			assert.ErrorIs(t, err, os.ErrNotExist, "sessions dir exists after a failed OpenSession")
 		})
 	}
 }
@@ -976,14 +972,10 @@ func TestAgentCLI(t *testing.T) {
 		readLine := `→ Read {"path":"notes.txt"}`
 		globLine := `→ Glob {"pattern":"*.txt"}`
 		i, j, k := strings.Index(out, readLine), strings.Index(out, globLine), strings.Index(out, "The notes say forty-two.")
-		if i < 0 || j < 0 || k < 0 || !(i < j && j < k) {
-			t.Errorf("stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
-		}
+		assert.True(t, i >= 0 && j >= 0 && k >= 0 && i < j && j < k, "stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
 		n := strings.Count(out, "→ ")
 		assert.Equal(t, 2, n, "%d tool call lines, want 2:\n%s", n, out)
-		if n := strings.Count(out, "  ok (1 line(s)): "); n != 2 {
-			t.Errorf("%d tool outcome lines, want 2:\n%s", n, out)
-		}
+		assert.Equal(t, 2, strings.Count(out, "  ok (1 line(s)): "), "tool outcome lines:\n%s", out)
 		assert.Contains(t, out, "  ok (1 line(s)): 1 forty-two\n", "tool outcomes not shown")
 		assert.Contains(t, out, "  ok (1 line(s)): notes.txt\n", "tool outcomes not shown")
 		m := regexp.MustCompile(`session (\S+) \(helios run --resume`).FindStringSubmatch(out)
@@ -996,8 +988,11 @@ func TestAgentCLI(t *testing.T) {
 			Sessions []session.Info `json:"sessions"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &list), "sessions list --json\n%s", r.stdout)
-		if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].Events != 8 || !strings.Contains(list.Sessions[0].Title, "What do the notes say?") {
-			t.Errorf("sessions = %+v; want only %s with 8 events, titled by the prompt", list.Sessions, id)
+		if assert.Len(t, list.Sessions, 1, "sessions = %+v; want only %s", list.Sessions, id) {
+			got := list.Sessions[0]
+			assert.Equal(t, id, got.ID, "session ID")
+			assert.Equal(t, 8, got.Events, "session events")
+			assert.Contains(t, got.Title, "What do the notes say?", "session title: want the prompt")
 		}
 
 		type brief struct {
@@ -1110,8 +1105,8 @@ func agNewWorld(t *testing.T, setup agSetup, script ...modeltest.Step) *agWorld 
 	})
 	if err != nil {
 		port.Close()
-		t.Fatal(err)
 	}
+	require.NoError(t, err)
 	t.Cleanup(func() { w.k.Close() })
 	return w
 }
@@ -1273,15 +1268,11 @@ func agCheckPairs(t *testing.T, what string, msgs []model.Message) {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
-			if calls[c.ID] {
-				t.Errorf("%s: tool call ID %q used twice", what, c.ID)
-			}
+			assert.False(t, calls[c.ID], "%s: tool call ID %q used twice", what, c.ID)
 			calls[c.ID] = true
 		}
 		if m.Role == model.RoleTool {
-			if !calls[m.ToolCallID] || answered[m.ToolCallID] {
-				t.Errorf("%s: tool message for %q has no call before it, or repeats", what, m.ToolCallID)
-			}
+			assert.True(t, calls[m.ToolCallID] && !answered[m.ToolCallID], "%s: tool message for %q has no call before it, or repeats", what, m.ToolCallID)
 			answered[m.ToolCallID] = true
 		}
 	}
