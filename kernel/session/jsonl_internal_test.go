@@ -35,7 +35,7 @@ func TestCheckID(t *testing.T) {
 		assert.NoError(t, checkID(id), "checkID(%q)", id)
 	}
 	for _, id := range []string{"", ".", "..", "a..b", "../x", "a/b", `a\b`, "-x", ".x", "_x", "a b", "a:b", "é", strings.Repeat("x", maxIDLen+1)} {
-		assert.Error(t, checkID(id), "checkID(%q) = nil, want an", id)
+		assert.Error(t, checkID(id), "checkID(%q) = nil, want an error", id)
 	}
 }
 
