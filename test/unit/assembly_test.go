@@ -374,8 +374,9 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 				t.Errorf("%d file descriptors still refer to the work dir after failed loads; the failed assembly leaks", n)
 			}
 			k := asmLoad(t, "", assembly.Options{WorkDir: work})
-			if got := asmEntries(k.Catalog(context.Background())); len(got) != 1 || got[0].Name != "proj" {
-				t.Errorf("catalog after the failed loads = %v; want [proj]", got)
+			got := asmEntries(k.Catalog(context.Background()))
+			if assert.Len(t, got, 1, "catalog after the failed loads") {
+				assert.Equal(t, "proj", got[0].Name, "catalog after the failed loads")
 			}
 			assert.NoError(t, k.Close(), "Close after the failed loads")
 		})
@@ -397,9 +398,8 @@ func TestAssemblyCloseReleases(t *testing.T) {
 	n, _ := asmFDsOn(work)
 	assert.NotZero(t, n, "no file descriptor refers to the open kernel's work dir; the leak checks would prove nothing")
 	require.NoError(t, k.Close(), "Close")
-	if n, _ := asmFDsOn(work); n != 0 {
-		t.Errorf("%d file descriptors still refer to the work dir after Close", n)
-	}
+	n, _ = asmFDsOn(work)
+	assert.Zero(t, n, "%d file descriptors still refer to the work dir after Close", n)
 }
 
 // asmEntry is what a catalog test compares: name, source, base dir.
