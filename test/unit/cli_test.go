@@ -437,8 +437,9 @@ func TestCLIWorkDirFlag(t *testing.T) {
 			r := helios(t, home, tt.dir, tt.args...)
 			cliExpect(t, r, 0)
 			got := cliDecodeList(t, r.stdout)
-			if len(got.Skills) != 1 || got.Skills[0].Name != tt.want || got.Skills[0].Source != "project" {
-				t.Errorf("skills = %+v; want only %s from project", got.Skills, tt.want)
+			if assert.Len(t, got.Skills, 1, "skills = %+v; want only %s from project", got.Skills, tt.want) {
+				assert.Equal(t, tt.want, got.Skills[0].Name, "skills = %+v; want only %s from project", got.Skills, tt.want)
+				assert.Equal(t, "project", got.Skills[0].Source, "skills = %+v; want only %s from project", got.Skills, tt.want)
 			}
 		})
 	}
