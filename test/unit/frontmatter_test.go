@@ -239,7 +239,7 @@ func TestFrontmatterErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := frontmatter.Parse("skills/pdf/SKILL.md", []byte(tt.in))
 			require.Error(t, err, "Parse(%q) = %+v, want error %v", tt.in, doc, tt.wantErr)
-			assert.Nil(t, doc, "Parse returned a document with an")
+			assert.Nil(t, doc, "Parse returned a document with an error")
 			var fe *frontmatter.Error
 			require.ErrorAs(t, err, &fe, "error () is not a *frontmatter.Error")
 			for _, s := range sentinels {
@@ -255,9 +255,7 @@ func TestFrontmatterErrors(t *testing.T) {
 func TestFrontmatterErrorMessage(t *testing.T) {
 	_, err := frontmatter.Parse("path/SKILL.md", []byte(lines("---", "name: a", "  bad: b", "---")))
 	want := "path/SKILL.md:3: frontmatter is not valid YAML: mapping values are not allowed in this context"
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
-	}
+	assert.EqualError(t, err, want)
 }
 
 func TestFrontmatterScalarBoolHas(t *testing.T) {
