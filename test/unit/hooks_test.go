@@ -546,12 +546,10 @@ func TestHooksWrongScopeMountFails(t *testing.T) {
 				err := h.reg.Mount(hooks.Mount{Point: tt.point, Name: "misplaced", Origin: origin, Handler: h.handler("misplaced", hooksReturn(hooks.Handled("x")))})
 				require.ErrorIs(t, err, hooks.ErrWrongScope, "Mount(%s) into %s registry", tt.point, tt.registry)
 				assert.Empty(t, cmp.Diff(before, h.reg.Describe()), "a refused mount changed Describe() (-before +after)")
-				if _, err := h.reg.DispatchConcat(context.Background(), tt.point, "payload"); !errors.Is(err, hooks.ErrUnknownPoint) {
-					t.Errorf("DispatchConcat(%s) in %s registry: err = %v, want ErrUnknownPoint", tt.point, tt.registry, err)
-				}
-				if _, err := h.reg.DispatchFirstWin(context.Background(), tt.point, "payload"); !errors.Is(err, hooks.ErrUnknownPoint) {
-					t.Errorf("DispatchFirstWin(%s) in %s registry: err = %v, want ErrUnknownPoint", tt.point, tt.registry, err)
-				}
+				_, err = h.reg.DispatchConcat(context.Background(), tt.point, "payload")
+				assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchConcat(%s) in %s registry", tt.point, tt.registry)
+				_, err = h.reg.DispatchFirstWin(context.Background(), tt.point, "payload")
+				assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchFirstWin(%s) in %s registry", tt.point, tt.registry)
 				assert.Empty(t, h.calls(), "refused handler was called")
 			})
 		}
@@ -610,9 +608,8 @@ func TestHooksUnknownPointFails(t *testing.T) {
 
 			// Dispatching a point as the other kind is an error and calls nothing.
 			h.resetCalls()
-			if _, err := h.reg.DispatchFirstWin(context.Background(), p.Name, nil); err == nil {
-				t.Errorf("DispatchFirstWin on a concat point: err = nil, want an error")
-			}
+			_, err = h.reg.DispatchFirstWin(context.Background(), p.Name, nil)
+			assert.Error(t, err, "DispatchFirstWin on a concat point: err = nil, want an error")
 			calls := h.calls()
 			assert.Empty(t, calls, "kind-mismatched dispatch called %v", calls)
 		})
@@ -649,9 +646,8 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 		// The wrong payload type is that handler's failure, not a silent skip.
 		h2 := newHooksHarness(hooks.ScopeRun)
 		require.NoError(t, prepare.Mount(h2.reg, "typed", hooks.Builtin, func(context.Context, []string) (string, bool, error) { return "x", true, nil }), "Mount")
-		if _, err := h2.reg.DispatchConcat(context.Background(), hooks.ContextPrepare.Name, 42); err != nil {
-			t.Fatalf("DispatchConcat: %v", err)
-		}
+		_, err = h2.reg.DispatchConcat(context.Background(), hooks.ContextPrepare.Name, 42)
+		require.NoError(t, err, "DispatchConcat")
 		hooksCheckOneWarning(t, h2, hooks.ContextPrepare.Name, "typed", hooks.Builtin, "int")
 	})
 
@@ -841,8 +837,8 @@ func TestHooksConcurrentMountAndDispatch(t *testing.T) {
 	wg.Wait()
 	got, err := r.DispatchConcat(context.Background(), "context:prepare", nil)
 	require.NoError(t, err, "DispatchConcat")
-	if len(got) != n || !hooksBuiltinsFirst(got) {
-		t.Errorf("after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n)
+	if assert.Len(t, got, n, "after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n) {
+		assert.True(t, hooksBuiltinsFirst(got), "after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n)
 	}
 }
 
