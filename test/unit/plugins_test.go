@@ -260,8 +260,9 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 
 	t.Run("concat: builtin output first", func(t *testing.T) {
 		out := w.prepare(t)
-		if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
-			t.Errorf("context:prepare = %q, want BUILTIN then the plugin's reminder", out)
+		if assert.Len(t, out, 2, "context:prepare, want BUILTIN then the plugin's reminder") {
+			assert.Equal(t, "BUILTIN", out[0], "context:prepare, want BUILTIN then the plugin's reminder")
+			assert.True(t, strings.HasPrefix(out[1], plReminder), "context:prepare, want BUILTIN then the plugin's reminder")
 		}
 		n := len(dbg.pids(t, "context:prepare"))
 		assert.Equal(t, 1, n, "the plugin was called %d times, want 1", n)
@@ -313,24 +314,29 @@ func TestPluginCrashMidCall(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("dispatch did not return after the plugin died")
 	}
-	if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
-		t.Errorf("dispatch during the crash = %q, want BUILTIN then plugin B's reminder", out)
+	if assert.Len(t, out, 2, "dispatch during the crash, want BUILTIN then plugin B's reminder") {
+		assert.Equal(t, "BUILTIN", out[0], "dispatch during the crash, want BUILTIN then plugin B's reminder")
+		assert.True(t, strings.HasPrefix(out[1], plReminder), "dispatch during the crash, want BUILTIN then plugin B's reminder")
 	}
 	ws := w.warnings()
-	if len(ws) != 1 || ws[0].Path != "context:prepare" || !strings.Contains(ws[0].Message, `plugin handler "release-notes" failed`) || !strings.Contains(ws[0].Message, "crashed") {
-		t.Errorf("warnings = %v, want one about release-notes crashing", ws)
+	if assert.Len(t, ws, 1, "warnings, want one about release-notes crashing") {
+		assert.Equal(t, "context:prepare", ws[0].Path, "warnings, want one about release-notes crashing")
+		assert.Contains(t, ws[0].Message, `plugin handler "release-notes" failed`, "warnings, want one about release-notes crashing")
+		assert.Contains(t, ws[0].Message, "crashed", "warnings, want one about release-notes crashing")
 	}
 	dbgA.stall(t, false)
 
 	// At once: dispatch still works, the down plugin fails fast.
 	t0 := time.Now()
-	if out := w.prepare(t); len(out) != 2 || out[0] != "BUILTIN" {
-		t.Errorf("next dispatch = %q", out)
+	out = w.prepare(t)
+	if assert.Len(t, out, 2, "next dispatch") {
+		assert.Equal(t, "BUILTIN", out[0], "next dispatch")
 	}
 	took := time.Since(t0)
 	assert.LessOrEqual(t, took, time.Second, "next dispatch took %v", took)
-	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "plugin is down") {
-		t.Errorf("warnings = %v, want one saying the plugin is down", ws)
+	ws = w.warnings()
+	if assert.Len(t, ws, 1, "warnings, want one saying the plugin is down") {
+		assert.Contains(t, ws[0].Message, "plugin is down", "warnings, want one saying the plugin is down")
 	}
 	// Its skills stay, from it (not from B, whose same-named skill would
 	// take the place of a dropped one), and the catalog says incomplete.
@@ -355,9 +361,8 @@ func TestPluginCrashMidCall(t *testing.T) {
 	assert.NotEqual(t, pid, st.PID, "status after restart: %+v (old pid %d)", st, pid)
 	assert.NotZero(t, st.PID, "status after restart: %+v (old pid %d)", st, pid)
 	assert.Equal(t, 1, st.Restarts, "status after restart: %+v (old pid %d)", st, pid)
-	if cat := w.k.Catalog(context.Background()); !cat.Complete {
-		t.Errorf("catalog still incomplete after the restart: %v", cat.Warnings)
-	}
+	cat = w.k.Catalog(context.Background())
+	assert.True(t, cat.Complete, "catalog still incomplete after the restart: %v", cat.Warnings)
 	proctest.Eventually(t, 2*time.Second, "the killed process to be gone", func() bool { return !proctest.Alive(pid) })
 }
 
@@ -423,8 +428,9 @@ func TestPluginHangHitsDeadline(t *testing.T) {
 	assert.Empty(t, cmp.Diff([]string{"BUILTIN"}, out), "dispatch (-want +got)")
 	assert.GreaterOrEqual(t, took, timeout, "dispatch took %v with a %v call timeout", took, timeout)
 	assert.LessOrEqual(t, took, timeout+3*time.Second, "dispatch took %v with a %v call timeout", took, timeout)
-	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "callTimeout") {
-		t.Errorf("warnings = %v, want one naming the call timeout", ws)
+	ws := w.warnings()
+	if assert.Len(t, ws, 1, "warnings, want one naming the call timeout") {
+		assert.Contains(t, ws[0].Message, "callTimeout", "warnings, want one naming the call timeout")
 	}
 }
 
@@ -559,9 +565,8 @@ func TestPluginNoOrphans(t *testing.T) {
 		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		// The first catalog line means the kernel is up, plugin included.
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			t.Fatalf("helios skills watch printed nothing: %v", err)
-		}
+		_, err = bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err, "helios skills watch printed nothing")
 		pids := dbg.pids(t, "start")
 		require.Len(t, pids, 1, "plugin starts %v", pids)
 		require.True(t, proctest.Alive(pids[0]), "plugin starts %v", pids)
