@@ -728,13 +728,18 @@ func TestSkillsValidateStrict(t *testing.T) {
 	t.Run("folder and file", func(t *testing.T) {
 		for _, p := range []string{filepath.Join(root, "Upper"), filepath.Join(root, "Upper", "SKILL.md")} {
 			rs, err := skills.Validate(skills.OSFS{}, p)
-			if err != nil || len(rs) != 1 || rs[0].OK() || rs[0].Path != filepath.Join(root, "Upper", "SKILL.md") {
-				t.Errorf("Validate(%s) = %+v, %v; want one failing report", p, rs, err)
+			assert.NoError(t, err, "Validate(%s); want one failing report", p)
+			if assert.Len(t, rs, 1, "Validate(%s); want one failing report", p) {
+				assert.False(t, rs[0].OK(), "Validate(%s); want one failing report", p)
+				assert.Equal(t, filepath.Join(root, "Upper", "SKILL.md"), rs[0].Path, "Validate(%s); want one failing report", p)
 			}
 		}
 		rs, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "good"))
-		if err != nil || len(rs) != 1 || !rs[0].OK() || len(rs[0].Warnings) != 0 || rs[0].Name != "good" {
-			t.Errorf("Validate(good) = %+v, %v; want one clean report", rs, err)
+		assert.NoError(t, err, "Validate(good); want one clean report")
+		if assert.Len(t, rs, 1, "Validate(good); want one clean report") {
+			assert.True(t, rs[0].OK(), "Validate(good); want one clean report")
+			assert.Empty(t, rs[0].Warnings, "Validate(good); want one clean report")
+			assert.Equal(t, "good", rs[0].Name, "Validate(good); want one clean report")
 		}
 	})
 	t.Run("missing path", func(t *testing.T) {
