@@ -15,7 +15,6 @@ package unit_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,9 +163,9 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 			text, err := k.LoadSkill(ctx, "hidden-one")
 			require.NoError(t, err, "a person cannot load the hidden skill")
 			assert.True(t, strings.HasSuffix(text, "hidden body\n"), "LoadSkill(hidden-one) = %q, want its body", text)
-			if _, err := k.LoadSkill(ctx, "hiden-one"); !errors.Is(err, kernel.ErrUnknownSkill) || !strings.Contains(err.Error(), "hidden-one") {
-				t.Errorf("LoadSkill(hiden-one) = %v, want ErrUnknownSkill suggesting hidden-one", err)
-			}
+			_, err = k.LoadSkill(ctx, "hiden-one")
+			assert.ErrorIs(t, err, kernel.ErrUnknownSkill, "LoadSkill(hiden-one)")
+			assert.ErrorContains(t, err, "hidden-one", "LoadSkill(hiden-one): want a suggestion")
 		})
 	}
 }
