@@ -69,8 +69,8 @@ func TestSpineEndToEnd(t *testing.T) {
 		// 1. The first catalog lists alpha; the model creates a skill.
 		func(req modeltest.Recorded) modeltest.Reply {
 			cats := spineInjected(req)
-			if len(cats) != 1 || !strings.Contains(cats[0], "alpha: The first skill.") {
-				t.Errorf("request 1 catalogs = %q, want one listing alpha", cats)
+			if assert.Len(t, cats, 1, "request 1 catalogs, want one listing alpha") {
+				assert.Contains(t, cats[0], "alpha: The first skill.", "request 1 catalogs, want one listing alpha")
 			}
 			assert.Contains(t, req.System, "skill", "system prompt does not describe skills by role")
 			assert.NotContains(t, req.System, "skill_*", "system prompt does not describe skills by role")
@@ -85,8 +85,9 @@ func TestSpineEndToEnd(t *testing.T) {
 		func(req modeltest.Recorded) modeltest.Reply {
 			assert.NotContains(t, spineToolResult(t, req, "w1"), "refused", "Write failed")
 			cats := spineInjected(req)
-			if len(cats) != 2 || !strings.Contains(cats[1], "greet: Greet people by name.") || !strings.Contains(cats[1], "alpha") {
-				t.Errorf("request 2 catalogs = %q, want a replacement listing alpha and greet", cats)
+			if assert.Len(t, cats, 2, "request 2 catalogs, want a replacement listing alpha and greet") {
+				assert.Contains(t, cats[1], "greet: Greet people by name.", "request 2 catalogs, want a replacement listing alpha and greet")
+				assert.Contains(t, cats[1], "alpha", "request 2 catalogs, want a replacement listing alpha and greet")
 			}
 			return spineCall("s1", "skill", `{"name":"greet"}`)(req)
 		},
@@ -163,10 +164,9 @@ func TestSpineEndToEnd(t *testing.T) {
 			results[ev.ToolUseID] = true
 		}
 	}
-	if len(uses) != 4 || len(results) != 4 {
-		t.Errorf("tool uses %v, results %v: want 4 paired", uses, results)
+	if assert.Len(t, uses, 4, "tool uses %v, results %v: want 4 paired", uses, results) {
+		assert.Len(t, results, 4, "tool uses %v, results %v: want 4 paired", uses, results)
 	}
-	if _, err := os.Stat(greetDir); !os.IsNotExist(err) {
-		t.Errorf("greet still exists: %v", err)
-	}
+	_, err = os.Stat(greetDir)
+	assert.True(t, os.IsNotExist(err), "greet still exists: %v", err)
 }
