@@ -69,16 +69,20 @@ func TestCLISkillsWatch(t *testing.T) {
 	require.NotEmpty(t, first.Digest, "first line = %+v", first)
 	writeFile(t, filepath.Join(root, "gamma", "SKILL.md"), skillMD("name: gamma\ndescription: Third.", "body"))
 	ev := next("gamma's arrival")
-	if ev.Event != "change" || len(ev.Added) != 1 || ev.Added[0] != "gamma" || ev.Digest == first.Digest {
-		t.Errorf("after adding gamma: %+v", ev)
+	assert.Equal(t, "change", ev.Event, "after adding gamma: %+v", ev)
+	if assert.Len(t, ev.Added, 1, "after adding gamma: %+v", ev) {
+		assert.Equal(t, "gamma", ev.Added[0], "after adding gamma: %+v", ev)
+		assert.NotEqual(t, first.Digest, ev.Digest, "after adding gamma: %+v", ev)
 	}
 	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First, reworded.", "body"))
-	if ev := next("alpha's change"); len(ev.Changed) != 1 || ev.Changed[0] != "alpha" {
-		t.Errorf("after rewording alpha: %+v", ev)
+	ev = next("alpha's change")
+	if assert.Len(t, ev.Changed, 1, "after rewording alpha: %+v", ev) {
+		assert.Equal(t, "alpha", ev.Changed[0], "after rewording alpha: %+v", ev)
 	}
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "beta")))
-	if ev := next("beta's removal"); len(ev.Removed) != 1 || ev.Removed[0] != "beta" {
-		t.Errorf("after removing beta: %+v", ev)
+	ev = next("beta's removal")
+	if assert.Len(t, ev.Removed, 1, "after removing beta: %+v", ev) {
+		assert.Equal(t, "beta", ev.Removed[0], "after removing beta: %+v", ev)
 	}
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
