@@ -1,7 +1,6 @@
 package unit_test
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -287,9 +286,7 @@ func TestWorkFSEscapeErrorMessage(t *testing.T) {
 	fx := newWorkFixture(t)
 	_, err := fx.fs.ReadFile("../x")
 	want := `workfs: "../x" is outside the work dir ` + fx.work + `: contains .. that climbs above it`
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
-	}
+	assert.EqualError(t, err, want)
 	assert.Same(t, workfs.ErrOutsideWorkDir, (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(), "Unwrap()")
 }
 
@@ -360,7 +357,7 @@ func TestWorkFSNew(t *testing.T) {
 	})
 	t.Run("file", func(t *testing.T) {
 		_, err := workfs.New(filepath.Join(base, "file"))
-		assert.Error(t, err, "New(file) succeeded, want an")
+		assert.Error(t, err, "New(file) succeeded, want an error")
 	})
 }
 
@@ -405,15 +402,15 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 	t.Run("not a directory on the way", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		_, err := fx.fs.ReadFile("a.txt/x")
-		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
-			t.Errorf("ReadFile(a.txt/x) error = %v, want an ordinary error", err)
+		if assert.Error(t, err, "ReadFile(a.txt/x) error, want an ordinary error") {
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "ReadFile(a.txt/x) error, want an ordinary error")
 		}
 	})
 	t.Run("symlink loop", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		_, err := fx.fs.ReadFile("loop1")
-		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
-			t.Errorf("ReadFile(loop1) error = %v, want an ordinary error", err)
+		if assert.Error(t, err, "ReadFile(loop1) error, want an ordinary error") {
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "ReadFile(loop1) error, want an ordinary error")
 		}
 	})
 	t.Run("closed", func(t *testing.T) {
