@@ -156,9 +156,7 @@ func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
 	reg2.Register("user", unwatched)
 	reg2.Snapshot(ctx)
 	reg2.Snapshot(ctx)
-	if n := unwatched.callCount(); n != 2 {
-		t.Errorf("unwatched provider asked %d times for two snapshots, want 2", n)
-	}
+	assert.Equal(t, 2, unwatched.callCount(), "unwatched provider: calls for two snapshots")
 }
 
 // C4: invalidation marks exactly the registration that asked, by identity.
@@ -204,11 +202,8 @@ func TestCatalogStaleRegistrationCannotInvalidate(t *testing.T) {
 	defer cancel()
 	staleInvalidate()
 	reg.Snapshot(ctx)
-	n := fresh.callCount()
-	assert.Equal(t, 1, n, "fresh provider asked %d times, want 1: a stale callback invalidated it", n)
-	if n := signals.Load(); n != 0 {
-		t.Errorf("stale callback sent %d change signals, want 0", n)
-	}
+	assert.Equal(t, 1, fresh.callCount(), "fresh provider calls: a stale callback invalidated it")
+	assert.Zero(t, signals.Load(), "change signals sent by a stale callback")
 	assert.Zero(t, old.callCount(), "closed provider asked %d times", old.callCount())
 }
 
@@ -231,9 +226,7 @@ func TestCatalogIncompleteNeverCached(t *testing.T) {
 			p.mu.Lock()
 			tc.breakIt(p)
 			p.mu.Unlock()
-			if c := reg.Snapshot(ctx); c.Complete {
-				t.Fatalf("Snapshot complete=%v with a failing provider", c.Complete)
-			}
+			require.False(t, reg.Snapshot(ctx).Complete, "Snapshot complete with a failing provider")
 			// No invalidation happened, yet the next snapshot must ask again.
 			p.mu.Lock()
 			tc.fix(p)
@@ -241,12 +234,9 @@ func TestCatalogIncompleteNeverCached(t *testing.T) {
 			c := reg.Snapshot(ctx)
 			assert.True(t, c.Complete, "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
 			assert.Equal(t, []string{"a"}, catNames(c), "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
-			n := p.callCount()
-			assert.Equal(t, 2, n, "provider asked %d times, want 2 (the incomplete answer must not be cached)", n)
+			assert.Equal(t, 2, p.callCount(), "provider calls (the incomplete answer must not be cached)")
 			reg.Snapshot(ctx)
-			if n := p.callCount(); n != 2 {
-				t.Errorf("provider asked %d times after a complete answer, want it cached (2)", n)
-			}
+			assert.Equal(t, 2, p.callCount(), "provider calls after a complete answer (it must be cached)")
 		})
 	}
 }
@@ -386,31 +376,22 @@ func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
 	w := newCatFakeWatcher()
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, fsys))
-	n := len(reg.Snapshot(ctx).Skills)
-	require.Equal(t, 40, n, "%d skills, want 40", n)
-	if n := fsys.reads.Swap(0); n != 40 {
-		t.Fatalf("first scan read %d files, want 40", n)
-	}
+	require.Len(t, reg.Snapshot(ctx).Skills, 40, "skills")
+	require.Equal(t, int64(40), fsys.reads.Swap(0), "files read by the first scan")
 
 	catWriteSkill(t, root, "s07", "Changed.", "")
 	w.fire([]string{"s07"}, false)
 	cat := reg.Snapshot(ctx)
-	if n := fsys.reads.Swap(0); n != 1 {
-		t.Errorf("refresh after one edit read %d files, want 1", n)
-	}
+	assert.Equal(t, int64(1), fsys.reads.Swap(0), "files read by a refresh after one edit")
 	s, _ := cat.Lookup("s07")
 	assert.Equal(t, "Changed.", s.Description, "s07 description")
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "s08")))
 	w.fire([]string{"s08"}, false)
-	if n := len(reg.Snapshot(ctx).Skills); n != 39 {
-		t.Errorf("after removing s08: %d skills, want 39", n)
-	}
+	assert.Len(t, reg.Snapshot(ctx).Skills, 39, "skills after removing s08")
 	w.fire(nil, true)
 	reg.Snapshot(ctx)
-	if n := fsys.reads.Load(); n != 39 {
-		t.Errorf("a rescan read %d files, want 39", n)
-	}
+	assert.Equal(t, int64(39), fsys.reads.Load(), "files read by a rescan")
 }
 
 // C4/C7: a body-only edit changes neither membership nor the digest.
