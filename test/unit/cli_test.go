@@ -304,8 +304,8 @@ func TestCLISkillsValidate(t *testing.T) {
 				}
 				assert.GreaterOrEqual(t, cliLineIndex(out, parts...), 0, "no output line holds %q:\n%s", parts, out)
 			}
-			if tt.noErrors && cliLineIndex(out, ": error") >= 0 {
-				t.Errorf("an error was reported:\n%s", out)
+			if tt.noErrors {
+				assert.Negative(t, cliLineIndex(out, ": error"), "an error was reported:\n%s", out)
 			}
 		})
 	}
@@ -375,9 +375,7 @@ func TestCLIHooksDescribe(t *testing.T) {
 			for _, p := range got.Points {
 				gotPoints = append(gotPoints, [2]string{p.Name, p.Kind})
 				for _, h := range p.Handlers {
-					if h.Origin != "builtin" && h.Origin != "plugin" {
-						t.Errorf("point %s: handler %s has origin %q", p.Name, h.Name, h.Origin)
-					}
+					assert.Contains(t, []string{"builtin", "plugin"}, h.Origin, "point %s: handler %s origin", p.Name, h.Name)
 				}
 			}
 			require.GreaterOrEqual(t, len(gotPoints), len(wantPoints), "points = %v; want at least the five standard points", gotPoints)
@@ -525,8 +523,8 @@ func TestCLIErrors(t *testing.T) {
 			for _, s := range tt.stderr {
 				assert.Contains(t, r.stderr, s, "stderr = %q; want it to contain %q", r.stderr, s)
 			}
-			if tt.code == 1 && r.stdout != "" {
-				t.Errorf("stdout = %q; want nothing on failure", r.stdout)
+			if tt.code == 1 {
+				assert.Empty(t, r.stdout, "stdout: want nothing on failure")
 			}
 		})
 	}
@@ -538,9 +536,8 @@ func TestCLIErrors(t *testing.T) {
 func TestCLIDemo(t *testing.T) {
 	demo, err := filepath.Abs(filepath.Join("..", "..", "examples", "demo"))
 	require.NoError(t, err)
-	if demo, err = filepath.EvalSymlinks(demo); err != nil {
-		t.Fatal(err)
-	}
+	demo, err = filepath.EvalSymlinks(demo)
+	require.NoError(t, err)
 	home := asmTempDir(t)
 	cliSkillAt(t, filepath.Join(home, ".helios", "skills"), "home-decoy", "The demo's userRoots replace HOME's.", "")
 	const config = "../../examples/demo/helios.config.json"
@@ -607,9 +604,7 @@ func cliDecodeList(t *testing.T, out string) cliList {
 	cliDecodeOne(t, out, &l)
 	var m map[string]any
 	cliDecodeOne(t, out, &m)
-	if _, ok := m["complete"].(bool); !ok {
-		t.Errorf("complete is %v (%T); want a boolean", m["complete"], m["complete"])
-	}
+	assert.IsType(t, true, m["complete"], "complete: want a boolean")
 	for key, fields := range map[string][]string{"skills": {"name", "description", "source", "baseDir"}, "warnings": {"source", "path", "message"}} {
 		list, ok := m[key].([]any)
 		if !assert.True(t, ok, "%s is %v (%T); want a list, [] when empty", key, m[key], m[key]) {
@@ -626,8 +621,7 @@ func cliDecodeList(t *testing.T, out string) cliList {
 func cliObject(t *testing.T, what string, v any, keys ...string) map[string]any {
 	t.Helper()
 	obj, ok := v.(map[string]any)
-	if !ok {
-		t.Errorf("%s element is %T; want an object", what, v)
+	if !assert.True(t, ok, "%s element is %T; want an object", what, v) {
 		return nil
 	}
 	for _, k := range keys {
