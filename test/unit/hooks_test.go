@@ -585,15 +585,11 @@ func TestHooksUnknownPointFails(t *testing.T) {
 			err := h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "x", Handler: h.handler("x", hooksReturn(hooks.Handled("x")))})
 			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "Mount(no:such:point)")
 			assert.NotErrorIs(t, err, hooks.ErrWrongScope, "Mount(no:such:point): err, must not be ErrWrongScope")
-			if _, err := h.reg.DispatchConcat(context.Background(), "no:such:point", nil); !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("DispatchConcat(no:such:point): err = %v, want ErrUnknownPoint", err)
-			}
-			if _, err := h.reg.DispatchFirstWin(context.Background(), "no:such:point", nil); !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("DispatchFirstWin(no:such:point): err = %v, want ErrUnknownPoint", err)
-			}
-			if err := h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "nil"}); err == nil {
-				t.Errorf("Mount with a nil handler: err = nil, want an error")
-			}
+			_, err = h.reg.DispatchConcat(context.Background(), "no:such:point", nil)
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchConcat(no:such:point)")
+			_, err = h.reg.DispatchFirstWin(context.Background(), "no:such:point", nil)
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchFirstWin(no:such:point)")
+			assert.Error(t, h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "nil"}), "Mount with a nil handler")
 
 			// Once declared, the point works; declaring it again is a no-op
 			// and declaring it with another kind is ErrConflict.
@@ -755,8 +751,8 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 		err := runReg.Mount(m)
 		if m.Point == "custom:point" {
 			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "Mount(custom:point) into run registry")
-		} else if err != nil {
-			t.Fatalf("run Mount(%s): %v", m.Name, err)
+		} else {
+			require.NoError(t, err, "run Mount(%s)", m.Name)
 		}
 	}
 	for _, m := range session {
@@ -938,9 +934,7 @@ func (h *hooksHarness) requireNoWarnings(t *testing.T) {
 func hooksCheckOneWarning(t *testing.T, h *hooksHarness, point, handler string, origin hooks.Origin, cause string) {
 	t.Helper()
 	ws := h.sinkWarnings()
-	if len(ws) != 1 {
-		t.Errorf("OnWarning received %d warnings, want 1: %v", len(ws), ws)
-	} else {
+	if assert.Len(t, ws, 1, "OnWarning received %d warnings, want 1: %v", len(ws), ws) {
 		w := ws[0]
 		assert.Equal(t, "hook", w.Source, "warning = %+v, want Source %q and Path %q", w, "hook", point)
 		assert.Equal(t, point, w.Path, "warning = %+v, want Source %q and Path %q", w, "hook", point)
