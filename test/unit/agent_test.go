@@ -1243,15 +1243,12 @@ func agCheckLogPairs(t *testing.T, l session.Log) {
 			uses[ev.ToolUseID] = ev
 		case session.ToolResult:
 			use, ok := uses[ev.ToolUseID]
-			switch {
-			case !ok:
-				t.Errorf("result %q has no call before it", ev.ToolUseID)
-			case answered[ev.ToolUseID]:
-				t.Errorf("call %q answered twice", ev.ToolUseID)
-			case use.ToolName != ev.ToolName:
-				t.Errorf("result %q is for %s, its call for %s", ev.ToolUseID, ev.ToolName, use.ToolName)
-			case strings.HasPrefix(ev.Text, ev.ToolName+" got ") && ev.Text != ev.ToolName+" got "+string(use.Input):
-				t.Errorf("result %q = %q does not answer its call's input %s", ev.ToolUseID, ev.Text, use.Input)
+			// The first failed check is reported; the later ones depend on it.
+			if assert.True(t, ok, "result %q has no call before it", ev.ToolUseID) &&
+				assert.False(t, answered[ev.ToolUseID], "call %q answered twice", ev.ToolUseID) &&
+				assert.Equal(t, use.ToolName, ev.ToolName, "result %q: tool of its call", ev.ToolUseID) &&
+				strings.HasPrefix(ev.Text, ev.ToolName+" got ") {
+				assert.Equal(t, ev.ToolName+" got "+string(use.Input), ev.Text, "result %q does not answer its call's input", ev.ToolUseID)
 			}
 			answered[ev.ToolUseID] = true
 		}
