@@ -57,8 +57,8 @@ func TestAssemblyConfigStrictErrors(t *testing.T) {
 			k, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: work})
 			if err == nil {
 				k.Close()
-				t.Fatalf("Load(%s) succeeded; want an error naming %q", tt.json, tt.want)
 			}
+			require.Error(t, err, "Load(%s) succeeded; want an error naming %q", tt.json, tt.want)
 			assert.ErrorIs(t, err, assembly.ErrConfig, "Load error does not wrap assembly.ErrConfig")
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w, "Load error = %q; want it to contain %q", err, w)
@@ -351,8 +351,8 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 				k, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: work})
 				if err == nil {
 					k.Close()
-					t.Fatalf("Load succeeded; want an error containing %q", tt.want)
 				}
+				require.Error(t, err, "Load succeeded; want an error containing %q", tt.want)
 				assert.Nil(t, k, "Load returned a kernel with its")
 				return err
 			}
@@ -370,8 +370,8 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 			}
 			if n, ok := asmFDsOn(work); !ok {
 				t.Log("no /proc/self/fd on this system; leak check skipped")
-			} else if n != 0 {
-				t.Errorf("%d file descriptors still refer to the work dir after failed loads; the failed assembly leaks", n)
+			} else {
+				assert.Zero(t, n, "file descriptors still referring to the work dir after failed loads: the failed assembly leaks")
 			}
 			k := asmLoad(t, "", assembly.Options{WorkDir: work})
 			got := asmEntries(k.Catalog(context.Background()))
