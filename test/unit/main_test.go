@@ -54,8 +54,8 @@ func helios(t *testing.T, home, dir string, args ...string) cliResult {
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run helios %v: %v", args, err)
+	} else {
+		require.NoError(t, err, "run helios %v", args)
 	}
 	return cliResult{out.String(), errb.String(), code}
 }
