@@ -392,9 +392,8 @@ func TestPluginManifestAndTools(t *testing.T) {
 // signal can make a new skill appear.
 func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "release-notes")
-	if out, err := exec.Command("cp", "-R", plExample(t), dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out, err := exec.Command("cp", "-R", plExample(t), dir).CombinedOutput()
+	require.NoError(t, err, "cp: %s", out)
 	c, err := host.Launch(context.Background(), host.Config{Name: "release-notes", Command: filepath.Join(dir, "release-notes")})
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
@@ -402,9 +401,8 @@ func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 	require.NoError(t, err)
 	defer k.Close()
 	ctx := context.Background()
-	if _, ok := k.Catalog(ctx).Lookup("release-notes"); !ok {
-		t.Fatal("the plugin's skill is not in the catalog")
-	}
+	_, ok := k.Catalog(ctx).Lookup("release-notes")
+	require.True(t, ok, "the plugin's skill is not in the catalog")
 	writeFile(t, filepath.Join(dir, "skills", "hotfix-notes", "SKILL.md"), skillMD("name: hotfix-notes\ndescription: Notes for a hotfix release.", "Hotfix.\n"))
 	proctest.Eventually(t, 5*time.Second, "the new skill in the catalog", func() bool {
 		s, ok := k.Catalog(ctx).Lookup("hotfix-notes")
@@ -492,16 +490,15 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 	for _, p := range d.Points {
 		seenPlugin := false
 		for _, h := range p.Handlers {
-			switch {
-			case h.Origin == "plugin":
+			if h.Origin == "plugin" {
 				seenPlugin = true
 				plugins = append(plugins, p.Name+" "+h.Name)
-			case seenPlugin:
-				t.Errorf("%s: builtin %q after a plugin: %+v", p.Name, h.Name, p.Handlers)
+				continue
 			}
+			assert.False(t, seenPlugin, "%s: builtin %q after a plugin: %+v", p.Name, h.Name, p.Handlers)
 		}
-		if p.Name == "context:compact" && (len(p.Handlers) == 0 || p.Handlers[0].Origin != "builtin") {
-			t.Errorf("context:compact does not start with the builtin compactor: %+v", p.Handlers)
+		if p.Name == "context:compact" && assert.NotEmpty(t, p.Handlers, "context:compact has no handler") {
+			assert.Equal(t, "builtin", p.Handlers[0].Origin, "context:compact does not start with the builtin compactor: %+v", p.Handlers)
 		}
 	}
 	assert.Empty(t, cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins), "plugin handlers (-want +got)")
