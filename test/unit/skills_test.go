@@ -57,11 +57,10 @@ func TestSkillsValidateName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := skills.ValidateName(tt.name)
-		if tt.valid && err != nil {
-			t.Errorf("ValidateName(%q) = %v, want valid", tt.name, err)
-		}
-		if !tt.valid && !errors.Is(err, skills.ErrInvalidName) {
-			t.Errorf("ValidateName(%q) = %v, want ErrInvalidName", tt.name, err)
+		if tt.valid {
+			assert.NoError(t, err, "ValidateName(%q)", tt.name)
+		} else {
+			assert.ErrorIs(t, err, skills.ErrInvalidName, "ValidateName(%q)", tt.name)
 		}
 	}
 }
@@ -245,8 +244,8 @@ func TestSkillsPublishedFormatsLoad(t *testing.T) {
 			assert.Equal(t, "user", s.Source, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
 			c, err := s.Load(context.Background())
 			require.NoError(t, err, "load")
-			if tt.wantBody != "" && c.Body != tt.wantBody {
-				t.Errorf("body = %q, want %q", c.Body, tt.wantBody)
+			if tt.wantBody != "" {
+				assert.Equal(t, tt.wantBody, c.Body, "body")
 			}
 			for _, w := range set.Warnings {
 				assert.Equal(t, file, w.Path, "unexpected warning: %s", w)
@@ -650,9 +649,8 @@ func TestSkillsProjectSymlinkGuard(t *testing.T) {
 			assert.NotEqual(t, "Outside the work dir.", s.Description, "skill %q was read from outside the work dir", s.Name)
 		}
 		assert.True(t, cat.Complete, "a refused link made the catalog incomplete")
-		if _, err := k.LoadSkill(ctx, "evil"); !errors.Is(err, kernel.ErrUnknownSkill) {
-			t.Errorf("LoadSkill(evil) = %v, want ErrUnknownSkill", err)
-		}
+		_, err := k.LoadSkill(ctx, "evil")
+		assert.ErrorIs(t, err, kernel.ErrUnknownSkill, "LoadSkill(evil)")
 		text, err := k.LoadSkill(ctx, "inner")
 		assert.NoError(t, err, "LoadSkill(inner) = %q", text)
 		assert.True(t, strings.HasSuffix(text, "inner body\n"), "LoadSkill(inner) = %q", text)
