@@ -156,8 +156,8 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 				require.NoError(t, err)
 				assert.NotContains(t, res.Content, "hidden body", "tool %q loads the hidden skill", tl.Name)
 			}
-			if mode == skills.ModeTools && !cmp.Equal(skToolNames(tools), []string{"shown"}) {
-				t.Errorf("tools = %v, want [shown]", skToolNames(tools))
+			if mode == skills.ModeTools {
+				assert.Equal(t, []string{"shown"}, skToolNames(tools), "tools")
 			}
 
 			text, err := k.LoadSkill(ctx, "hidden-one")
@@ -380,9 +380,7 @@ func skRequireLoadText(t *testing.T, text, dir, body string) {
 	}
 	// POSIX single quotes, as a person would type them.
 	quoted := "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
-	if !strings.Contains(rest, "cd "+dir+" ") && !strings.Contains(rest, "cd "+quoted+" ") {
-		t.Errorf("load text does not say cd %s:\n%s", dir, text)
-	}
+	assert.True(t, strings.Contains(rest, "cd "+dir+" ") || strings.Contains(rest, "cd "+quoted+" "), "load text does not say cd %s:\n%s", dir, text)
 	i := strings.Index(text, "not your current working directory")
 	assert.True(t, strings.HasSuffix(text, body), "load text does not end with the body after the rule:\n%s", text)
 	assert.GreaterOrEqual(t, i, 0, "load text does not end with the body after the rule:\n%s", text)
