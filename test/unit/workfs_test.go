@@ -473,9 +473,9 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 		require.NoError(t, fx.fs.Remove("out-file"), "Remove")
 		_, err := os.Lstat(filepath.Join(fx.work, "out-file"))
 		assert.ErrorIs(t, err, fs.ErrNotExist, "link still there")
-		if b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt")); err != nil || string(b) != "outside secret" {
-			t.Errorf("outside target = %q, %v; want it untouched", b, err)
-		}
+		b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt"))
+		assert.NoError(t, err, "outside target")
+		assert.Equal(t, "outside secret", string(b), "outside target: want it untouched")
 	})
 	t.Run("ReadDir lists in byte order without following", func(t *testing.T) {
 		fx := newWorkFixture(t)
