@@ -36,9 +36,8 @@ func BenchmarkInjectCatalog(b *testing.B) {
 				batch = batch[:0]
 			}
 		}
-		if _, err := l.Append(ctx, batch...); err != nil {
-			b.Fatal(err)
-		}
+		_, err = l.Append(ctx, batch...)
+		require.NoError(b, err)
 		if inj := skills.InjectCatalog(l, cat, true); inj.Append {
 			l.Append(ctx, inj.Event)
 		}
