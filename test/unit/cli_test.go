@@ -637,17 +637,17 @@ func cliDecodeOne(t *testing.T, out string, v any) {
 	dec := json.NewDecoder(strings.NewReader(out))
 	require.NoError(t, dec.Decode(v), "decode %T\n%s", v, out)
 	_, err := dec.Token()
-	require.Equal(t, io.EOF, err, "more than one JSON value in the output:\n%s", out)
+	require.Same(t, io.EOF, err, "more than one JSON value in the output:\n%s", out)
 }
 
 // cliCompareLoad compares `skills load` output with the load text: byte for
 // byte, except that a text not ending in a newline gets exactly one.
 func cliCompareLoad(t *testing.T, got, want string) {
 	t.Helper()
-	if got == want || (!strings.HasSuffix(want, "\n") && got == want+"\n") {
+	if !strings.HasSuffix(want, "\n") && got == want+"\n" {
 		return
 	}
-	t.Errorf("load output differs from skills.LoadText (-want +got):\n%s", cmp.Diff(want, got))
+	assert.Empty(t, cmp.Diff(want, got), "load output differs from skills.LoadText (-want +got)")
 }
 
 // cliFindWarning returns the only warning about path.
