@@ -167,9 +167,8 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 func TestUnknownArgumentsAreIgnored(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	res := e.call(t, "Bash", m{"command": "echo hi", "description": "say hi"})
-	diff := cmp.Diff("hi\n", res.Content)
-	assert.Empty(t, diff, "IsError %v, content (-want +got):\n%s", res.IsError, diff)
-	assert.False(t, res.IsError, "IsError %v, content (-want +got):\n%s", res.IsError, diff)
+	assert.Empty(t, cmp.Diff("hi\n", res.Content), "content (-want +got)")
+	assert.False(t, res.IsError, "IsError")
 }
 
 // A context already done is the one Go error, and the tool does nothing.
