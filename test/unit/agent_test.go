@@ -307,8 +307,7 @@ func TestAgentToolsOffered(t *testing.T) {
 			}
 			assert.Empty(t, cmp.Diff(tt.wantTools, got), "tools offered (-want +got)")
 			for i, req := range reqs {
-				d := cmp.Diff(reqs[0].Tools, req.Tools)
-				assert.Empty(t, d, "request %d: tools differ from request 1 (-1 +%d)", i+1, i+1)
+				assert.Empty(t, cmp.Diff(reqs[0].Tools, req.Tools), "request %d: tools differ from request 1 (-1 +%d)", i+1, i+1)
 			}
 
 			catalogs := 0
