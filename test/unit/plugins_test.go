@@ -448,9 +448,8 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
 	base := filepath.Join(dir, "skills", "release-notes")
 	want := []struct{ Name, Source, BaseDir string }{{"release-notes", "capability:release-notes", base}}
-	diff := cmp.Diff(want, list.Skills)
-	assert.Empty(t, diff, "skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
-	assert.True(t, list.Complete, "skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
+	assert.Empty(t, cmp.Diff(want, list.Skills), "skills list (-want +got)")
+	assert.True(t, list.Complete, "skills list complete")
 
 	r = helios(t, home, work, "--config", cfg, "skills", "load", "release-notes")
 	require.Zero(t, r.code, "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
