@@ -287,13 +287,12 @@ func TestTUINoModel(t *testing.T) {
 	assert.Contains(t, s, "no model", "banner missing or not the config error")
 
 	tuiType(m, "hello")
-	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
-		t.Errorf("a prompt without a model started a command")
-	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	assert.Nil(t, cmd, "a prompt without a model started a command")
 	assert.Contains(t, tuiScreen(m), "No model, so nothing was sent.", "screen lacks the refusal")
 
 	tuiSetDraft(m, "/skill:alpha")
-	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m.Update(cmd())
 	s = tuiScreen(m)
 	assert.Contains(t, s, "/skill:alpha shown here only: no model", "skill not shown")
