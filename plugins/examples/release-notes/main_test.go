@@ -42,9 +42,9 @@ func TestGuardTags(t *testing.T) {
 
 func TestPrepareOnlyWhenTheSkillIsVisible(t *testing.T) {
 	p := &releaseNotes{}
-	if _, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}}); ok || err != nil {
-		t.Errorf("without the skill: handled %v, err %v", ok, err)
-	}
+	_, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}})
+	assert.NoError(t, err, "without the skill")
+	assert.False(t, ok, "without the skill: handled")
 	text, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "release-notes"}}})
 	assert.True(t, ok, "with the skill")
 	assert.NoError(t, err, "with the skill")
