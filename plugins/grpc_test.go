@@ -79,14 +79,15 @@ func TestRoundTrip(t *testing.T) {
 	got, err := c.Describe(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, cmp.Diff(desc, got), "Describe (-want +got)")
-	if sc, err := c.LoadSkill(ctx, "jot"); err != nil || sc != (plugins.SkillContent{Name: "jot", Body: "Body."}) {
-		t.Errorf("LoadSkill = %+v, %v", sc, err)
-	}
+	sc, err := c.LoadSkill(ctx, "jot")
+	assert.NoError(t, err, "LoadSkill")
+	assert.Equal(t, plugins.SkillContent{Name: "jot", Body: "Body."}, sc, "LoadSkill")
 	_, err = c.LoadSkill(ctx, "nope")
 	assert.ErrorContains(t, err, "unknown skill nope", "LoadSkill(nope)")
-	if r, err := c.CallTool(ctx, "jot_down", json.RawMessage(`{"a":1}`)); err != nil || r != (contract.ToolResult{Content: "jot_down ran", IsError: true}) || string(f.lastArg) != `{"a":1}` {
-		t.Errorf("CallTool = %+v, %v (args %s)", r, err, f.lastArg)
-	}
+	r, err := c.CallTool(ctx, "jot_down", json.RawMessage(`{"a":1}`))
+	assert.NoError(t, err, "CallTool")
+	assert.Equal(t, contract.ToolResult{Content: "jot_down ran", IsError: true}, r, "CallTool")
+	assert.Equal(t, `{"a":1}`, string(f.lastArg), "CallTool args")
 }
 
 // "Pass" is explicit on the wire: a result sent without handled is not a
