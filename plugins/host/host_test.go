@@ -53,9 +53,8 @@ func TestLaunchDescribes(t *testing.T) {
 	assert.Equal(t, "release-notes", s.Name, "skill = %+v, want base dir %s", s, wantBase)
 	assert.Equal(t, "capability:release-notes", s.Source, "skill = %+v, want base dir %s", s, wantBase)
 	assert.Equal(t, wantBase, s.BaseDir, "skill = %+v, want base dir %s", s, wantBase)
-	if _, err := os.Stat(filepath.Join(s.BaseDir, "scripts", "collect.sh")); err != nil {
-		t.Errorf("the skill's script is not where its base dir says: %v", err)
-	}
+	_, err = os.Stat(filepath.Join(s.BaseDir, "scripts", "collect.sh"))
+	assert.NoError(t, err, "the skill's script is not where its base dir says")
 	tools, err := c.Tools(context.Background())
 	require.NoError(t, err, "Tools")
 	require.Len(t, tools, 1, "Tools")
@@ -358,9 +357,8 @@ func TestLoadSkillReadsEveryTime(t *testing.T) {
 	dir := ownCopy(t)
 	c := launch(t, Config{Command: filepath.Join(dir, "release-notes")})
 	set, err := c.Skills(context.Background())
-	if err != nil || len(set.Skills) != 1 {
-		t.Fatal(set, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, set.Skills, 1, "skills = %+v", set)
 	load := set.Skills[0].Load
 	first, err := load(context.Background())
 	require.NoError(t, err, "load = %+v", first)
