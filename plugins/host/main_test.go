@@ -197,8 +197,8 @@ func startHelperHost(t *testing.T, mode string) (*exec.Cmd, int) {
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil && err != io.EOF {
-		t.Fatal(err)
+	if err != io.EOF {
+		require.NoError(t, err)
 	}
 	var pid int
 	_, err = fmt.Sscanf(line, "pid %d", &pid)
