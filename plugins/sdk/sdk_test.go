@@ -107,8 +107,8 @@ func TestNewErrors(t *testing.T) {
 			s, err := New(tt.p, Config{Dir: dir})
 			if err == nil {
 				s.Close()
-				t.Fatal("New succeeded")
 			}
+			require.Error(t, err, "New succeeded")
 			assert.Contains(t, err.Error(), tt.want, "err = %v, want it to say %q", err, tt.want)
 		})
 	}
