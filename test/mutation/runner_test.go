@@ -315,9 +315,11 @@ func assertCleanedUp(t *testing.T, tmp string) {
 	t.Helper()
 	entries, err := os.ReadDir(tmp)
 	require.NoError(t, err)
+	var left []string
 	for _, e := range entries {
-		t.Errorf("left behind in TMPDIR: %s", e.Name())
+		left = append(left, e.Name())
 	}
+	assert.Empty(t, left, "left behind in TMPDIR")
 	if runtime.GOOS != "linux" {
 		return // no /proc to look at
 	}
