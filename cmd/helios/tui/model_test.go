@@ -267,8 +267,7 @@ func TestTUISkillLoadInjects(t *testing.T) {
 	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m.Update(cmd())
 	assert.Contains(t, tuiScreen(m), "did you mean alpha?", "screen lacks the unknown-skill error")
-	n := len(sess.injectedTexts())
-	assert.Equal(t, 1, n, "%d injections; want 1", n)
+	assert.Len(t, sess.injectedTexts(), 1, "injections")
 }
 
 // Protects: with no model the UI opens with a banner naming what to set,
