@@ -38,6 +38,6 @@ func BenchmarkStream500Chunks(b *testing.B) {
 	for b.Loop() {
 		resp, err := c.Generate(b.Context(), req)
 		require.NoError(b, err)
-		require.Len(b, resp.Text, 500*7, "text length %d", len(resp.Text))
+		require.Len(b, resp.Text, 500*7, "text length")
 	}
 }
