@@ -23,6 +23,6 @@ func BenchmarkReadStream500Chunks(b *testing.B) {
 	for b.Loop() {
 		a := newAssembler(func(string) {})
 		require.NoError(b, readStream(strings.NewReader(payload), a))
-		require.Equal(b, 500*7, a.text.Len(), "text length %d", a.text.Len())
+		require.Equal(b, 500*7, a.text.Len(), "text length")
 	}
 }
