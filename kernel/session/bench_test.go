@@ -44,7 +44,7 @@ func BenchmarkBackward10(b *testing.B) {
 					k := 0
 					for e := range l.Backward() {
 						if k++; k == 10 {
-							require.Equal(b, int64(n-9), e.Seq, "10th from the end: Seq %d", e.Seq)
+							require.Equal(b, int64(n-9), e.Seq, "10th from the end: Seq")
 							break
 						}
 					}
