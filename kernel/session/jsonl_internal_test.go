@@ -25,7 +25,7 @@ func TestAppendWriteFailure(t *testing.T) {
 	ctx := context.Background()
 	_, err = h.Append(ctx, Event{Type: User, Text: "one"})
 	require.Error(t, err, "Append to a read-only file: no error")
-	assert.Zero(t, h.Len(), "Len = %d after a failed Append, want 0", h.Len())
+	assert.Zero(t, h.Len(), "Len after a failed Append")
 	_, err = h.Append(ctx, Event{Type: User, Text: "two"})
 	assert.ErrorContains(t, err, "unusable", "Append after an unrecoverable failure, want the log refusing")
 }
