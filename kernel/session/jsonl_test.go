@@ -142,7 +142,7 @@ func TestOpenCutsTornLastLine(t *testing.T) {
 			s2 := newJSONL(t, session.JSONLConfig{Dir: dir, Logger: slog.New(rec)})
 			// List reads the torn file without touching it.
 			in := findInfo(t, s2, id)
-			assert.Equal(t, 3, in.Events, "List before Open: Events %d, want 3", in.Events)
+			assert.Equal(t, 3, in.Events, "List before Open: Events")
 			assert.Equal(t, good+int64(len(tc.tail)), fileSize(t, path), "List changed the file")
 			r, err := s2.Open(t.Context(), id)
 			require.NoError(t, err, "Open")
@@ -155,7 +155,7 @@ func TestOpenCutsTornLastLine(t *testing.T) {
 			assert.Equal(t, path, f, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
 			assert.Equal(t, strconv.Itoa(len(tc.tail)), n, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
 			got := mustAppend(t, r, session.Event{Type: session.User, Text: "four"})
-			assert.Equal(t, int64(4), got[0].Seq, "append after the cut: Seq %d, want 4", got[0].Seq)
+			assert.Equal(t, int64(4), got[0].Seq, "append after the cut: Seq")
 			r.Close()
 			r2 := mustOpen(t, s2, id)
 			assert.Empty(t, cmp.Diff(append(want, got...), all(r2)), "reopened after the cut and an append (-want +got)")
@@ -243,7 +243,7 @@ func TestOpenInAnotherStoreIsRefused(t *testing.T) {
 	require.Error(t, err, "a second store opened a session open elsewhere; two writers would reuse Seqs")
 	// Reading it is fine.
 	in := findInfo(t, b, l.ID())
-	assert.Equal(t, 1, in.Events, "List in the other store: Events %d, want 1", in.Events)
+	assert.Equal(t, 1, in.Events, "List in the other store: Events")
 	l.Close()
 	r := mustOpen(t, b, l.ID())
 	assert.Equal(t, 1, r.Len(), "after Close, the other store reads %d events, want 1", r.Len())
