@@ -296,8 +296,7 @@ func TestCloseWaitsForRunningCallback(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("Close did not return after the callback finished")
 	}
-	n := calls.Load()
-	assert.Equal(t, int32(1), n, "%d callbacks, want 1", n)
+	assert.Equal(t, int32(1), calls.Load(), "callbacks")
 }
 
 func TestCallbackPanicDoesNotStopTheWatcher(t *testing.T) {
