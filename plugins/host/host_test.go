@@ -132,8 +132,7 @@ func TestChecksum(t *testing.T) {
 	for _, part := range []string{`"notes"`, right, wrong, bin} {
 		assert.Contains(t, err.Error(), part, "error %q does not name %s", err, part)
 	}
-	got := calls(t, dir, "start")
-	assert.Empty(t, got, "the refused binary ran anyway: started %v", got)
+	assert.Empty(t, calls(t, dir, "start"), "the refused binary ran anyway: started")
 
 	_, err = Launch(context.Background(), Config{Name: "notes", Command: bin, SHA256: "xyz"})
 	assert.ErrorContains(t, err, "64 hex digits", "malformed sha256")
@@ -226,7 +225,7 @@ func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 	t.Logf("call during the backoff: %v", err)
 	require.ErrorIs(t, err, ErrDown, "call during the backoff")
 	took := time.Since(t0)
-	assert.LessOrEqual(t, took, 100*time.Millisecond, "a call to a down plugin took %v", took)
+	assert.LessOrEqual(t, took, 100*time.Millisecond, "a call to a down plugin took")
 	set, err := c.Skills(ctx)
 	require.NoError(t, err, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
 	require.True(t, set.Incomplete, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
