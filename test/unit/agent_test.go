@@ -111,7 +111,7 @@ func TestAgentStepOrder(t *testing.T) {
 	// The first request carries the catalog after the prompt: it was
 	// appended before the request was built.
 	reqs := w.srv.Requests()
-	require.Len(t, reqs, 2, "%d requests, want 2", len(reqs))
+	require.Len(t, reqs, 2, "requests")
 	first := reqs[0].Messages
 	if assert.Len(t, first, 2, "request 1 messages = %+v; want the prompt, then the catalog", first) {
 		assert.Equal(t, "go", first[0].Content, "request 1: the prompt")
@@ -152,7 +152,7 @@ func TestAgentContextPrepare(t *testing.T) {
 	agRun(t, s, "go")
 
 	reqs := w.srv.Requests()
-	require.Len(t, reqs, 2, "%d requests, want 2", len(reqs))
+	require.Len(t, reqs, 2, "requests")
 	for i, req := range reqs {
 		step := i + 1
 		sys := req.System
@@ -456,11 +456,10 @@ func TestAgentToolBefore(t *testing.T) {
 			agRun(t, s, "go")
 
 			assert.Empty(t, cmp.Diff(tt.wantToolArg, probe.calls()), "tool received (-want +got)")
-			n := builtinCalls.Load()
-			assert.Equal(t, int32(1), n, "builtin called %d times, want 1", n)
+			assert.Equal(t, int32(1), builtinCalls.Load(), "builtin called")
 			assert.Equal(t, tt.wantPlugin, pluginCalls.Load(), "plugin calls")
 			results := agResults(s.Log())
-			require.Len(t, results, 1, "%d tool results, want 1", len(results))
+			require.Len(t, results, 1, "tool results")
 			res := results[0]
 			assert.Equal(t, "c1", res.ToolUseID, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
 			assert.Equal(t, tt.wantError, res.IsError, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
@@ -506,8 +505,7 @@ func TestAgentToolFailuresAreResults(t *testing.T) {
 	s := w.open(t, kernel.SessionConfig{})
 	assert.Equal(t, "recovered", agRun(t, s, "go"), "answer")
 	assert.Equal(t, "still here", agRun(t, s, "again"), "second answer")
-	n := boomCalls.Load()
-	assert.Equal(t, int32(2), n, "Boom called %d times, want 2", n)
+	assert.Equal(t, int32(2), boomCalls.Load(), "Boom called")
 	results := agResults(s.Log())
 	require.Len(t, results, 4, "%d results, want 4: %+v", len(results), results)
 	want := []struct{ id, text string }{
@@ -666,7 +664,7 @@ func TestAgentCompaction(t *testing.T) {
 		agRun(t, x.s, q3)
 
 		reqs := x.w.srv.Requests()
-		require.Len(t, reqs, 5, "%d requests, want 5", len(reqs))
+		require.Len(t, reqs, 5, "requests")
 		for i, req := range reqs {
 			isSummary := strings.HasPrefix(req.System, summarizePrompt)
 			assert.Equal(t, i == 3, isSummary, "request %d: summarization prompt %v, want %v:\n%s", i+1, isSummary, i == 3, req.System)
@@ -713,8 +711,7 @@ func TestAgentCompaction(t *testing.T) {
 		x := setup(t, budget, modeltest.Say("ok"), modeltest.Say("fine"))
 		agRun(t, x.s, strings.Repeat("x", budget+1))
 		agRun(t, x.s, "next")
-		n := x.pluginCalls.Load()
-		assert.Equal(t, int32(1), n, "plugin compactor called %d times, want 1", n)
+		assert.Equal(t, int32(1), x.pluginCalls.Load(), "plugin compactor called")
 		reqs := x.w.srv.Requests()
 		m := reqs[1].Messages
 		if assert.Len(t, m, 3, "request 2 messages = %.80q; want the plugin's summary first", m) {
@@ -732,8 +729,7 @@ func TestAgentCompaction(t *testing.T) {
 		agRun(t, x.s, q1)
 		agRun(t, x.s, q2)
 		agRun(t, x.s, q3)
-		n := agCount(x.s.Log(), session.Compaction)
-		assert.Zero(t, n, "%d compactions, want 0", n)
+		assert.Zero(t, agCount(x.s.Log(), session.Compaction), "compactions")
 		assert.Zero(t, x.pluginCalls.Load()+x.compacted.Load(), "compaction ran")
 		last := x.w.srv.Requests()[3]
 		assert.Contains(t, fmt.Sprint(last.Messages), q1, "last request lost the first question under budget")
@@ -798,9 +794,9 @@ func TestAgentSessionStart(t *testing.T) {
 			starts++
 		}
 	}
-	assert.Equal(t, 1, starts, "%d session:start events after resume, want 1", starts)
+	assert.Equal(t, 1, starts, "session:start events after resume")
 	n := strings.Count(fmt.Sprint(w.srv.Requests()[1].Messages), "START-ONE")
-	assert.Equal(t, 1, n, "resumed request carries the session:start text %d times, want 1", n)
+	assert.Equal(t, 1, n, "resumed request carries the session:start text")
 }
 
 // Protects: resume (C6, C8): a second OpenSession with Resume continues the
@@ -829,7 +825,7 @@ func TestAgentResume(t *testing.T) {
 	require.Equal(t, id, r.ID(), "resumed session ID")
 	assert.Equal(t, "second answer", agRun(t, r, "second prompt"), "answer")
 	n := len(probe.calls())
-	assert.Equal(t, 4, n, "Echo ran %d times, want 4", n)
+	assert.Equal(t, 4, n, "Echo ran")
 
 	evs := agEvents(r.Log())
 	require.Greater(t, len(evs), firstLen, "log has %d events after resume, %d before", len(evs), firstLen)
@@ -845,7 +841,7 @@ func TestAgentResume(t *testing.T) {
 			ids = append(ids, ev.ToolUseID)
 		}
 	}
-	if assert.Len(t, ids, 4, "tool use IDs = %q", ids) {
+	if assert.Len(t, ids, 4, "tool use IDs") {
 		assert.Equal(t, "call_0", ids[0], "the first tool use ID is kept")
 	}
 
