@@ -606,8 +606,7 @@ func TestHooksUnknownPointFails(t *testing.T) {
 			h.resetCalls()
 			_, err = h.reg.DispatchFirstWin(context.Background(), p.Name, nil)
 			assert.Error(t, err, "DispatchFirstWin on a concat point: err = nil, want an error")
-			calls := h.calls()
-			assert.Empty(t, calls, "kind-mismatched dispatch called %v", calls)
+			assert.Empty(t, h.calls(), "kind-mismatched dispatch called")
 		})
 	}
 }
