@@ -264,24 +264,21 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 			assert.Equal(t, "BUILTIN", out[0], "context:prepare, want BUILTIN then the plugin's reminder")
 			assert.True(t, strings.HasPrefix(out[1], plReminder), "context:prepare, want BUILTIN then the plugin's reminder")
 		}
-		n := len(dbg.pids(t, "context:prepare"))
-		assert.Equal(t, 1, n, "the plugin was called %d times, want 1", n)
+		assert.Len(t, dbg.pids(t, "context:prepare"), 1, "the plugin was called")
 	})
 	t.Run("firstWin: the builtin decides, the plugin is never called", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "rm -rf build && git tag -d v1.0.0")
 		assert.True(t, ok, "decision = %+v; want the builtin's", d)
 		assert.True(t, d.Deny, "decision = %+v; want the builtin's", d)
 		assert.Equal(t, "house rules: no rm -rf", d.Reason, "decision = %+v; want the builtin's", d)
-		n := len(dbg.pids(t, "tool:before"))
-		assert.Zero(t, n, "the plugin was called %d times on tool:before after the builtin decided", n)
+		assert.Empty(t, dbg.pids(t, "tool:before"), "the plugin was called on tool:before after the builtin decided")
 	})
 	t.Run("firstWin: the builtin passes, the plugin decides", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "git tag -d v1.0.0")
 		assert.True(t, ok, "decision = %+v; want the plugin's", d)
 		assert.True(t, d.Deny, "decision = %+v; want the plugin's", d)
 		assert.Contains(t, d.Reason, "release-notes refuses", "decision = %+v; want the plugin's", d)
-		n := len(dbg.pids(t, "tool:before"))
-		assert.Equal(t, 1, n, "the plugin was called %d times, want 1 (the call count must be observable)", n)
+		assert.Len(t, dbg.pids(t, "tool:before"), 1, "the plugin was called (the call count must be observable)")
 	})
 	assert.Empty(t, w.warnings(), "warnings (a builtin that failed would look like one that decided)")
 }
@@ -333,7 +330,7 @@ func TestPluginCrashMidCall(t *testing.T) {
 		assert.Equal(t, "BUILTIN", out[0], "next dispatch")
 	}
 	took := time.Since(t0)
-	assert.LessOrEqual(t, took, time.Second, "next dispatch took %v", took)
+	assert.LessOrEqual(t, took, time.Second, "next dispatch took")
 	ws = w.warnings()
 	if assert.Len(t, ws, 1, "warnings, want one saying the plugin is down") {
 		assert.Contains(t, ws[0].Message, "plugin is down", "warnings, want one saying the plugin is down")
@@ -518,7 +515,7 @@ func TestPluginChecksum(t *testing.T) {
 
 	bad := plConfig(t, work, entry, bin, wrong, dbg.dir)
 	r := helios(t, home, work, "--config", bad, "skills", "list")
-	assert.Equal(t, 1, r.code, "skills list with a wrong sha256: exit %d, want 1", r.code)
+	assert.Equal(t, 1, r.code, "skills list with a wrong sha256: exit")
 	for _, part := range []string{`plugin "notes"`, "checksum mismatch", right, wrong} {
 		assert.Contains(t, r.stderr, part, "error does not say %s:\n%s", part, r.stderr)
 	}
@@ -564,7 +561,7 @@ func TestPluginNoOrphans(t *testing.T) {
 		_, err = bufio.NewReader(stdout).ReadString('\n')
 		require.NoError(t, err, "helios skills watch printed nothing")
 		pids := dbg.pids(t, "start")
-		require.Len(t, pids, 1, "plugin starts %v", pids)
+		require.Len(t, pids, 1, "plugin starts")
 		require.True(t, proctest.Alive(pids[0]), "plugin starts %v", pids)
 		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
