@@ -145,8 +145,7 @@ func TestSpineEndToEnd(t *testing.T) {
 	answer, err := s.Run(ctx, "Create a greeting skill, try it, then clean up.")
 	require.NoError(t, err)
 	assert.Equal(t, "All done.", answer, "answer")
-	n := len(srv.Requests())
-	assert.Equal(t, 5, n, "%d requests, want 5", n)
+	assert.Len(t, srv.Requests(), 5, "requests")
 
 	// The session is durable: reopening it yields the same log, with tool
 	// results paired to their calls.
