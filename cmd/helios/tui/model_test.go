@@ -189,7 +189,7 @@ func TestTUINoUpdateAfterClose(t *testing.T) {
 			n := k.listeners()
 			assert.Zero(t, n, "%d change listener(s) still registered", n)
 			k.signal() // must not reach the closed UI
-			assert.Nil(t, pending(), "fetch after close returned")
+			assert.Equal(t, nil, pending(), "fetch after close returned a message")
 			assert.Equal(t, calls, k.calls(), "the kernel was asked for a catalog after close")
 
 			for _, msg := range []tea.Msg{
@@ -317,7 +317,7 @@ func TestTUITurnStreams(t *testing.T) {
 	tuiType(m, "list files")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	require.Equal(t, inTurn, m.busy, "not busy after a prompt")
-	require.Nil(t, cmd(), "turn command returned; want its results through the event channel")
+	require.Equal(t, nil, cmd(), "turn command returned a message; want its results through the event channel")
 	tuiDrain(t, m)
 	assert.Equal(t, idle, m.busy, "still busy after the turn")
 	var got []string
