@@ -353,7 +353,7 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 					k.Close()
 				}
 				require.Error(t, err, "Load succeeded; want an error containing %q", tt.want)
-				assert.Nil(t, k, "Load returned a kernel with its")
+				assert.Nil(t, k, "Load returned a kernel with its error")
 				return err
 			}
 			err := load()
