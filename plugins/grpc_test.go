@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +16,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins"
 	"github.com/helios-agents/helios/plugins/proto"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fake is a Capability answering from fixed values.
@@ -56,14 +57,10 @@ func dial(t *testing.T, impl plugins.Capability) plugins.Capability {
 		append(plugins.DialOptions(),
 			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
 			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c.(plugins.Capability)
 }
 
@@ -80,21 +77,17 @@ func TestRoundTrip(t *testing.T) {
 	c := dial(t, f)
 	ctx := context.Background()
 	got, err := c.Describe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(desc, got); diff != "" {
-		t.Errorf("Describe (-want +got):\n%s", diff)
-	}
-	if sc, err := c.LoadSkill(ctx, "jot"); err != nil || sc != (plugins.SkillContent{Name: "jot", Body: "Body."}) {
-		t.Errorf("LoadSkill = %+v, %v", sc, err)
-	}
-	if _, err := c.LoadSkill(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "unknown skill nope") {
-		t.Errorf("LoadSkill(nope): %v", err)
-	}
-	if r, err := c.CallTool(ctx, "jot_down", json.RawMessage(`{"a":1}`)); err != nil || r != (contract.ToolResult{Content: "jot_down ran", IsError: true}) || string(f.lastArg) != `{"a":1}` {
-		t.Errorf("CallTool = %+v, %v (args %s)", r, err, f.lastArg)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff(desc, got), "Describe (-want +got)")
+	sc, err := c.LoadSkill(ctx, "jot")
+	assert.NoError(t, err, "LoadSkill")
+	assert.Equal(t, plugins.SkillContent{Name: "jot", Body: "Body."}, sc, "LoadSkill")
+	_, err = c.LoadSkill(ctx, "nope")
+	assert.ErrorContains(t, err, "unknown skill nope", "LoadSkill(nope)")
+	r, err := c.CallTool(ctx, "jot_down", json.RawMessage(`{"a":1}`))
+	assert.NoError(t, err, "CallTool")
+	assert.Equal(t, contract.ToolResult{Content: "jot_down ran", IsError: true}, r, "CallTool")
+	assert.Equal(t, `{"a":1}`, string(f.lastArg), "CallTool args")
 }
 
 // "Pass" is explicit on the wire: a result sent without handled is not a
@@ -111,12 +104,9 @@ func TestHandleHandledIsExplicit(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := dial(t, &fake{hook: tt.in}).Handle(context.Background(), "context:prepare", "", json.RawMessage(`{}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Handled != tt.want.Handled || string(got.Result) != string(tt.want.Result) {
-				t.Errorf("Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want.Handled, got.Handled, "Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
+			assert.Equal(t, string(tt.want.Result), string(got.Result), "Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
 		})
 	}
 }
@@ -148,9 +138,7 @@ func TestWatchSkillsStream(t *testing.T) {
 		}
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("after cancel: %v", err)
-	}
+	assert.NoError(t, (<-done), "after cancel")
 
 	failing := dial(t, &fake{watch: func(_ context.Context, changed func()) error {
 		changed()
@@ -158,7 +146,8 @@ func TestWatchSkillsStream(t *testing.T) {
 	}})
 	n := 0
 	err := failing.WatchSkills(context.Background(), func() { n++ })
-	if n != 1 || err == nil || !strings.Contains(err.Error(), "no inotify left") {
-		t.Errorf("failing watch: %d messages, err %v", n, err)
+	assert.Equal(t, 1, n, "failing watch: %d messages, err %v", n, err)
+	if assert.Error(t, err, "failing watch: %d messages, err %v", n, err) {
+		assert.Contains(t, err.Error(), "no inotify left", "failing watch: %d messages, err %v", n, err)
 	}
 }

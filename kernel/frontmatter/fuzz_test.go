@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse checks that Parse never panics, that every error is an *Error
@@ -36,44 +37,29 @@ func FuzzParse(f *testing.F) {
 		lineCount := strings.Count(strings.TrimPrefix(string(data), "\ufeff"), "\n") + 1
 		if err != nil {
 			var fe *frontmatter.Error
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is %T, want *frontmatter.Error", err, err)
-			}
+			require.ErrorAs(t, err, &fe, "error %v is %T, want *frontmatter.Error", err, err)
 			known := false
 			for _, s := range []error{frontmatter.ErrNoFrontmatter, frontmatter.ErrUnclosed, frontmatter.ErrNotMapping, frontmatter.ErrYAML} {
 				known = known || errors.Is(err, s)
 			}
-			if !known {
-				t.Fatalf("error %v carries no Parse sentinel", err)
-			}
-			if fe.File != "f.md" || fe.Line < 1 || fe.Line > lineCount {
-				t.Fatalf("error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
-			}
-			if doc != nil {
-				t.Fatalf("document returned with error %v", err)
-			}
+			require.True(t, known, "error %v carries no Parse sentinel", err)
+			require.Equal(t, "f.md", fe.File, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			require.GreaterOrEqual(t, fe.Line, 1, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			require.LessOrEqual(t, fe.Line, lineCount, "error %v at %s:%d; file has %d lines", err, fe.File, fe.Line, lineCount)
+			require.Nil(t, doc, "document returned with error %v", err)
 			return
 		}
-		if len(doc.Keys) != len(doc.Fields) {
-			t.Fatalf("%d keys but %d fields", len(doc.Keys), len(doc.Fields))
-		}
+		require.Len(t, doc.Keys, len(doc.Fields), "%d keys but %d fields", len(doc.Keys), len(doc.Fields))
 		for _, k := range doc.Keys {
-			if doc.Fields[k] == nil {
-				t.Fatalf("key %q has no value node", k)
-			}
+			require.NotNil(t, doc.Fields[k], "key %q has no value node", k)
 			doc.Scalar(k)
 			doc.Bool(k)
 			var v any
 			_ = doc.Decode(k, &v)
 		}
-		if doc.BodyLine < 3 || doc.BodyLine > lineCount+1 {
-			t.Fatalf("BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
-		}
-		if strings.Contains(doc.Body, "\r\n") {
-			t.Fatalf("Body %q keeps a CRLF", doc.Body)
-		}
-		if !strings.HasSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), doc.Body) {
-			t.Fatalf("Body %q is not the end of the file", doc.Body)
-		}
+		require.GreaterOrEqual(t, doc.BodyLine, 3, "BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
+		require.LessOrEqual(t, doc.BodyLine, lineCount+1, "BodyLine %d outside 3..%d", doc.BodyLine, lineCount+1)
+		require.NotContains(t, doc.Body, "\r\n", "Body %q keeps a CRLF", doc.Body)
+		require.True(t, strings.HasSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), doc.Body), "Body %q is not the end of the file", doc.Body)
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/telemetry"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkDispatch measures the registry's cost per dispatch. The "direct"
@@ -40,14 +41,10 @@ func BenchmarkDispatch(b *testing.B) {
 		b.Helper()
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		for i, h := range builtins {
-			if err := r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("b", i), Origin: hooks.Builtin, Handler: h}); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("b", i), Origin: hooks.Builtin, Handler: h}))
 		}
 		for i := range plugins {
-			if err := r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("p", i), Origin: hooks.Plugin, Handler: plugin}); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, r.Mount(hooks.Mount{Point: point, Name: fmt.Sprint("p", i), Origin: hooks.Plugin, Handler: plugin}))
 		}
 		return r
 	}
@@ -64,9 +61,8 @@ func BenchmarkDispatch(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			out, err := r.DispatchConcat(ctx, hooks.ContextPrepare.Name, payload)
-			if err != nil || len(out) != want {
-				b.Fatalf("DispatchConcat = %d values, %v; want %d", len(out), err, want)
-			}
+			require.NoError(b, err, "DispatchConcat = %d values, %v; want %d", len(out), err, want)
+			require.Len(b, out, want, "DispatchConcat = %d values, %v; want %d", len(out), err, want)
 		}
 		ratio(b)
 	}
@@ -74,9 +70,8 @@ func BenchmarkDispatch(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			res, err := r.DispatchFirstWin(ctx, hooks.ToolBefore.Name, payload)
-			if err != nil || res.Handled != wantHandled {
-				b.Fatalf("DispatchFirstWin = %+v, %v; want handled=%v", res, err, wantHandled)
-			}
+			require.NoError(b, err, "DispatchFirstWin = %+v", res)
+			require.Equal(b, wantHandled, res.Handled, "DispatchFirstWin = %+v", res)
 		}
 		ratio(b)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/stretchr/testify/require"
 )
 
 func benchStore(b *testing.B, name string) session.Store {
@@ -24,9 +25,8 @@ func BenchmarkAppend(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := l.Append(ctx, ev); err != nil {
-					b.Fatal(err)
-				}
+				_, err := l.Append(ctx, ev)
+				require.NoError(b, err)
 			}
 		})
 	}
@@ -44,9 +44,7 @@ func BenchmarkBackward10(b *testing.B) {
 					k := 0
 					for e := range l.Backward() {
 						if k++; k == 10 {
-							if e.Seq != int64(n-9) {
-								b.Fatalf("10th from the end: Seq %d", e.Seq)
-							}
+							require.Equal(b, int64(n-9), e.Seq, "10th from the end: Seq")
 							break
 						}
 					}
@@ -64,9 +62,7 @@ func BenchmarkVisible(b *testing.B) {
 			l := longLog(b, session.NewMemoryStore(), n)
 			b.ReportAllocs()
 			for b.Loop() {
-				if !session.Visible(l, 2) {
-					b.Fatal("event 2 hidden")
-				}
+				require.True(b, session.Visible(l, 2), "event 2 hidden")
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,6 +22,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/session/sessiontest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestJSONLStoreConformance(t *testing.T) {
@@ -57,13 +58,13 @@ func TestMemoryStoreConformance(t *testing.T) {
 }
 
 func TestNewJSONLStore(t *testing.T) {
-	if _, err := session.NewJSONLStore(session.JSONLConfig{}); err == nil {
-		t.Error("NewJSONLStore without Dir: no error")
-	}
+	_, err := session.NewJSONLStore(session.JSONLConfig{})
+	assert.Error(t, err, "NewJSONLStore without Dir: no error")
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	newJSONL(t, session.JSONLConfig{Dir: dir})
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Errorf("Dir not created: %v", err)
+	st, err := os.Stat(dir)
+	if assert.NoError(t, err, "Dir not created") {
+		assert.True(t, st.IsDir(), "Dir not created")
 	}
 }
 
@@ -72,9 +73,7 @@ func TestJSONLFileFormat(t *testing.T) {
 	now := time.Date(2026, 11, 30, 7, 21, 43, 0, time.UTC)
 	s := newJSONL(t, session.JSONLConfig{Dir: dir, Clock: func() time.Time { return now }})
 	l := mustCreate(t, s)
-	if !regexp.MustCompile(`^20261130T072143-[0-9a-f]{6}$`).MatchString(l.ID()) {
-		t.Errorf("ID %q, want 20261130T072143-<6 hex digits>", l.ID())
-	}
+	assert.True(t, regexp.MustCompile(`^20261130T072143-[0-9a-f]{6}$`).MatchString(l.ID()), "ID %q, want 20261130T072143-<6 hex digits>", l.ID())
 	mustAppend(t, l,
 		session.Event{Type: session.Injected, Provenance: "skills-catalog", Text: "<available_skills>\na & b\n</available_skills>"},
 		session.Event{Type: session.ToolUse, ToolUseID: "c1", ToolName: "Bash", Input: json.RawMessage(`{"command": "a && b"}`)},
@@ -82,11 +81,9 @@ func TestJSONLFileFormat(t *testing.T) {
 	)
 	path := filepath.Join(dir, l.ID()+".jsonl")
 	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if runtime.GOOS != "windows" && st.Mode().Perm() != 0o600 {
-		t.Errorf("file mode %v, want 0600 (sessions hold private text)", st.Mode().Perm())
+	require.NoError(t, err)
+	if runtime.GOOS != "windows" {
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "file mode (sessions hold private text)")
 	}
 	got := readLines(t, path)
 	want := []string{
@@ -94,36 +91,24 @@ func TestJSONLFileFormat(t *testing.T) {
 		`{"seq":2,"time":"2026-11-30T07:21:43Z","type":"tool_use","toolUseId":"c1","toolName":"Bash","input":{"command": "a && b"}}`,
 		`{"seq":3,"time":"2026-11-30T07:21:43Z","type":"tool_use","toolUseId":"c2","toolName":"Edit","inputText":"{\n \"x\": 1\n}"}`,
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("file lines (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "file lines (-want +got)")
 	// Every line is an Event as encoding/json reads it.
 	for i, line := range got[:2] {
 		var e session.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil || e.Seq != int64(i+1) {
-			t.Errorf("line %d does not decode as an Event: %v", i+1, err)
-		}
+		assert.NoError(t, json.Unmarshal([]byte(line), &e), "line %d does not decode as an Event", i+1)
+		assert.Equal(t, int64(i+1), e.Seq, "line %d does not decode as an Event", i+1)
 	}
 
 	f, err := s.Fork(t.Context(), l.ID(), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	meta, err := os.ReadFile(filepath.Join(dir, f.ID()+".meta.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantMeta := fmt.Sprintf(`{"forkOf":%q,"forkAt":2,"created":"2026-11-30T07:21:43Z"}`+"\n", l.ID())
-	if diff := cmp.Diff(wantMeta, string(meta)); diff != "" {
-		t.Errorf("fork sidecar (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want[:2], readLines(t, filepath.Join(dir, f.ID()+".jsonl"))); diff != "" {
-		t.Errorf("fork file (-want +got):\n%s", diff)
-	}
-	if left := leftovers(t, dir); len(left) > 0 {
-		t.Errorf("temporary files left behind: %v", left)
-	}
+	assert.Empty(t, cmp.Diff(wantMeta, string(meta)), "fork sidecar (-want +got)")
+	assert.Empty(t, cmp.Diff(want[:2], readLines(t, filepath.Join(dir, f.ID()+".jsonl"))), "fork file (-want +got)")
+	left := leftovers(t, dir)
+	assert.LessOrEqual(t, len(left), 0, "temporary files left behind")
 }
 
 func TestOpenCutsTornLastLine(t *testing.T) {
@@ -156,39 +141,24 @@ func TestOpenCutsTornLastLine(t *testing.T) {
 			rec := &recorder{}
 			s2 := newJSONL(t, session.JSONLConfig{Dir: dir, Logger: slog.New(rec)})
 			// List reads the torn file without touching it.
-			if in := findInfo(t, s2, id); in.Events != 3 {
-				t.Errorf("List before Open: Events %d, want 3", in.Events)
-			}
-			if got := fileSize(t, path); got != good+int64(len(tc.tail)) {
-				t.Errorf("List changed the file: size %d", got)
-			}
+			in := findInfo(t, s2, id)
+			assert.Equal(t, 3, in.Events, "List before Open: Events")
+			assert.Equal(t, good+int64(len(tc.tail)), fileSize(t, path), "List changed the file")
 			r, err := s2.Open(t.Context(), id)
-			if err != nil {
-				t.Fatalf("Open: %v", err)
-			}
+			require.NoError(t, err, "Open")
 			defer r.Close()
-			if diff := cmp.Diff(want, all(r)); diff != "" {
-				t.Errorf("events after the cut (-want +got):\n%s", diff)
-			}
-			if got := fileSize(t, path); got != good {
-				t.Errorf("file size %d after Open, want %d (torn line cut off)", got, good)
-			}
+			assert.Empty(t, cmp.Diff(want, all(r)), "events after the cut (-want +got)")
+			assert.Equal(t, good, fileSize(t, path), "file size after Open (torn line cut off)")
 			warns := rec.records(slog.LevelWarn)
-			if len(warns) != 1 {
-				t.Fatalf("logger got %d warnings, want 1: %v", len(warns), warns)
-			}
-			if f, n := warns[0]["file"], warns[0]["droppedBytes"]; f != path || n != strconv.Itoa(len(tc.tail)) {
-				t.Errorf("warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
-			}
+			require.Len(t, warns, 1, "logger got %d warnings, want 1: %v", len(warns), warns)
+			f, n := warns[0]["file"], warns[0]["droppedBytes"]
+			assert.Equal(t, path, f, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
+			assert.Equal(t, strconv.Itoa(len(tc.tail)), n, "warning names file %q, dropped %q; want %q, %d", f, n, path, len(tc.tail))
 			got := mustAppend(t, r, session.Event{Type: session.User, Text: "four"})
-			if got[0].Seq != 4 {
-				t.Errorf("append after the cut: Seq %d, want 4", got[0].Seq)
-			}
+			assert.Equal(t, int64(4), got[0].Seq, "append after the cut: Seq")
 			r.Close()
 			r2 := mustOpen(t, s2, id)
-			if diff := cmp.Diff(append(want, got...), all(r2)); diff != "" {
-				t.Errorf("reopened after the cut and an append (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(append(want, got...), all(r2)), "reopened after the cut and an append (-want +got)")
 		})
 	}
 }
@@ -220,26 +190,16 @@ func TestOpenRefusesCorruptLine(t *testing.T) {
 			if !strings.HasSuffix(data, `{"seq`) {
 				data += "\n"
 			}
-			if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(data), 0o600))
 			_, err := s.Open(t.Context(), id)
-			if err == nil {
-				t.Fatal("Open of a corrupt file: no error")
-			}
-			if want := fmt.Sprintf("%s:%d:", path, tc.line); !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q does not name %q", err, want)
-			}
-			if errors.Is(err, session.ErrNotFound) {
-				t.Errorf("corruption reported as ErrNotFound: %v", err)
-			}
+			require.Error(t, err, "Open of a corrupt file: no error")
+			want := fmt.Sprintf("%s:%d:", path, tc.line)
+			assert.Contains(t, err.Error(), want, "error %q does not name %q", err, want)
+			assert.NotErrorIs(t, err, session.ErrNotFound, "corruption reported as ErrNotFound")
 			after, _ := os.ReadFile(path)
-			if string(after) != data {
-				t.Error("Open changed a corrupt file; it must leave it for a person to look at")
-			}
-			if _, err := s.Fork(t.Context(), id, 0); err == nil {
-				t.Error("Fork of a corrupt file: no error")
-			}
+			assert.Equal(t, data, string(after), "Open changed a corrupt file; it must leave it for a person to look at")
+			_, err = s.Fork(t.Context(), id, 0)
+			assert.Error(t, err, "Fork of a corrupt file: no error")
 		})
 	}
 }
@@ -251,23 +211,19 @@ func TestListWarnsAndSkipsUnreadableFile(t *testing.T) {
 	good := mustCreate(t, s)
 	mustAppend(t, good, session.Event{Type: session.User, Text: "fine"})
 	bad := filepath.Join(dir, "20260101T000000-bad000.jsonl")
-	if err := os.WriteFile(bad, []byte("not json\n{\"seq\":2}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(bad, []byte("not json\n{\"seq\":2}\n"), 0o600))
 	// Files that are not sessions are ignored quietly.
 	for _, name := range []string{"notes.txt", ".hidden.jsonl", "x.meta.json"} {
 		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600)
 	}
 	infos, err := s.List(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(infos) != 1 || infos[0].ID != good.ID() {
-		t.Errorf("List = %+v, want only %s", infos, good.ID())
+	require.NoError(t, err)
+	if assert.Len(t, infos, 1, "List = %+v, want only %s", infos, good.ID()) {
+		assert.Equal(t, good.ID(), infos[0].ID, "List")
 	}
 	warns := rec.records(slog.LevelWarn)
-	if len(warns) != 1 || warns[0]["file"] != bad {
-		t.Errorf("warnings %v, want one naming %s", warns, bad)
+	if assert.Len(t, warns, 1, "warnings %v, want one naming %s", warns, bad) {
+		assert.Equal(t, bad, warns[0]["file"], "warning")
 	}
 }
 
@@ -280,19 +236,17 @@ func TestOpenInAnotherStoreIsRefused(t *testing.T) {
 	b := newJSONL(t, session.JSONLConfig{Dir: dir}) // as another process would
 	l := mustCreate(t, a)
 	mustAppend(t, l, session.Event{Type: session.User, Text: "mine"})
-	if r, err := b.Open(t.Context(), l.ID()); err == nil {
-		r.Close()
-		t.Fatal("a second store opened a session open elsewhere; two writers would reuse Seqs")
+	second, err := b.Open(t.Context(), l.ID())
+	if err == nil {
+		second.Close()
 	}
+	require.Error(t, err, "a second store opened a session open elsewhere; two writers would reuse Seqs")
 	// Reading it is fine.
-	if in := findInfo(t, b, l.ID()); in.Events != 1 {
-		t.Errorf("List in the other store: Events %d, want 1", in.Events)
-	}
+	in := findInfo(t, b, l.ID())
+	assert.Equal(t, 1, in.Events, "List in the other store: Events")
 	l.Close()
 	r := mustOpen(t, b, l.ID())
-	if r.Len() != 1 {
-		t.Errorf("after Close, the other store reads %d events, want 1", r.Len())
-	}
+	assert.Equal(t, 1, r.Len(), "after Close, the other store reads %d events, want 1", r.Len())
 }
 
 func TestInfoCreatedAndUpdated(t *testing.T) {
@@ -302,18 +256,14 @@ func TestInfoCreatedAndUpdated(t *testing.T) {
 	first := mustAppend(t, l, session.Event{Type: session.User, Text: "a"})
 	last := mustAppend(t, l, session.Event{Type: session.Assistant, Text: "b"})
 	f, err := s.Fork(t.Context(), l.ID(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	in := findInfo(t, s, l.ID())
-	if !in.Created.Equal(first[0].Time) || !in.Updated.Equal(last[0].Time) {
-		t.Errorf("Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
-	}
+	assert.True(t, in.Created.Equal(first[0].Time), "Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
+	assert.True(t, in.Updated.Equal(last[0].Time), "Created %v, Updated %v; want the first and last event times %v, %v", in.Created, in.Updated, first[0].Time, last[0].Time)
 	fi := findInfo(t, s, f.ID())
-	if !fi.Created.After(last[0].Time) || !fi.Updated.Equal(fi.Created) {
-		t.Errorf("fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
-	}
+	assert.True(t, fi.Created.After(last[0].Time), "fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
+	assert.True(t, fi.Updated.Equal(fi.Created), "fork: Created %v, Updated %v; want the fork's time, after %v", fi.Created, fi.Updated, last[0].Time)
 }
 
 // The crash test: a child process appends and acknowledges each Append on
@@ -339,23 +289,15 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
 		watchdog := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
 		acks := 0
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			seq, err := strconv.ParseInt(strings.TrimPrefix(sc.Text(), "ack "), 10, 64)
-			if err != nil {
-				t.Fatalf("child said %q", sc.Text())
-			}
-			if seq <= acked {
-				t.Fatalf("child acknowledged Seq %d after %d", seq, acked)
-			}
+			require.NoError(t, err, "child said %q", sc.Text())
+			require.Greater(t, seq, acked, "child acknowledged Seq %d after %d", seq, acked)
 			acked = seq
 			if acks++; acks == killAfter {
 				cmd.Process.Kill() // SIGKILL on unix; later acks already printed still count
@@ -363,34 +305,25 @@ func TestCrashKeepsAcknowledgedEvents(t *testing.T) {
 		}
 		err = cmd.Wait()
 		watchdog.Stop()
-		if acks < killAfter {
-			t.Fatalf("iteration %d: child stopped after %d acks (%v): %s", iter, acks, err, stderr.String())
-		}
-		if err == nil || cmd.ProcessState.Success() {
-			t.Fatalf("iteration %d: child was not killed", iter)
-		}
+		require.GreaterOrEqual(t, acks, killAfter, "iteration %d: child stopped after %d acks (%v): %s", iter, acks, err, stderr.String())
+		require.Error(t, err, "iteration %d: child was not killed", iter)
+		require.False(t, cmd.ProcessState.Success(), "iteration %d: child was not killed", iter)
 
 		rec := &recorder{}
 		s2 := newJSONL(t, session.JSONLConfig{Dir: dir, Logger: slog.New(rec)})
 		r, err := s2.Open(t.Context(), id)
-		if err != nil {
-			t.Fatalf("iteration %d: reopen after SIGKILL: %v", iter, err)
-		}
+		require.NoError(t, err, "iteration %d: reopen after SIGKILL", iter)
 		cuts += len(rec.records(slog.LevelWarn))
 		n := int64(r.Len())
-		if n < acked {
-			t.Fatalf("iteration %d: %d events after the crash, but Seq %d was acknowledged", iter, n, acked)
-		}
+		require.GreaterOrEqual(t, n, acked, "iteration %d: %d events after the crash, but Seq %d was acknowledged", iter, n, acked)
 		for i := range r.Len() {
-			if e := r.At(i); e.Seq != int64(i+1) || e.Text != crashText(e.Seq) {
-				t.Fatalf("iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
-			}
+			e := r.At(i)
+			require.Equal(t, int64(i+1), e.Seq, "iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
+			require.Equal(t, crashText(e.Seq), e.Text, "iteration %d: event %d = Seq %d %.40q, want Seq %d %.40q", iter, i, e.Seq, e.Text, i+1, crashText(int64(i+1)))
 		}
 		lastAck := acked
 		got := mustAppend(t, r, session.Event{Type: session.User, Text: crashText(n + 1)})
-		if got[0].Seq != n+1 {
-			t.Fatalf("iteration %d: append after the crash: Seq %d, want %d", iter, got[0].Seq, n+1)
-		}
+		require.Equal(t, n+1, got[0].Seq, "iteration %d: append after the crash: Seq %d, want %d", iter, got[0].Seq, n+1)
 		acked = n + 1
 		r.Close()
 		t.Logf("iteration %d: killed after %d acks; last ack Seq %d; %d events survived", iter, acks, lastAck, n)
@@ -447,9 +380,7 @@ func crashText(seq int64) string {
 func newJSONL(t testing.TB, cfg session.JSONLConfig) *session.JSONLStore {
 	t.Helper()
 	s, err := session.NewJSONLStore(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -468,9 +399,7 @@ func stepClock() func() time.Time {
 func mustCreate(t testing.TB, s session.Store) session.Log {
 	t.Helper()
 	l, err := s.Create(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
 }
@@ -478,9 +407,7 @@ func mustCreate(t testing.TB, s session.Store) session.Log {
 func mustOpen(t *testing.T, s session.Store, id string) session.Log {
 	t.Helper()
 	l, err := s.Open(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
 }
@@ -488,9 +415,7 @@ func mustOpen(t *testing.T, s session.Store, id string) session.Log {
 func mustAppend(t testing.TB, l session.Log, evs ...session.Event) []session.Event {
 	t.Helper()
 	got, err := l.Append(context.Background(), evs...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return got
 }
 
@@ -505,9 +430,7 @@ func all(l session.Log) []session.Event {
 func findInfo(t *testing.T, s session.Store, id string) session.Info {
 	t.Helper()
 	infos, err := s.List(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, in := range infos {
 		if in.ID == id {
 			return in
@@ -520,39 +443,30 @@ func findInfo(t *testing.T, s session.Store, id string) session.Info {
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
 func appendFile(t *testing.T, path, s string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if _, err := f.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
+	_, err = f.WriteString(s)
+	require.NoError(t, err)
 }
 
 func fileSize(t *testing.T, path string) int64 {
 	t.Helper()
 	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return st.Size()
 }
 
 func leftovers(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
@@ -606,31 +520,25 @@ func TestReadWithoutLocking(t *testing.T) {
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
 
 	evs, err := b.Read(t.Context(), l.ID())
-	if err != nil || len(evs) != 2 || evs[1].Text != "two" {
-		t.Fatalf("Read while open elsewhere = %d events, %v; want 2", len(evs), err)
-	}
+	require.NoError(t, err, "Read while open elsewhere")
+	require.Len(t, evs, 2, "Read while open elsewhere")
+	require.Equal(t, "two", evs[1].Text, "Read while open elsewhere")
 
 	// An Append in flight in the other process: a torn last line.
 	path := filepath.Join(dir, l.ID()+".jsonl")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(`{"seq":3,"type":"us`); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"seq":3,"type":"us`)
+	require.NoError(t, err)
 	f.Close()
 	before, _ := os.Stat(path)
-	if evs, err := b.Read(t.Context(), l.ID()); err != nil || len(evs) != 2 {
-		t.Errorf("Read with a torn tail = %d events, %v; want the 2 complete ones", len(evs), err)
-	}
-	if after, _ := os.Stat(path); after.Size() != before.Size() {
-		t.Errorf("Read changed the file: %d -> %d bytes", before.Size(), after.Size())
-	}
-	if _, err := b.Read(t.Context(), "20260101T000000-abcdef"); !errors.Is(err, session.ErrNotFound) {
-		t.Errorf("Read of a missing session: %v, want ErrNotFound", err)
-	}
-	if _, err := b.Read(t.Context(), "../x"); !errors.Is(err, session.ErrInvalidID) {
-		t.Errorf("Read of ../x: %v, want ErrInvalidID", err)
-	}
+	evs, err = b.Read(t.Context(), l.ID())
+	assert.NoError(t, err, "Read with a torn tail")
+	assert.Len(t, evs, 2, "Read with a torn tail: want the 2 complete ones")
+	after, _ := os.Stat(path)
+	assert.Equal(t, before.Size(), after.Size(), "Read changed the file: %d -> %d bytes", before.Size(), after.Size())
+	_, err = b.Read(t.Context(), "20260101T000000-abcdef")
+	assert.ErrorIs(t, err, session.ErrNotFound, "Read of a missing session")
+	_, err = b.Read(t.Context(), "../x")
+	assert.ErrorIs(t, err, session.ErrInvalidID, "Read of ../x")
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestModelView(t *testing.T) {
@@ -42,17 +44,11 @@ func TestModelView(t *testing.T) {
 			for _, e := range session.ModelView(l) {
 				got = append(got, e.Seq)
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("view of %q (-want +got):\n%s", tc.log, diff)
-			}
+			assert.Empty(t, cmp.Diff(tc.want, got), "view of %q (-want +got)", tc.log)
 			for seq := int64(1); seq <= int64(l.Len()); seq++ {
 				want := containsSeq(tc.want, seq)
-				if got := session.Visible(l, seq); got != want {
-					t.Errorf("Visible(%d) = %v, want %v", seq, got, want)
-				}
-				if got := session.Visible(sliceLog(all(l)), seq); got != want {
-					t.Errorf("Visible(%d) on a plain Log = %v, want %v", seq, got, want)
-				}
+				assert.Equal(t, want, session.Visible(l, seq), "Visible(%d)", seq)
+				assert.Equal(t, want, session.Visible(sliceLog(all(l)), seq), "Visible(%d) on a plain Log", seq)
 			}
 		})
 	}
@@ -61,22 +57,16 @@ func TestModelView(t *testing.T) {
 func TestModelViewKeepsEvents(t *testing.T) {
 	l := buildLog(t, "e e c1-1 e")
 	view := session.ModelView(l)
-	if diff := cmp.Diff([]session.Event{l.At(2), l.At(1), l.At(3)}, view); diff != "" {
-		t.Errorf("the view holds the log's events unchanged, summaries included (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]session.Event{l.At(2), l.At(1), l.At(3)}, view), "the view holds the log's events unchanged, summaries included (-want +got)")
 	view[0].Text = "changed"
-	if l.At(2).Text == "changed" {
-		t.Error("ModelView returned the log's own slice")
-	}
+	assert.NotEqual(t, "changed", l.At(2).Text, "ModelView returned the log's own slice")
 }
 
 func TestVisibleOutOfRange(t *testing.T) {
 	l := buildLog(t, "e e c1-1")
 	for _, log := range []session.Log{l, sliceLog(all(l))} {
 		for _, seq := range []int64{-1, 0, 4, 100} {
-			if session.Visible(log, seq) {
-				t.Errorf("%T: Visible(%d) on a log of 3 = true", log, seq)
-			}
+			assert.False(t, session.Visible(log, seq), "%T: Visible(%d) on a log of 3 = true", log, seq)
 		}
 	}
 }
@@ -101,23 +91,15 @@ func TestModelViewRandom(t *testing.T) {
 		l := buildLog(t, spec)
 		evs := all(l)
 		want := bruteView(evs)
-		if diff := cmp.Diff(want, session.ModelView(l)); diff != "" {
-			t.Fatalf("iteration %d, log %q (-brute force +ModelView):\n%s", iter, spec, diff)
-		}
-		if diff := cmp.Diff(want, session.ModelView(sliceLog(evs))); diff != "" {
-			t.Fatalf("iteration %d, log %q, plain Log (-brute force +ModelView):\n%s", iter, spec, diff)
-		}
+		require.Empty(t, cmp.Diff(want, session.ModelView(l)), "iteration %d, log %q (-brute force +ModelView)", iter, spec)
+		require.Empty(t, cmp.Diff(want, session.ModelView(sliceLog(evs))), "iteration %d, log %q, plain Log (-brute force +ModelView)", iter, spec)
 		shown := map[int64]bool{}
 		for _, e := range want {
 			shown[e.Seq] = true
 		}
 		for seq := int64(1); seq <= int64(n); seq++ {
-			if got := session.Visible(l, seq); got != shown[seq] {
-				t.Fatalf("iteration %d, log %q: Visible(%d) = %v, want %v", iter, spec, seq, got, shown[seq])
-			}
-			if got := session.Visible(sliceLog(evs), seq); got != shown[seq] {
-				t.Fatalf("iteration %d, log %q: Visible(%d) on a plain Log = %v, want %v", iter, spec, seq, got, shown[seq])
-			}
+			require.Equal(t, shown[seq], session.Visible(l, seq), "iteration %d, log %q: Visible(%d)", iter, spec, seq)
+			require.Equal(t, shown[seq], session.Visible(sliceLog(evs), seq), "iteration %d, log %q: Visible(%d) on a plain Log", iter, spec, seq)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkDiscover measures a cold discovery of a root of N bundle skills:
@@ -50,9 +51,7 @@ func BenchmarkDiscover(b *testing.B) {
 			f.root = filepath.Join(base, fmt.Sprintf("root-%d", n))
 			f.err = skBenchGenerate(f.root, n)
 		})
-		if f.err != nil {
-			b.Fatalf("generate %d skills: %v", n, f.err)
-		}
+		require.NoError(b, f.err, "generate %d skills", n)
 		return f.root
 	}
 
@@ -64,9 +63,9 @@ func BenchmarkDiscover(b *testing.B) {
 			for b.Loop() {
 				src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{r}}
 				set, err := src.Skills(ctx)
-				if err != nil || len(set.Skills) != n || len(set.Warnings) != 0 {
-					b.Fatalf("Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
-				}
+				require.NoError(b, err, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
+				require.Len(b, set.Skills, n, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
+				require.Empty(b, set.Warnings, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
 			}
 		})
 		b.Run(fmt.Sprintf("naive/%d", n), func(b *testing.B) {
@@ -74,9 +73,8 @@ func BenchmarkDiscover(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				got, err := skBenchNaive(r)
-				if err != nil || len(got) != n {
-					b.Fatalf("naive: %d skills, %v; want %d", len(got), err, n)
-				}
+				require.NoError(b, err, "naive: %d skills, %v; want %d", len(got), err, n)
+				require.Len(b, got, n, "naive: %d skills, %v; want %d", len(got), err, n)
 			}
 		})
 	}

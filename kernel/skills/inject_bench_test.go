@@ -7,6 +7,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkInjectCatalog is the per-step cost of catalog injection with
@@ -25,22 +26,18 @@ func BenchmarkInjectCatalog(b *testing.B) {
 
 	for _, n := range []int{1_000, 100_000} {
 		l, err := session.NewMemoryStore().Create(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		batch := make([]session.Event, 0, 1000)
 		for i := 0; i < n-10; i++ {
 			batch = append(batch, session.Event{Type: session.User, Text: "x"})
 			if len(batch) == cap(batch) {
-				if _, err := l.Append(ctx, batch...); err != nil {
-					b.Fatal(err)
-				}
+				_, err := l.Append(ctx, batch...)
+				require.NoError(b, err)
 				batch = batch[:0]
 			}
 		}
-		if _, err := l.Append(ctx, batch...); err != nil {
-			b.Fatal(err)
-		}
+		_, err = l.Append(ctx, batch...)
+		require.NoError(b, err)
 		if inj := skills.InjectCatalog(l, cat, true); inj.Append {
 			l.Append(ctx, inj.Event)
 		}
@@ -60,9 +57,7 @@ func BenchmarkInjectCatalog(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				cat := reg.Snapshot(ctx)
-				if inj := skills.InjectCatalog(l, cat, true); inj.Append {
-					b.Fatal("unexpected injection")
-				}
+				require.False(b, skills.InjectCatalog(l, cat, true).Append, "unexpected injection")
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/require"
 )
 
 // benchWatcher is a RootWatcher the benchmark fires by hand.
@@ -52,13 +53,9 @@ func benchRoot(b *testing.B, n int) string {
 	root := b.TempDir()
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("skill-%05d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.MkdirAll(dir, 0o755))
 		md := fmt.Sprintf("---\nname: skill-%05d\ndescription: Does task %d.\n---\nBody of skill %d.\n", i, i, i)
-		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644))
 	}
 	return root
 }
@@ -72,9 +69,7 @@ func BenchmarkSnapshot(b *testing.B) {
 	reg.Snapshot(ctx)
 	b.ReportAllocs()
 	for b.Loop() {
-		if c := reg.Snapshot(ctx); len(c.Skills) != 1000 {
-			b.Fatal(len(c.Skills))
-		}
+		require.Len(b, reg.Snapshot(ctx).Skills, 1000)
 	}
 }
 
@@ -97,9 +92,7 @@ func BenchmarkRefreshAfterOneEdit(b *testing.B) {
 				fsys.reads = 0
 				for b.Loop() {
 					w.fire(entries, rescan)
-					if c := reg.Snapshot(ctx); len(c.Skills) != n {
-						b.Fatal(len(c.Skills))
-					}
+					require.Len(b, reg.Snapshot(ctx).Skills, n)
 				}
 				b.ReportMetric(float64(fsys.reads)/float64(b.N), "reads/op")
 			})

@@ -18,6 +18,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBash(t *testing.T) {
@@ -45,9 +47,7 @@ func TestBash(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res := e.call(t, "Bash", m{"command": tt.command})
-			if diff := cmp.Diff(tt.want, res); diff != "" {
-				t.Errorf("Bash(%q) (-want +got):\n%s", tt.command, diff)
-			}
+			assert.Empty(t, cmp.Diff(tt.want, res), "Bash(%q) (-want +got)", tt.command)
 		})
 	}
 }
@@ -56,21 +56,15 @@ func TestBashRunsInWorkDir(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, tools.Config{})
 	res := e.call(t, "Bash", m{"command": "pwd -P; echo made > made.txt"})
-	if diff := cmp.Diff(contract.ToolResult{Content: e.work + "\n"}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got := readFile(t, e.path("made.txt")); got != "made\n" {
-		t.Errorf("made.txt = %q; want the command's relative write in the work dir", got)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: e.work + "\n"}, res))
+	assert.Equal(t, "made\n", readFile(t, e.path("made.txt")), "made.txt; want the command's relative write in the work dir")
 }
 
 func TestBashEnv(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, tools.Config{Sandbox: sandbox.Config{Mode: sandbox.Off, Env: []string{"TOOLS_TEST=42"}}})
 	res := e.call(t, "Bash", m{"command": `echo "$TOOLS_TEST"; test -n "$PATH" && echo path`})
-	if diff := cmp.Diff(contract.ToolResult{Content: "42\npath\n"}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: "42\npath\n"}, res))
 }
 
 // The command prints its process group (the shell's pid) and a background
@@ -83,13 +77,10 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	began := time.Now()
 	res := e.call(t, "Bash", m{"command": hang, "timeout_seconds": 1})
 	took := time.Since(began)
-	if took > 3*time.Second {
-		t.Errorf("took %v; want about 1s", took)
-	}
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 1s", took)
 	want := "[timed out after 1s; the command and the processes it started were killed]"
-	if !res.IsError || !strings.HasSuffix(res.Content, want) {
-		t.Errorf("got %+v; want IsError ending %q", res, want)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError ending %q", res, want)
+	assert.True(t, strings.HasSuffix(res.Content, want), "got %+v; want IsError ending %q", res, want)
 	assertGroupGone(t, res.Content)
 }
 
@@ -101,15 +92,11 @@ func TestBashCancelKillsProcessGroup(t *testing.T) {
 	began := time.Now()
 	res, err := e.callCtx(ctx, t, "Bash", m{"command": hang})
 	took := time.Since(began)
-	if err != nil {
-		t.Fatalf("Go error %v; want a result (the call had started)", err)
-	}
-	if took > 3*time.Second {
-		t.Errorf("took %v; want about 0.5s", took)
-	}
-	if !res.IsError || !strings.Contains(res.Content, "[cancelled after") || !strings.Contains(res.Content, "were killed]") {
-		t.Errorf("got %+v; want IsError saying it was cancelled", res)
-	}
+	require.NoError(t, err, "Go error; want a result (the call had started)")
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want about 0.5s", took)
+	assert.True(t, res.IsError, "got %+v; want IsError saying it was cancelled", res)
+	assert.Contains(t, res.Content, "[cancelled after", "got %+v; want IsError saying it was cancelled", res)
+	assert.Contains(t, res.Content, "were killed]", "got %+v; want IsError saying it was cancelled", res)
 	assertGroupGone(t, res.Content)
 }
 
@@ -120,12 +107,9 @@ func TestBashLeavesNoBackgroundProcess(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	began := time.Now()
 	res := e.call(t, "Bash", m{"command": "echo $$; sleep 30 & echo $!"})
-	if took := time.Since(began); took > 3*time.Second {
-		t.Errorf("took %v; want the call to end with the shell", took)
-	}
-	if res.IsError {
-		t.Errorf("got %+v; want success", res)
-	}
+	took := time.Since(began)
+	assert.LessOrEqual(t, took, 3*time.Second, "took %v; want the call to end with the shell", took)
+	assert.False(t, res.IsError, "got %+v", res)
 	assertGroupGone(t, res.Content)
 }
 
@@ -153,12 +137,9 @@ func TestBashTimeouts(t *testing.T) {
 			e := newEnv(t, tt.cfg)
 			began := time.Now()
 			res := e.call(t, "Bash", tt.args)
-			if took := time.Since(began); took > 4*time.Second {
-				t.Errorf("took %v", took)
-			}
-			if diff := cmp.Diff(tt.want, res); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			took := time.Since(began)
+			assert.LessOrEqual(t, took, 4*time.Second, "took")
+			assert.Empty(t, cmp.Diff(tt.want, res))
 		})
 	}
 }
@@ -188,9 +169,7 @@ func TestBashOutputCap(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, tools.Config{MaxOutput: tt.max})
 			res := e.call(t, "Bash", m{"command": tt.command})
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.want}, res))
 		})
 	}
 }
@@ -202,26 +181,19 @@ func TestBashHugeOutput(t *testing.T) {
 	e := newEnv(t, tools.Config{MaxOutput: 64})
 	res := e.call(t, "Bash", m{"command": "head -c 50000000 /dev/zero | tr '\\0' y; exit 4"})
 	want := strings.Repeat("y", 32) + "\n[... 49999936 bytes cut ...]\n" + strings.Repeat("y", 32) + "\n[exit code 4]"
-	if diff := cmp.Diff(contract.ToolResult{Content: want, IsError: true}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if !utf8.ValidString(res.Content) {
-		t.Error("output is not valid UTF-8")
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: want, IsError: true}, res))
+	assert.True(t, utf8.ValidString(res.Content), "output is not valid UTF-8")
 }
 
 func TestBashCouldNotStart(t *testing.T) {
 	t.Parallel()
 	// An executable that is no program: found on PATH, refused by exec.
 	shell := filepath.Join(t.TempDir(), "badshell")
-	if err := os.WriteFile(shell, []byte("\x00\x01\x02\x03"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(shell, []byte("\x00\x01\x02\x03"), 0o755))
 	e := newEnv(t, tools.Config{Shell: shell})
 	res := e.call(t, "Bash", m{"command": "echo hi"})
-	if !res.IsError || !strings.Contains(res.Content, "could not start the command with "+shell) {
-		t.Errorf("got %+v; want IsError saying it could not start", res)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError saying it could not start", res)
+	assert.Contains(t, res.Content, "could not start the command with "+shell, "got %+v; want IsError saying it could not start", res)
 }
 
 func TestReadRefusesFIFO(t *testing.T) {
@@ -231,9 +203,8 @@ func TestReadRefusesFIFO(t *testing.T) {
 	}
 	for _, tool := range []string{"Read", "Edit"} {
 		res := e.call(t, tool, m{"path": "pipe", "old_string": "a", "new_string": "b"})
-		if !res.IsError || !strings.Contains(res.Content, "not a regular file") {
-			t.Errorf("%s: got %+v; want IsError: not a regular file", tool, res)
-		}
+		assert.True(t, res.IsError, "%s: got %+v; want IsError: not a regular file", tool, res)
+		assert.Contains(t, res.Content, "not a regular file", "%s: got %+v; want IsError: not a regular file", tool, res)
 	}
 }
 
@@ -243,23 +214,20 @@ func TestReadRefusesFIFO(t *testing.T) {
 func assertGroupGone(t *testing.T, out string) {
 	t.Helper()
 	lines := strings.SplitN(out, "\n", 3)
-	if len(lines) < 3 {
-		t.Fatalf("output %q lacks the two pids", out)
-	}
+	require.GreaterOrEqual(t, len(lines), 3, "output %q lacks the two pids", out)
 	pgid, err1 := strconv.Atoi(lines[0])
 	pid, err2 := strconv.Atoi(lines[1])
-	if err1 != nil || err2 != nil || pgid <= 1 || pid <= 1 {
-		t.Fatalf("output %q lacks the two pids", out)
-	}
+	require.NoError(t, err1, "output %q lacks the two pids", out)
+	require.NoError(t, err2, "output %q lacks the two pids", out)
+	require.Greater(t, pgid, 1, "output %q lacks the two pids", out)
+	require.Greater(t, pid, 1, "output %q lacks the two pids", out)
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		alive := liveMembers(pgid)
 		if len(alive) == 0 && !running(pid) {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still has live processes %v (background pid %d running: %v)", pgid, alive, pid, running(pid))
-		}
+		require.False(t, time.Now().After(deadline), "process group %d still has live processes %v (background pid %d running: %v)", pgid, alive, pid, running(pid))
 		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const five = "one\ntwo\nthree\nfour\nfive\n"
@@ -46,9 +48,7 @@ func TestRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Read", tt.args)
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
-				t.Errorf("Read(%v) (-want +got):\n%s", tt.args, diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.want}, res), "Read(%v) (-want +got)", tt.args)
 		})
 	}
 }
@@ -58,13 +58,11 @@ func TestReadStopsAt2000LinesByDefault(t *testing.T) {
 	mkfile(t, e.path("long.txt"), strings.Repeat("x\n", 2500))
 	res := e.call(t, "Read", m{"path": "long.txt"})
 	lines := strings.Split(strings.TrimSuffix(res.Content, "\n"), "\n")
-	if len(lines) != 2001 || lines[1999] != "  2000\tx" {
-		t.Fatalf("got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
-	}
+	require.Len(t, lines, 2001, "got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
+	require.Equal(t, "  2000\tx", lines[1999], "got %d lines, ending %q; want 2000 lines and a note", len(lines), lines[len(lines)-2:])
 	want := "(showing lines 1-2000 of 2500; call Read with offset 2001 to continue)"
-	if res.IsError || lines[2000] != want {
-		t.Errorf("IsError %v, note %q; want %q", res.IsError, lines[2000], want)
-	}
+	assert.False(t, res.IsError, "IsError %v, note %q; want %q", res.IsError, lines[2000], want)
+	assert.Equal(t, want, lines[2000], "IsError %v, note %q; want %q", res.IsError, lines[2000], want)
 }
 
 func TestReadStopsAtMaxOutputOnAWholeLine(t *testing.T) {
@@ -78,9 +76,7 @@ func TestReadStopsAtMaxOutputOnAWholeLine(t *testing.T) {
 	want := "     1\tline 01\n     2\tline 02\n     3\tline 03\n     4\tline 04\n     5\tline 05\n     6\tline 06\n" +
 		"(showing lines 1-6 of 50 (output is limited to 100 bytes); call Read with offset 7 to continue)\n"
 	res := e.call(t, "Read", m{"path": "a.txt"})
-	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: want}, res))
 }
 
 func TestReadCutsLongLines(t *testing.T) {
@@ -88,9 +84,7 @@ func TestReadCutsLongLines(t *testing.T) {
 	mkfile(t, e.path("min.js"), strings.Repeat("x", 2500)+"\nshort\n")
 	want := "     1\t" + strings.Repeat("x", 2000) + " [... 500 more bytes on this line]\n     2\tshort\n"
 	res := e.call(t, "Read", m{"path": "min.js"})
-	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: want}, res))
 }
 
 func TestReadErrors(t *testing.T) {
@@ -113,9 +107,8 @@ func TestReadErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Read", tt.args)
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Read(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
 		})
 	}
 }
@@ -143,15 +136,9 @@ func TestWrite(t *testing.T) {
 				mkfile(t, e.path(tt.file), tt.before)
 			}
 			res := e.call(t, "Write", m{"path": tt.path(e), "content": tt.content})
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if got := readFile(t, e.path(tt.file)); got != tt.content {
-				t.Errorf("file = %q; want %q", got, tt.content)
-			}
-			if diff := cmp.Diff([]string{e.path(tt.file)}, e.writes.got()); diff != "" {
-				t.Errorf("OnWrite calls (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.want}, res), "result (-want +got)")
+			assert.Equal(t, tt.content, readFile(t, e.path(tt.file)), "file")
+			assert.Empty(t, cmp.Diff([]string{e.path(tt.file)}, e.writes.got()), "OnWrite calls (-want +got)")
 		})
 	}
 }
@@ -172,17 +159,13 @@ func TestWriteErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Write", m{"path": tt.path, "content": "new"})
-			if !res.IsError || !strings.Contains(res.Content, tt.want) {
-				t.Errorf("Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
+			assert.Contains(t, res.Content, tt.want, "Write(%q) = %+v; want IsError with %q", tt.path, res, tt.want)
 		})
 	}
-	if got := readFile(t, e.path("file.txt")); got != "f" {
-		t.Errorf("file.txt = %q; want it unchanged", got)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed Writes", got)
-	}
+	assert.Equal(t, "f", readFile(t, e.path("file.txt")), "file.txt; want it unchanged")
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q after failed Writes", got)
 }
 
 func TestWritePermissionDenied(t *testing.T) {
@@ -190,17 +173,13 @@ func TestWritePermissionDenied(t *testing.T) {
 		t.Skip("root writes to read-only directories")
 	}
 	e := newEnv(t, tools.Config{})
-	if err := os.MkdirAll(e.path("ro"), 0o555); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(e.path("ro"), 0o555))
 	t.Cleanup(func() { os.Chmod(e.path("ro"), 0o755) })
 	res := e.call(t, "Write", m{"path": "ro/x.txt", "content": "x"})
-	if !res.IsError || !strings.Contains(res.Content, `permission denied: "ro/x.txt"`) {
-		t.Errorf("got %+v; want IsError permission denied", res)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q", got)
-	}
+	assert.True(t, res.IsError, "got %+v; want IsError permission denied", res)
+	assert.Contains(t, res.Content, `permission denied: "ro/x.txt"`, "got %+v; want IsError permission denied", res)
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q", got)
 }
 
 func TestEdit(t *testing.T) {
@@ -228,15 +207,9 @@ func TestEdit(t *testing.T) {
 			mkfile(t, e.path("f.go"), before)
 			tt.args["path"] = "f.go"
 			res := e.call(t, "Edit", tt.args)
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.msg}, res); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.want, readFile(t, e.path("f.go"))); diff != "" {
-				t.Errorf("file (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff([]string{e.path("f.go")}, e.writes.got()); diff != "" {
-				t.Errorf("OnWrite calls (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.msg}, res), "result (-want +got)")
+			assert.Empty(t, cmp.Diff(tt.want, readFile(t, e.path("f.go"))), "file (-want +got)")
+			assert.Empty(t, cmp.Diff([]string{e.path("f.go")}, e.writes.got()), "OnWrite calls (-want +got)")
 		})
 	}
 }
@@ -262,36 +235,24 @@ func TestEditErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := e.call(t, "Edit", tt.args)
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
-			}
+			assert.True(t, res.IsError, "Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Edit(%v) = %+v; want IsError mentioning %q", tt.args, res, tt.want)
 		})
 	}
-	if got := readFile(t, e.path("f.txt")); got != before {
-		t.Errorf("f.txt = %q after failed edits; want it unchanged", got)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed edits", got)
-	}
+	got := readFile(t, e.path("f.txt"))
+	assert.Equal(t, before, got, "f.txt = %q after failed edits; want it unchanged", got)
+	assert.Empty(t, e.writes.got(), "OnWrite called after failed edits")
 }
 
 func TestEditPreservesMode(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	mkfile(t, e.path("run.sh"), "#!/bin/sh\necho old\n")
-	if err := os.Chmod(e.path("run.sh"), 0o751); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chmod(e.path("run.sh"), 0o751))
 	res := e.call(t, "Edit", m{"path": "run.sh", "old_string": "old", "new_string": "new"})
-	if res.IsError {
-		t.Fatalf("Edit: %s", res.Content)
-	}
+	require.False(t, res.IsError, "Edit: %s", res.Content)
 	fi, err := os.Stat(e.path("run.sh"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o751 {
-		t.Errorf("mode = %v after Edit; want -rwxr-x--x", fi.Mode().Perm())
-	}
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o751), fi.Mode().Perm(), "mode = %v after Edit; want -rwxr-x--x", fi.Mode().Perm())
 }
 
 // OnWrite sees each change once, in order, with the absolute path under the
@@ -313,9 +274,7 @@ func TestOnWriteSequence(t *testing.T) {
 		e.call(t, s.tool, s.args)
 	}
 	want := []string{e.path("skills/x/SKILL.md"), e.path("skills/x/SKILL.md"), e.path("other.txt")}
-	if diff := cmp.Diff(want, e.writes.got()); diff != "" {
-		t.Errorf("OnWrite calls (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, e.writes.got()), "OnWrite calls (-want +got)")
 }
 
 // Every file tool refuses paths that lead out of the work dir, with the
@@ -348,34 +307,23 @@ func TestFileToolsRefuseOutside(t *testing.T) {
 		for _, p := range paths {
 			t.Run(c.tool+" "+p.name, func(t *testing.T) {
 				res, err := e.callCtx(t.Context(), t, c.tool, c.args(p.path))
-				if err != nil {
-					t.Fatalf("Go error %v; want a result", err)
-				}
+				require.NoError(t, err, "Go error; want a result")
 				want := []string{"refused", "outside the work dir", p.reason}
-				if !res.IsError || !containsAll(res.Content, want) {
-					t.Errorf("got %+v; want IsError mentioning %q", res, want)
-				}
-				if strings.Contains(res.Content, "secret\n") {
-					t.Errorf("the result leaks the file outside: %q", res.Content)
-				}
+				assert.True(t, res.IsError, "got %+v; want IsError mentioning %q", res, want)
+				assert.True(t, containsAll(res.Content, want), "got %+v; want IsError mentioning %q", res, want)
+				assert.NotContains(t, res.Content, "secret\n", "the result leaks the file outside")
 			})
 		}
 	}
 	t.Run("Write through outdir creates nothing", func(t *testing.T) {
 		e.call(t, "Write", m{"path": "outdir/new.txt", "content": "pwned"})
-		if _, err := os.Lstat(filepath.Join(e.outside, "new.txt")); err == nil {
-			t.Error("outside/new.txt was created through the symlink")
-		}
+		_, err := os.Lstat(filepath.Join(e.outside, "new.txt"))
+		assert.Error(t, err, "outside/new.txt was created through the symlink")
 	})
-	if got := readFile(t, filepath.Join(e.outside, "secret.txt")); got != "secret\n" {
-		t.Errorf("secret.txt = %q; want it untouched", got)
-	}
-	if got := readFile(t, filepath.Join(sibling, "x.txt")); got != "evil\n" {
-		t.Errorf("work-evil/x.txt = %q; want it untouched", got)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q for refused paths", got)
-	}
+	assert.Equal(t, "secret\n", readFile(t, filepath.Join(e.outside, "secret.txt")), "secret.txt; want it untouched")
+	assert.Equal(t, "evil\n", readFile(t, filepath.Join(sibling, "x.txt")), "work-evil/x.txt; want it untouched")
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q for refused paths", got)
 }
 
 func TestGlob(t *testing.T) {
@@ -401,9 +349,7 @@ func TestGlob(t *testing.T) {
 		pattern := strings.Replace(tt.pattern, "WORK", e.work, 1)
 		t.Run(tt.pattern, func(t *testing.T) {
 			res := e.call(t, "Glob", m{"pattern": pattern})
-			if diff := cmp.Diff(contract.ToolResult{Content: tt.want}, res); diff != "" {
-				t.Errorf("Glob(%q) (-want +got):\n%s", pattern, diff)
-			}
+			assert.Empty(t, cmp.Diff(contract.ToolResult{Content: tt.want}, res), "Glob(%q) (-want +got)", pattern)
 		})
 	}
 }
@@ -422,12 +368,9 @@ func TestGlobErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.pattern, func(t *testing.T) {
 			res := e.call(t, "Glob", m{"pattern": tt.pattern})
-			if !res.IsError || !containsAll(res.Content, tt.want) {
-				t.Errorf("Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
-			}
-			if strings.Contains(res.Content, "secret") {
-				t.Errorf("the result lists what is outside: %q", res.Content)
-			}
+			assert.True(t, res.IsError, "Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
+			assert.True(t, containsAll(res.Content, tt.want), "Glob(%q) = %+v; want IsError mentioning %q", tt.pattern, res, tt.want)
+			assert.NotContains(t, res.Content, "secret", "the result lists what is outside")
 		})
 	}
 }
@@ -440,9 +383,7 @@ func TestGlobStopsAtMaxOutput(t *testing.T) {
 	// "fN.txt\n" is 7 bytes: four fit in 30.
 	want := "f0.txt\nf1.txt\nf2.txt\nf3.txt\n(6 more matches not shown; 10 in all: narrow the pattern)\n"
 	res := e.call(t, "Glob", m{"pattern": "*.txt"})
-	if diff := cmp.Diff(contract.ToolResult{Content: want}, res); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(contract.ToolResult{Content: want}, res))
 }
 
 // rel returns a path function for a path relative to the work dir.

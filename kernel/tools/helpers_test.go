@@ -12,6 +12,7 @@ import (
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/require"
 )
 
 // env is a work dir with tools over it. Beside the work dir lies "outside",
@@ -46,24 +47,18 @@ func (r *recorder) got() []string {
 func newEnv(t *testing.T, cfg tools.Config) *env {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	e := &env{
 		work:    filepath.Join(base, "work"),
 		outside: filepath.Join(base, "outside"),
 		writes:  &recorder{},
 	}
 	mkfile(t, filepath.Join(e.outside, "secret.txt"), "secret\n")
-	if err := os.MkdirAll(e.work, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(e.work, 0o755))
 	symlink(t, filepath.Join(e.outside, "secret.txt"), filepath.Join(e.work, "outlink"))
 	symlink(t, e.outside, filepath.Join(e.work, "outdir"))
 	fsys, err := workfs.New(e.work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { fsys.Close() })
 	cfg.FS = fsys
 	cfg.OnWrite = e.writes.record
@@ -73,9 +68,7 @@ func newEnv(t *testing.T, cfg tools.Config) *env {
 		cfg.Sandbox.Mode = sandbox.Off
 	}
 	set, err := tools.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	e.tools = map[string]contract.Tool{}
 	for _, tool := range set.Tools() {
 		e.tools[tool.Name] = tool
@@ -88,9 +81,7 @@ func newEnv(t *testing.T, cfg tools.Config) *env {
 func (e *env) call(t *testing.T, tool string, args any) contract.ToolResult {
 	t.Helper()
 	res, err := e.callCtx(context.Background(), t, tool, args)
-	if err != nil {
-		t.Fatalf("%s: Go error %v; want a result", tool, err)
-	}
+	require.NoError(t, err, "%s: Go error; want a result", tool)
 	return res
 }
 
@@ -99,15 +90,11 @@ func (e *env) callCtx(ctx context.Context, t *testing.T, tool string, args any) 
 	raw, ok := args.(string)
 	if !ok {
 		b, err := json.Marshal(args)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		raw = string(b)
 	}
 	tl, ok := e.tools[tool]
-	if !ok {
-		t.Fatalf("no tool %q", tool)
-	}
+	require.True(t, ok, "no tool %q", tool)
 	return tl.Call(ctx, json.RawMessage(raw))
 }
 
@@ -116,30 +103,20 @@ func (e *env) path(name string) string { return filepath.Join(e.work, name) }
 
 func mkfile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	require.NoError(t, os.Symlink(target, link))
 }
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 

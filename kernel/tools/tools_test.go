@@ -3,22 +3,20 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	fsys, err := workfs.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer fsys.Close()
 	tests := []struct {
 		name string
@@ -34,9 +32,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			set, err := tools.New(tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("New = %v, %v; want an error containing %q", set, err, tt.want)
-			}
+			require.ErrorContains(t, err, tt.want, "New = %v, %v; want an error containing %q", set, err, tt.want)
 		})
 	}
 }
@@ -51,14 +47,10 @@ type schema struct {
 
 func TestToolsOrderAndSchemas(t *testing.T) {
 	fsys, err := workfs.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer fsys.Close()
 	set, err := tools.New(tools.Config{FS: fsys})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type want struct {
 		Name     string
 		Props    map[string]string
@@ -74,15 +66,12 @@ func TestToolsOrderAndSchemas(t *testing.T) {
 	}
 	var got []want
 	for _, tool := range set.Tools() {
-		if len(tool.Description) < 100 {
-			t.Errorf("%s: description %q is too thin to guide a model", tool.Name, tool.Description)
-		}
+		assert.GreaterOrEqual(t, len(tool.Description), 100, "%s: description %q is too thin to guide a model", tool.Name, tool.Description)
 		var s schema
-		if err := json.Unmarshal(tool.Schema, &s); err != nil {
-			t.Fatalf("%s: schema is not JSON: %v", tool.Name, err)
-		}
-		if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
-			t.Errorf("%s: schema type %q, additionalProperties %v; want an object that forbids extra properties", tool.Name, s.Type, s.AdditionalProperties)
+		require.NoError(t, json.Unmarshal(tool.Schema, &s), "%s: schema is not JSON", tool.Name)
+		assert.Equal(t, "object", s.Type, "%s: schema type", tool.Name)
+		if assert.NotNil(t, s.AdditionalProperties, "%s: schema must forbid extra properties", tool.Name) {
+			assert.False(t, *s.AdditionalProperties, "%s: schema must forbid extra properties", tool.Name)
 		}
 		w := want{Name: tool.Name, Props: map[string]string{}, Required: s.Required}
 		for name, p := range s.Properties {
@@ -90,9 +79,7 @@ func TestToolsOrderAndSchemas(t *testing.T) {
 		}
 		got = append(got, w)
 	}
-	if diff := cmp.Diff(wants, got); diff != "" {
-		t.Errorf("tools (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wants, got), "tools (-want +got)")
 }
 
 // The timeout bounds reach the model through Bash's schema.
@@ -118,13 +105,9 @@ func TestBashSchemaTimeoutBounds(t *testing.T) {
 					} `json:"timeout_seconds"`
 				}
 			}
-			if err := json.Unmarshal(e.tools["Bash"].Schema, &s); err != nil {
-				t.Fatal(err)
-			}
-			if s.Properties.Timeout.Maximum != tt.wantMax || !strings.Contains(s.Properties.Timeout.Description, tt.wantDefault) {
-				t.Errorf("timeout_seconds: maximum %d, description %q; want maximum %d and %q",
-					s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
-			}
+			require.NoError(t, json.Unmarshal(e.tools["Bash"].Schema, &s))
+			assert.Equal(t, tt.wantMax, s.Properties.Timeout.Maximum, "timeout_seconds: maximum %d, description %q; want maximum %d and %q", s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
+			assert.Contains(t, s.Properties.Timeout.Description, tt.wantDefault, "timeout_seconds: maximum %d, description %q; want maximum %d and %q", s.Properties.Timeout.Maximum, s.Properties.Timeout.Description, tt.wantMax, tt.wantDefault)
 		})
 	}
 }
@@ -168,20 +151,15 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
 			res := e.call(t, tt.tool, tt.args)
-			if !res.IsError || !strings.Contains(res.Content, tt.want) {
-				t.Errorf("got %+v; want IsError with %q", res, tt.want)
-			}
+			assert.True(t, res.IsError, "got %+v; want IsError with %q", res, tt.want)
+			assert.Contains(t, res.Content, tt.want, "got %+v; want IsError with %q", res, tt.want)
 		})
 	}
-	if got := readFile(t, e.path("a.txt")); got != "alpha\n" {
-		t.Errorf("a.txt = %q after failed calls; want it unchanged", got)
-	}
-	if _, err := os.Stat(e.path("new.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("new.txt exists after failed Writes (stat: %v)", err)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q after failed calls", got)
-	}
+	got := readFile(t, e.path("a.txt"))
+	assert.Equal(t, "alpha\n", got, "a.txt = %q after failed calls; want it unchanged", got)
+	_, err := os.Stat(e.path("new.txt"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "new.txt exists after failed Writes (stat)")
+	assert.Empty(t, e.writes.got(), "OnWrite called after failed calls")
 }
 
 // A model that adds a field the tool does not know (many were trained on
@@ -189,9 +167,8 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 func TestUnknownArgumentsAreIgnored(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	res := e.call(t, "Bash", m{"command": "echo hi", "description": "say hi"})
-	if diff := cmp.Diff("hi\n", res.Content); diff != "" || res.IsError {
-		t.Errorf("IsError %v, content (-want +got):\n%s", res.IsError, diff)
-	}
+	assert.Empty(t, cmp.Diff("hi\n", res.Content), "content (-want +got)")
+	assert.False(t, res.IsError, "IsError")
 }
 
 // A context already done is the one Go error, and the tool does nothing.
@@ -213,20 +190,14 @@ func TestDoneContextIsGoError(t *testing.T) {
 	for _, c := range calls {
 		t.Run(c.tool, func(t *testing.T) {
 			res, err := e.callCtx(ctx, t, c.tool, c.args)
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("got %+v, %v; want a Go error wrapping context.Canceled", res, err)
-			}
+			assert.ErrorIs(t, err, context.Canceled, "got %+v; want a Go error wrapping context.Canceled", res)
 		})
 	}
 	for _, name := range []string{"ran", "new.txt"} {
-		if _, err := os.Stat(e.path(name)); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s exists: a tool ran on a done context", name)
-		}
+		_, err := os.Stat(e.path(name))
+		assert.ErrorIs(t, err, os.ErrNotExist, "%s exists: a tool ran on a done context", name)
 	}
-	if got := readFile(t, e.path("a.txt")); got != "alpha\n" {
-		t.Errorf("a.txt = %q; want it unchanged", got)
-	}
-	if got := e.writes.got(); len(got) != 0 {
-		t.Errorf("OnWrite called with %q", got)
-	}
+	assert.Equal(t, "alpha\n", readFile(t, e.path("a.txt")), "a.txt; want it unchanged")
+	got := e.writes.got()
+	assert.Empty(t, got, "OnWrite called with %q", got)
 }

@@ -13,18 +13,16 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // wantIncompleteThenRecovery checks the recovery protocol: an
 // Incomplete+Rescan, then a complete Rescan.
 func wantIncompleteThenRecovery(t *testing.T, rec *recorder, what string) {
 	t.Helper()
-	if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next(what+": incomplete").Change); diff != "" {
-		t.Errorf("%s: first callback (-want +got):\n%s", what, diff)
-	}
-	if diff := cmp.Diff(Change{Rescan: true}, rec.next(what+": recovery").Change); diff != "" {
-		t.Errorf("%s: second callback (-want +got):\n%s", what, diff)
-	}
+	assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next(what+": incomplete").Change), "%s: first callback (-want +got)", what)
+	assert.Empty(t, cmp.Diff(Change{Rescan: true}, rec.next(what+": recovery").Change), "%s: second callback (-want +got)", what)
 }
 
 func TestWatcherErrorRecovers(t *testing.T) {
@@ -59,9 +57,8 @@ func TestWatcherErrorRecovers(t *testing.T) {
 			tc.inject(w)
 			wantIncompleteThenRecovery(t, recA, "subscription A")
 			wantIncompleteThenRecovery(t, recB, "subscription B")
-			if !sA.Healthy() || !sB.Healthy() {
-				t.Error("not healthy after recovery")
-			}
+			assert.True(t, sA.Healthy(), "not healthy after recovery")
+			assert.True(t, sB.Healthy(), "not healthy after recovery")
 			recA.settle()
 			recB.settle()
 
@@ -113,24 +110,14 @@ func TestFailedWatchIsIncompleteThenRecovers(t *testing.T) {
 			rec := newRecorder(t, cfg)
 			s := rec.watch(w, root)
 
-			if s.Healthy() {
-				t.Error("Healthy() = true with a watch that could not be added")
-			}
-			if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change); diff != "" {
-				t.Errorf("first callback (-want +got):\n%s", diff)
-			}
+			assert.False(t, s.Healthy(), "Healthy() = true with a watch that could not be added")
+			assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change), "first callback (-want +got)")
 			rec.assertQuiet("while still failing")
-			if s.Healthy() {
-				t.Error("Healthy() = true while the watch still fails")
-			}
+			assert.False(t, s.Healthy(), "Healthy() = true while the watch still fails")
 
 			failing.Store(false) // the periodic check retries
-			if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
-				t.Errorf("recovery callback (-want +got):\n%s", diff)
-			}
-			if !s.Healthy() {
-				t.Error("Healthy() = false after recovery")
-			}
+			assert.Empty(t, cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change), "recovery callback (-want +got)")
+			assert.True(t, s.Healthy(), "Healthy() = false after recovery")
 			rec.settle()
 			if tc.name == "ancestor of a missing root" {
 				mkdir(t, root)
@@ -158,16 +145,10 @@ func TestFailedWatchDuringOverflowRecovery(t *testing.T) {
 	failing.Store(true)
 	failAdd(w, func(p string) bool { return failing.Load() && p == root })
 	w.handleError(fsnotify.ErrEventOverflow)
-	if s.Healthy() {
-		t.Error("Healthy() = true while the re-arm after an overflow fails")
-	}
-	if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the overflow").Change); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.False(t, s.Healthy(), "Healthy() = true while the re-arm after an overflow fails")
+	assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the overflow").Change))
 	failing.Store(false)
-	if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change))
 }
 
 // A root whose path cannot be resolved (a symlink loop: ELOOP, neither
@@ -180,21 +161,13 @@ func TestUnresolvableRootIsIncompleteThenRecovers(t *testing.T) {
 		w := newWatcher(t, cfg)
 		rec := newRecorder(t, cfg)
 		s := rec.watch(w, root)
-		if s.Healthy() {
-			t.Error("Healthy() = true for a root that cannot be resolved")
-		}
-		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
+		assert.False(t, s.Healthy(), "Healthy() = true for a root that cannot be resolved")
+		assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, rec.next("the failure").Change))
 
 		remove(t, root)
 		mkBundle(t, root, "a")
-		if diff := cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-		if !s.Healthy() {
-			t.Error("Healthy() = false after recovery")
-		}
+		assert.Empty(t, cmp.Diff(Change{Rescan: true}, rec.next("the recovery").Change))
+		assert.True(t, s.Healthy(), "Healthy() = false after recovery")
 		rec.settle()
 		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
 		rec.waitEntries("a")
@@ -212,31 +185,22 @@ func TestCapacityEvictsLeastRecentlyObserved(t *testing.T) {
 		sA.Touch() // B is now the least recently observed
 		sC := recC.watch(w, rootC)
 
-		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, recB.next("B evicted").Change); diff != "" {
-			t.Errorf("evicted B (-want +got):\n%s", diff)
-		}
-		if sB.Healthy() || !sA.Healthy() || !sC.Healthy() {
-			t.Errorf("Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
-		}
+		assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, recB.next("B evicted").Change), "evicted B (-want +got)")
+		assert.False(t, sB.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
+		assert.True(t, sA.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
+		assert.True(t, sC.Healthy(), "Healthy: A=%v B=%v C=%v, want true false true", sA.Healthy(), sB.Healthy(), sC.Healthy())
 		if cfg.Mode == Native {
-			if locked(w, func() bool { return w.paths[rootB] != nil }) {
-				t.Error("the evicted subscription's root is still watched")
-			}
+			assert.False(t, locked(w, func() bool { return w.paths[rootB] != nil }), "the evicted subscription's root is still watched")
 		}
 		mkBundle(t, rootB, "b")
 		recB.assertQuiet("an evicted subscription")
 		recA.assertQuiet("A untouched by the eviction")
 
 		sB.Touch() // re-arms B, evicting A (C was watched after A's touch)
-		if diff := cmp.Diff(Change{Rescan: true}, recB.next("B re-armed").Change); diff != "" {
-			t.Errorf("re-armed B (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(Change{Rescan: true, Incomplete: true}, recA.next("A evicted").Change); diff != "" {
-			t.Errorf("evicted A (-want +got):\n%s", diff)
-		}
-		if !sB.Healthy() || sA.Healthy() {
-			t.Errorf("Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
-		}
+		assert.Empty(t, cmp.Diff(Change{Rescan: true}, recB.next("B re-armed").Change), "re-armed B (-want +got)")
+		assert.Empty(t, cmp.Diff(Change{Rescan: true, Incomplete: true}, recA.next("A evicted").Change), "evicted A (-want +got)")
+		assert.True(t, sB.Healthy(), "Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
+		assert.False(t, sA.Healthy(), "Healthy: A=%v B=%v, want false true", sA.Healthy(), sB.Healthy())
 		recB.settle()
 		writeFile(t, filepath.Join(rootB, "b", "SKILL.md"), skillText("b", "after"))
 		recB.waitEntries("b")
@@ -270,34 +234,27 @@ func TestWatcherCloseStopsCallbacks(t *testing.T) {
 		var late atomic.Int32
 		for i := range 30 {
 			w, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var closed atomic.Bool
 			_, err = w.Watch([]string{root}, func(Change) {
 				if closed.Load() {
 					late.Add(1)
 				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for j := range 5 {
 				mkBundle(t, root, fmt.Sprintf("b%d-%d", i, j))
 			}
 			// Land Close at various points of the pipeline: events queued,
 			// a batch mid-window, a callback due.
 			time.Sleep(time.Duration(i%6) * time.Millisecond)
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, w.Close())
 			closed.Store(true)
 			mkBundle(t, root, fmt.Sprintf("after%d", i))
 		}
 		time.Sleep(quietPeriod(cfg)) // let any stray timer fire: it must find nothing to do
-		if n := late.Load(); n != 0 {
-			t.Errorf("%d callbacks ran after Close returned", n)
-		}
+		n := late.Load()
+		assert.Zero(t, n, "%d callbacks ran after Close returned", n)
 	})
 }
 
@@ -306,19 +263,16 @@ func TestCloseWaitsForRunningCallback(t *testing.T) {
 	cfg := testConfig(Native)
 	root := tempDir(t)
 	w, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	if _, err := w.Watch([]string{root}, func(Change) {
+	_, err = w.Watch([]string{root}, func(Change) {
 		if calls.Add(1) == 1 {
 			close(entered)
 			<-release
 		}
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
+	require.NoError(t, err)
 	mkBundle(t, root, "a")
 	select {
 	case <-entered:
@@ -342,9 +296,7 @@ func TestCloseWaitsForRunningCallback(t *testing.T) {
 	case <-time.After(waitTimeout):
 		t.Fatal("Close did not return after the callback finished")
 	}
-	if n := calls.Load(); n != 1 {
-		t.Errorf("%d callbacks, want 1", n)
-	}
+	assert.Equal(t, int32(1), calls.Load(), "callbacks")
 }
 
 func TestCallbackPanicDoesNotStopTheWatcher(t *testing.T) {
@@ -352,9 +304,8 @@ func TestCallbackPanicDoesNotStopTheWatcher(t *testing.T) {
 	cfg := testConfig(Native)
 	rootA, rootB := tempDir(t), tempDir(t)
 	w := newWatcher(t, cfg)
-	if _, err := w.Watch([]string{rootA}, func(Change) { panic("provider bug") }); err != nil {
-		t.Fatal(err)
-	}
+	_, err := w.Watch([]string{rootA}, func(Change) { panic("provider bug") })
+	require.NoError(t, err)
 	rec := newRecorder(t, cfg)
 	rec.watch(w, rootB)
 	mkBundle(t, rootA, "a")
@@ -391,12 +342,9 @@ func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
 	// Not parallel: it counts the process's inotify instances.
 	before := countInotify(t)
 	w, err := New(testConfig(Native))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := countInotify(t) - before; got != 1 {
-		t.Errorf("New made %d inotify instances, want 1", got)
-	}
+	require.NoError(t, err)
+	got := countInotify(t) - before
+	assert.Equal(t, 1, got, "New made %d inotify instances, want 1", got)
 	base := tempDir(t)
 	for i := range 40 {
 		root := filepath.Join(base, fmt.Sprintf("project%d", i), "skills")
@@ -404,55 +352,34 @@ func TestOneInotifyInstanceForAllSubscriptions(t *testing.T) {
 			mkBundle(t, root, "a")
 			mkBundle(t, root, "b")
 		}
-		if _, err := w.Watch([]string{root, filepath.Join(base, "user-skills")}, func(Change) {}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := w.Watch([]string{root, filepath.Join(base, "user-skills")}, func(Change) {})
+		require.NoError(t, err)
 	}
-	if got := countInotify(t) - before; got != 1 {
-		t.Errorf("40 subscriptions use %d inotify instances, want 1", got)
-	}
+	assert.Equal(t, 1, countInotify(t)-before, "inotify instances for 40 subscriptions")
 	// Every watched directory is in fsnotify once, however many subscriptions
 	// share it (the missing user root's ancestor is shared by all 40).
 	watched, inFsnotify := locked2(w, func() (int, int) { return len(w.paths), len(w.fsw.WatchList()) })
-	if inFsnotify != watched {
-		t.Errorf("fsnotify watches %d paths, the watcher's table %d", inFsnotify, watched)
-	}
+	assert.Equal(t, watched, inFsnotify, "fsnotify watches %d paths, the watcher's table %d", inFsnotify, watched)
 	shared := locked(w, func() int { return len(w.paths[base].interests) })
-	if shared < 32 {
-		t.Errorf("the shared ancestor has %d interests, want one per active subscription", shared)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := countInotify(t) - before; got != 0 {
-		t.Errorf("after Close %d inotify instances remain", got)
-	}
+	assert.GreaterOrEqual(t, shared, 32, "the shared ancestor has %d interests, want one per active subscription", shared)
+	require.NoError(t, w.Close())
+	assert.Zero(t, countInotify(t)-before, "inotify instances left after Close")
 
 	before = countInotify(t)
 	p := newWatcher(t, testConfig(Poll))
-	if _, err := p.Watch([]string{base}, func(Change) {}); err != nil {
-		t.Fatal(err)
-	}
-	if got := countInotify(t) - before; got != 0 {
-		t.Errorf("Poll mode made %d inotify instances, want 0", got)
-	}
+	_, err = p.Watch([]string{base}, func(Change) {})
+	require.NoError(t, err)
+	assert.Zero(t, countInotify(t)-before, "inotify instances made by Poll mode")
 }
 
 func TestWatchAfterClose(t *testing.T) {
 	t.Parallel()
 	w, err := New(testConfig(Native))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
-	if _, err := w.Watch([]string{tempDir(t)}, func(Change) {}); !errors.Is(err, ErrClosed) {
-		t.Errorf("Watch after Close: err = %v, want ErrClosed", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	assert.NoError(t, w.Close(), "second Close")
+	_, err = w.Watch([]string{tempDir(t)}, func(Change) {})
+	assert.ErrorIs(t, err, ErrClosed, "Watch after Close")
 }
 
 func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
@@ -475,12 +402,9 @@ func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
 		w.handleError(errors.New("inotify read: input/output error"))
 	}
 	wantIncompleteThenRecovery(t, rec, "a stream of errors")
-	if !s.Healthy() {
-		t.Error("not healthy after recovery")
-	}
-	if n := rootAdds.Load(); n > 2 {
-		t.Errorf("20 errors re-armed the root %d times, want ≤ 2 (once, then once more from the periodic check)", n)
-	}
+	assert.True(t, s.Healthy(), "not healthy after recovery")
+	n := rootAdds.Load()
+	assert.LessOrEqual(t, n, int32(2), "20 errors re-armed the root %d times, want ≤ 2 (once, then once more from the periodic check)", n)
 	rec.settle()
 	mkBundle(t, root, "a")
 	rec.waitEntries("a")
@@ -496,15 +420,11 @@ func TestLateTimerAfterCloseDeliversNothing(t *testing.T) {
 			cfg := testConfig(Native)
 			cfg.WriteStability = time.Millisecond
 			w, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer w.Close()
 			var calls atomic.Int32
 			s, err := w.Watch([]string{tempDir(t)}, func(Change) { calls.Add(1) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if closeWatcher {
 				w.Close()
 			} else {
@@ -517,9 +437,8 @@ func TestLateTimerAfterCloseDeliversNothing(t *testing.T) {
 			s.unstable = map[string]*unstable{"x": {dir: t.TempDir(), name: "a", due: time.Now().Add(-time.Hour)}}
 			s.mu.Unlock()
 			s.fire()
-			if n := calls.Load(); n != 0 {
-				t.Errorf("%d callbacks after Close", n)
-			}
+			n := calls.Load()
+			assert.Zero(t, n, "%d callbacks after Close", n)
 		})
 	}
 }
@@ -573,9 +492,7 @@ func TestPermissionDeniedRootStaysHealthy(t *testing.T) {
 	w.mu.Unlock()
 	rec := newRecorder(t, cfg)
 	s := rec.watch(w, root)
-	if !s.Healthy() {
-		t.Error("Healthy() = false for a root we may not read; want true (a permanent, complete absence)")
-	}
+	assert.True(t, s.Healthy(), "Healthy() = false for a root we may not read; want true (a permanent, complete absence)")
 	denied.Store(false) // permissions fixed: the periodic retry arms the root
 	rec.settle()
 	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -49,13 +51,9 @@ func quietPeriod(cfg Config) time.Duration {
 func newWatcher(t *testing.T, cfg Config) *Watcher {
 	t.Helper()
 	w, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New(%+v): %v", cfg, err)
-	}
+	require.NoError(t, err, "New(%+v)", cfg)
 	t.Cleanup(func() {
-		if err := w.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
+		assert.NoError(t, w.Close(), "Close")
 	})
 	return w
 }
@@ -88,9 +86,7 @@ func (r *recorder) onChange(c Change) {
 func (r *recorder) watch(w *Watcher, roots ...string) *Subscription {
 	r.t.Helper()
 	s, err := w.Watch(roots, r.onChange)
-	if err != nil {
-		r.t.Fatalf("Watch(%q): %v", roots, err)
-	}
+	require.NoError(r.t, err, "Watch(%q)", roots)
 	r.t.Cleanup(s.Close)
 	return s
 }
@@ -143,9 +139,7 @@ func (r *recorder) waitEntries(names ...string) []change {
 		return true
 	})
 	for _, c := range got {
-		if c.Rescan || c.Incomplete {
-			r.t.Errorf("waiting for entries %q: got %+v, want only entries", names, c.Change)
-		}
+		assert.False(r.t, c.Rescan || c.Incomplete, "waiting for entries %q: got %+v, want only entries", names, c.Change)
 	}
 	return got
 }
@@ -186,9 +180,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", waitTimeout, what)
-		}
+		require.False(t, time.Now().After(deadline), "not within %s: %s", waitTimeout, what)
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -212,59 +204,42 @@ func entriesOf(cs []change) []string {
 func tempDir(t testing.TB) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
 func mkdir(t testing.TB, path string) {
 	t.Helper()
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(path, 0o755))
 }
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func appendFile(t testing.TB, path, content string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = f.WriteString(content)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }
 
 func rename(t testing.TB, from, to string) {
 	t.Helper()
-	if err := os.Rename(from, to); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(from, to))
 }
 
 func remove(t testing.TB, path string) {
 	t.Helper()
-	if err := os.RemoveAll(path); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(path))
 }
 
 func symlink(t testing.TB, target, link string) {
 	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(target, link))
 }
 
 // mkBundle creates root/name/SKILL.md.

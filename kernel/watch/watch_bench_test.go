@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkChangeLatency measures the time from an edit of a SKILL.md to
@@ -21,15 +23,11 @@ func BenchmarkChangeLatency(b *testing.B) {
 			skill := filepath.Join(root, "a", "SKILL.md")
 
 			w, err := New(Config{Mode: mode, PollInterval: 50 * time.Millisecond, Coalesce: 10 * time.Millisecond})
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer w.Close()
 			got := make(chan Change, 16)
 			s, err := w.Watch([]string{root}, func(c Change) { got <- c })
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			defer s.Close()
 
 			lat := make([]time.Duration, 0, b.N)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBundleCreateEditRenameRemove(t *testing.T) {
@@ -27,9 +29,7 @@ func TestBundleCreateEditRenameRemove(t *testing.T) {
 
 		rename(t, filepath.Join(root, "a"), filepath.Join(root, "b"))
 		got := rec.waitEntries("a", "b")
-		if diff := cmp.Diff([]string{"a", "b"}, entriesOf(got)); diff != "" {
-			t.Errorf("rename: entries (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff([]string{"a", "b"}, entriesOf(got)), "rename: entries (-want +got)")
 		rec.settle()
 
 		// The renamed bundle is still watched under its new name.
@@ -67,9 +67,7 @@ func TestFlatCreateEditRenameRemove(t *testing.T) {
 
 		rename(t, filepath.Join(root, "x.md"), filepath.Join(root, "y.md"))
 		got := rec.waitEntries("x.md", "y.md")
-		if diff := cmp.Diff([]string{"x.md", "y.md"}, entriesOf(got)); diff != "" {
-			t.Errorf("rename: entries (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff([]string{"x.md", "y.md"}, entriesOf(got)), "rename: entries (-want +got)")
 		rec.settle()
 
 		remove(t, filepath.Join(root, "y.md"))
@@ -82,9 +80,7 @@ func TestFlatCreateEditRenameRemove(t *testing.T) {
 		writeFile(t, filepath.Join(root, "notes.txt"), "hello")
 		writeFile(t, filepath.Join(root, "z.md"), skillText("z", "marker"))
 		got = rec.waitEntries("z.md")
-		if diff := cmp.Diff([]string{"z.md"}, entriesOf(got)); diff != "" {
-			t.Errorf("entries (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff([]string{"z.md"}, entriesOf(got)), "entries (-want +got)")
 		rec.settle()
 		appendFile(t, filepath.Join(root, "notes.txt"), "again")
 		remove(t, filepath.Join(root, "notes.txt"))
@@ -109,9 +105,7 @@ func TestMissingRootTwoLevelsDownAppears(t *testing.T) {
 		w := newWatcher(t, cfg)
 		rec := newRecorder(t, cfg)
 		s := rec.watch(w, root)
-		if !s.Healthy() {
-			t.Fatal("a missing root is a healthy watch of an absence")
-		}
+		require.True(t, s.Healthy(), "a missing root is a healthy watch of an absence")
 		if cfg.Mode == Native {
 			assertAnchor(t, w, base, "p")
 		}
@@ -271,8 +265,8 @@ func TestVimRenameOverSaveReportsOnce(t *testing.T) {
 		rename(t, filepath.Join(a, "SKILL.md.tmp"), filepath.Join(a, "SKILL.md"))
 
 		got := rec.waitEntries("a")
-		if len(got) != 1 || !slices.Equal(got[0].Entries, []string{"a"}) {
-			t.Errorf("got %+v, want one callback naming a", got)
+		if assert.Len(t, got, 1, "got %+v, want one callback naming a", got) {
+			assert.Equal(t, []string{"a"}, got[0].Entries, "entries of the callback")
 		}
 		rec.assertQuiet("after the save's callback")
 	})
@@ -294,9 +288,7 @@ func TestVimBackupSaveReportsBundle(t *testing.T) {
 			remove(t, f+"~")
 		}
 		got := rec.waitEntries("a", "flat.md")
-		if diff := cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)); diff != "" {
-			t.Errorf("entries (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)), "entries (-want +got)")
 	})
 }
 
@@ -314,9 +306,7 @@ func TestGitCheckoutUnlinkCreate(t *testing.T) {
 			writeFile(t, f, skillText("checked-out", "y"))
 		}
 		got := rec.waitEntries("a", "flat.md")
-		if diff := cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)); diff != "" {
-			t.Errorf("entries (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff([]string{"a", "flat.md"}, entriesOf(got)), "entries (-want +got)")
 		rec.settle()
 		// Still watched after the unlink.
 		writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "z"))
@@ -345,9 +335,7 @@ func TestSymlinkedBundle(t *testing.T) {
 				appendFile(t, filepath.Join(base, "elsewhere", "f.md"), "edited\n")
 				if follow {
 					got := rec.waitEntries("link", "alias.md")
-					if diff := cmp.Diff([]string{"alias.md", "link"}, entriesOf(got)); diff != "" {
-						t.Errorf("entries (-want +got):\n%s", diff)
-					}
+					assert.Empty(t, cmp.Diff([]string{"alias.md", "link"}, entriesOf(got)), "entries (-want +got)")
 					rec.settle()
 					// Replacing the target file by renaming over it is seen too.
 					f := filepath.Join(base, "elsewhere", "f.md")
@@ -410,12 +398,9 @@ func TestWriteStability(t *testing.T) {
 					continue
 				}
 				judged = true
-				if diff := cmp.Diff(Change{Entries: []string{"a"}}, first.Change); diff != "" {
-					t.Errorf("callback (-want +got):\n%s", diff)
-				}
-				if early := first.at.Sub(lastStart); early < cfg.WriteStability {
-					t.Errorf("callback %s after the last write began; want ≥ %s (not mid-save)", early, cfg.WriteStability)
-				}
+				assert.Empty(t, cmp.Diff(Change{Entries: []string{"a"}}, first.Change), "callback (-want +got)")
+				early := first.at.Sub(lastStart)
+				assert.GreaterOrEqual(t, early, cfg.WriteStability, "callback %s after the last write began; want ≥ %s (not mid-save)", early, cfg.WriteStability)
 				rec.assertQuiet("after the one settled callback")
 			}
 			if !judged {
@@ -461,18 +446,14 @@ func TestCoalesceBurst(t *testing.T) {
 				}
 				took := time.Since(start)
 				got := rec.waitEntries(want...)
-				if diff := cmp.Diff(want, entriesOf(got)); diff != "" {
-					t.Errorf("entries (-want +got):\n%s", diff)
-				}
+				assert.Empty(t, cmp.Diff(want, entriesOf(got)), "entries (-want +got)")
 				if took >= limit {
 					t.Logf("attempt %d: the burst took %s; not judged", attempt, took)
 					rec.settle()
 					continue
 				}
 				judged = true
-				if len(got) > 2 {
-					t.Errorf("100 creates in %s made %d callbacks, want ≤ 2", took, len(got))
-				}
+				assert.LessOrEqual(t, len(got), 2, "100 creates in %s made %d callbacks, want ≤ 2", took, len(got))
 			}
 			if !judged {
 				t.Skip("no burst was fast enough to judge; the machine is too loaded")
@@ -487,38 +468,29 @@ func TestPendingBatch(t *testing.T) {
 	const window = 50 * time.Millisecond
 
 	var p pending
-	if !p.empty() {
-		t.Fatal("zero batch not empty")
-	}
+	require.True(t, p.empty(), "zero batch not empty")
 	p.addEntry(t0, "a")
 	p.addEntry(t0.Add(10*time.Millisecond), "b")
 	p.addEntry(t0.Add(20*time.Millisecond), "a")
-	if diff := cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries); diff != "" {
-		t.Errorf("entries (-want +got):\n%s", diff)
-	}
-	if got, want := p.due(window), t0.Add(70*time.Millisecond); !got.Equal(want) {
-		t.Errorf("due = %v, want the last event + the window = %v", got, want)
-	}
+	assert.Empty(t, cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries), "entries (-want +got)")
+	got, want := p.due(window), t0.Add(70*time.Millisecond)
+	assert.True(t, got.Equal(want), "due = %v, want the last event + the window = %v", got, want)
 	// A steady trickle cannot postpone the callback past 10 windows.
 	for i := range 40 {
 		p.addEntry(t0.Add(time.Duration(i)*20*time.Millisecond), "c")
 	}
-	if got, want := p.due(window), t0.Add(10*window); !got.Equal(want) {
-		t.Errorf("due under a trickle = %v, want first + 10 windows = %v", got, want)
-	}
+	got, want = p.due(window), t0.Add(10*window)
+	assert.True(t, got.Equal(want), "due under a trickle = %v, want first + 10 windows = %v", got, want)
 
 	// Too many entries become a Rescan, which names none.
 	var q pending
 	for i := range maxEntries + 1 {
 		q.addEntry(t0, fmt.Sprintf("s%d", i))
 	}
-	if !q.rescan || q.entries != nil {
-		t.Errorf("after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
-	}
+	assert.True(t, q.rescan, "after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
+	assert.Nil(t, q.entries, "after %d entries: rescan=%v entries=%d, want a Rescan and no entries", maxEntries+1, q.rescan, len(q.entries))
 	q.addEntry(t0, "late")
-	if q.entries != nil {
-		t.Error("an entry was recorded next to a Rescan")
-	}
+	assert.Nil(t, q.entries, "an entry was recorded next to a Rescan")
 }
 
 func TestTooManyEntriesBecomeRescan(t *testing.T) {
@@ -553,21 +525,15 @@ func TestSubscriptionsShareAndRefcountWatches(t *testing.T) {
 			return 0
 		})
 	}
-	if got := interests(root); got != 2 {
-		t.Fatalf("root interests = %d, want 2 (one watch, two subscriptions)", got)
-	}
-	if got := interests(filepath.Join(root, "a")); got != 2 {
-		t.Fatalf("bundle interests = %d, want 2", got)
-	}
+	require.Equal(t, 2, interests(root), "root interests, want 2 (one watch, two subscriptions)")
+	require.Equal(t, 2, interests(filepath.Join(root, "a")), "bundle interests")
 
 	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "both"))
 	rec1.waitEntries("a")
 	rec2.waitEntries("a")
 
 	s1.Close()
-	if got := interests(root); got != 1 {
-		t.Fatalf("after closing one: root interests = %d, want 1", got)
-	}
+	require.Equal(t, 1, interests(root), "after closing one: root interests")
 	rec2.settle()
 	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "one left"))
 	rec2.waitEntries("a")
@@ -578,21 +544,15 @@ func TestWatchArguments(t *testing.T) {
 	t.Parallel()
 	w := newWatcher(t, testConfig(Native))
 	nop := func(Change) {}
-	if _, err := w.Watch([]string{"relative/skills"}, nop); err == nil {
-		t.Error("Watch(relative root): want an error")
-	}
-	if _, err := w.Watch([]string{tempDir(t)}, nil); err == nil {
-		t.Error("Watch(nil callback): want an error")
-	}
+	_, err := w.Watch([]string{"relative/skills"}, nop)
+	assert.Error(t, err, "Watch(relative root)")
+	_, err = w.Watch([]string{tempDir(t)}, nil)
+	assert.Error(t, err, "Watch(nil callback)")
 	s, err := w.Watch(nil, nop)
-	if err != nil {
-		t.Fatalf("Watch(no roots): %v", err)
-	}
+	require.NoError(t, err, "Watch(no roots)")
 	s.Close()
 	s.Close() // idempotent
-	if s.Healthy() {
-		t.Error("a closed subscription reports healthy")
-	}
+	assert.False(t, s.Healthy(), "a closed subscription reports healthy")
 	s.Touch() // harmless after Close
 }
 
@@ -608,10 +568,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"coalesce", Config{Coalesce: -1}},
 		{"capacity", Config{Capacity: -1}},
 	} {
-		if w, err := New(tc.cfg); err == nil {
+		w, err := New(tc.cfg)
+		if err == nil {
 			w.Close()
-			t.Errorf("New with a bad %s: want an error", tc.name)
 		}
+		assert.Error(t, err, "New with a bad %s", tc.name)
 	}
 }
 
@@ -622,9 +583,7 @@ func TestIgnoredName(t *testing.T) {
 		".a": true, ".#a.md": true, "#a.md#": true, "a.md~": true, "a.md.swp": true,
 		"a.swx": true, "a.swo": true, "4913": true, "SKILL.md.tmp": true, "": true,
 	} {
-		if got := ignoredName(name); got != want {
-			t.Errorf("ignoredName(%q) = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, want, ignoredName(name), "ignoredName(%q)", name)
 	}
 }
 

@@ -1,11 +1,12 @@
 package workfs
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWorkFSLinkSwappedAfterTheCheck plays the race the walk cannot see: a
@@ -15,23 +16,15 @@ import (
 // isRootEscape matches).
 func TestWorkFSLinkSwappedAfterTheCheck(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := filepath.Join(base, "work")
 	for _, p := range []string{"work/d/file.txt", "outside/file.txt"} {
 		p = filepath.Join(base, p)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(p), 0o644))
 	}
 	f, err := New(work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 
 	ops := []struct {
@@ -44,37 +37,24 @@ func TestWorkFSLinkSwappedAfterTheCheck(t *testing.T) {
 	}
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
-			if err := os.RemoveAll(filepath.Join(work, "d")); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.MkdirAll(filepath.Join(work, "d"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.RemoveAll(filepath.Join(work, "d")))
+			require.NoError(t, os.MkdirAll(filepath.Join(work, "d"), 0o755))
 			tg, err := f.check("d/file.txt", true)
-			if err != nil {
-				t.Fatalf("check: %v", err)
-			}
+			require.NoError(t, err, "check")
 			// The swap.
-			if err := os.RemoveAll(filepath.Join(work, "d")); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink("../outside", filepath.Join(work, "d")); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.RemoveAll(filepath.Join(work, "d")))
+			require.NoError(t, os.Symlink("../outside", filepath.Join(work, "d")))
 
 			err = f.opErr(op.name, "d/file.txt", op.do(tg.real))
 
 			var esc *EscapeError
-			if !errors.As(err, &esc) || !errors.Is(err, ErrOutsideWorkDir) {
-				t.Fatalf("error = %v (%T), want an *EscapeError", err, err)
-			}
-			if esc.Path != "d/file.txt" || !strings.Contains(esc.Reason, "changed during the call") {
-				t.Errorf("EscapeError = %+v", esc)
-			}
+			require.ErrorAs(t, err, &esc, "error (), want an *EscapeError")
+			require.ErrorIs(t, err, ErrOutsideWorkDir, "error (), want an *EscapeError")
+			assert.Equal(t, "d/file.txt", esc.Path, "EscapeError = %+v", esc)
+			assert.Contains(t, esc.Reason, "changed during the call", "EscapeError = %+v", esc)
 			b, err := os.ReadFile(filepath.Join(base, "outside/file.txt"))
-			if err != nil || strings.Contains(string(b), "pwned") {
-				t.Errorf("outside file = %q, %v; want it untouched", b, err)
-			}
+			assert.NoError(t, err, "outside file = %q; want it untouched", b)
+			assert.NotContains(t, string(b), "pwned", "outside file = %q; want it untouched", b)
 		})
 	}
 }

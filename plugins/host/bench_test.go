@@ -10,6 +10,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkHookCall compares one context:prepare dispatch through a builtin
@@ -23,43 +24,33 @@ import (
 // Latencies are per call: p50-µs and p99-µs.
 func BenchmarkHookCall(b *testing.B) {
 	c, err := Launch(context.Background(), Config{Name: "release-notes", Command: exampleDir + "/release-notes"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer c.Close()
 	ctx := context.Background()
 	in := prepareIn("release-notes", "changelog", "code-review")
 
 	builtin := hooks.New(hooks.Config{})
-	if err := kernel.ContextPrepare.Mount(builtin, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
+	require.NoError(b, kernel.ContextPrepare.Mount(builtin, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
 		return "Release notes: load the release-notes skill first.", true, nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	}))
 	remote := hooks.New(hooks.Config{})
 	for _, m := range c.Mounts() {
 		if m.Point == hooks.ContextPrepare.Name {
 			m.Origin = hooks.Plugin
-			if err := remote.Mount(m); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, remote.Mount(m))
 		}
 	}
 	dispatch := func(r *hooks.Registry) func() {
 		return func() {
-			if out, err := kernel.ContextPrepare.Dispatch(ctx, r, in); err != nil || len(out) != 1 {
-				b.Fatalf("dispatch: %v, %v", out, err)
-			}
+			out, err := kernel.ContextPrepare.Dispatch(ctx, r, in)
+			require.NoError(b, err, "dispatch")
+			require.Len(b, out, 1, "dispatch")
 		}
 	}
 	proto, err := c.cur.client.(*plugin.Client).Client()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	bare := func() {
-		if err := proto.Ping(); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, proto.Ping())
 	}
 
 	for _, bb := range []struct {
@@ -104,9 +95,7 @@ func BenchmarkPluginStart(b *testing.B) {
 	var hs, ss []time.Duration
 	for b.Loop() {
 		c, err := Launch(context.Background(), Config{Name: "release-notes", Command: exampleDir + "/release-notes"})
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		st := c.Status()
 		hs, ss = append(hs, st.Handshake), append(ss, st.Started)
 		c.Close()

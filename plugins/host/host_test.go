@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"github.com/helios-agents/helios/internal/proctest"
 	"os"
 	"path/filepath"
@@ -22,6 +21,8 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The plugin describes itself from its EXTENSION.md, its hooks, tools and
@@ -29,43 +30,36 @@ import (
 func TestLaunchDescribes(t *testing.T) {
 	c := launch(t, Config{})
 	st := c.Status()
-	if st.PID == 0 || !proctest.Alive(st.PID) || st.Down != nil {
-		t.Fatalf("status after launch: %+v", st)
-	}
+	require.NotZero(t, st.PID, "status after launch: %+v", st)
+	require.True(t, proctest.Alive(st.PID), "status after launch: %+v", st)
+	require.Nil(t, st.Down, "status after launch: %+v", st)
 	d := st.Description
-	if d.Name != "release-notes" || !strings.HasPrefix(d.Description, "Drafts release notes") {
-		t.Errorf("name, description = %q, %q", d.Name, d.Description)
-	}
-	if got := c.Description(); got != d.Description {
-		t.Errorf("Description() = %q", got)
-	}
+	assert.Equal(t, "release-notes", d.Name, "name, description, %q", d.Description)
+	assert.True(t, strings.HasPrefix(d.Description, "Drafts release notes"), "name, description, %q", d.Description)
+	assert.Equal(t, d.Description, c.Description(), "Description()")
 	wantMounts := []plugins.Mount{{Point: "context:prepare"}, {Point: "tool:before", Name: "guard-tags"}}
-	if diff := cmp.Diff(wantMounts, d.Mounts); diff != "" {
-		t.Errorf("mounts (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wantMounts, d.Mounts), "mounts (-want +got)")
 	var names []string
 	for _, m := range c.Mounts() {
 		names = append(names, m.Point+"="+m.Name)
 	}
-	if diff := cmp.Diff([]string{"context:prepare=", "tool:before=release-notes/guard-tags"}, names); diff != "" {
-		t.Errorf("kernel mounts (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"context:prepare=", "tool:before=release-notes/guard-tags"}, names), "kernel mounts (-want +got)")
 	set, err := c.Skills(context.Background())
-	if err != nil || set.Incomplete || len(set.Skills) != 1 {
-		t.Fatalf("Skills = %+v, %v", set, err)
-	}
+	require.NoError(t, err, "Skills = %+v", set)
+	require.False(t, set.Incomplete, "Skills = %+v", set)
+	require.Len(t, set.Skills, 1, "Skills = %+v", set)
 	s := set.Skills[0]
 	wantBase := filepath.Join(exampleDir, "skills", "release-notes")
-	if s.Name != "release-notes" || s.Source != "capability:release-notes" || s.BaseDir != wantBase {
-		t.Errorf("skill = %+v, want base dir %s", s, wantBase)
-	}
-	if _, err := os.Stat(filepath.Join(s.BaseDir, "scripts", "collect.sh")); err != nil {
-		t.Errorf("the skill's script is not where its base dir says: %v", err)
-	}
+	assert.Equal(t, "release-notes", s.Name, "skill = %+v, want base dir %s", s, wantBase)
+	assert.Equal(t, "capability:release-notes", s.Source, "skill = %+v, want base dir %s", s, wantBase)
+	assert.Equal(t, wantBase, s.BaseDir, "skill = %+v, want base dir %s", s, wantBase)
+	_, err = os.Stat(filepath.Join(s.BaseDir, "scripts", "collect.sh"))
+	assert.NoError(t, err, "the skill's script is not where its base dir says")
 	tools, err := c.Tools(context.Background())
-	if err != nil || len(tools) != 1 || tools[0].Name != "release_notes_format" || len(tools[0].Schema) == 0 {
-		t.Fatalf("Tools = %+v, %v", tools, err)
-	}
+	require.NoError(t, err, "Tools")
+	require.Len(t, tools, 1, "Tools")
+	require.Equal(t, "release_notes_format", tools[0].Name, "Tools")
+	require.NotEmpty(t, tools[0].Schema, "Tools")
 }
 
 // A hook result crosses the wire with an explicit handled bit: a pass is a
@@ -85,22 +79,16 @@ func TestHandlePassAndDecide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"command": tt.command})
 			res, err := guard(ctx, kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "1", Name: tt.tool, Arguments: args}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Handled != tt.want.Handled {
-				t.Fatalf("handled = %v, want %v (value %#v)", res.Handled, tt.want.Handled, res.Value)
-			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want.Handled, res.Handled, "handled (value %#v)", res.Value)
 			if !res.Handled {
-				if res.Value != nil {
-					t.Errorf("a pass carries %#v", res.Value)
-				}
+				assert.Equal(t, nil, res.Value, "a pass carries a value")
 				return
 			}
 			d, ok := res.Value.(kernel.ToolDecision)
-			if !ok || !d.Deny || !strings.Contains(d.Reason, "deletes a tag") {
-				t.Errorf("decision = %#v", res.Value)
-			}
+			assert.True(t, ok, "decision = %#v", res.Value)
+			assert.True(t, d.Deny, "decision = %#v", res.Value)
+			assert.Contains(t, d.Reason, "deletes a tag", "decision = %#v", res.Value)
 		})
 	}
 }
@@ -131,9 +119,7 @@ func prepareIn(names ...string) kernel.PrepareIn {
 func TestChecksum(t *testing.T) {
 	bin := filepath.Join(exampleDir, "release-notes")
 	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(data)
 	right := hex.EncodeToString(sum[:])
 
@@ -142,21 +128,14 @@ func TestChecksum(t *testing.T) {
 	dir, env := debugDir(t)
 	wrong := strings.Repeat("ab", 32)
 	_, err = Launch(context.Background(), Config{Name: "notes", Command: bin, SHA256: wrong, Env: []string{env}})
-	if !errors.Is(err, ErrChecksum) {
-		t.Fatalf("wrong sha256: err = %v, want ErrChecksum", err)
-	}
+	require.ErrorIs(t, err, ErrChecksum, "wrong sha256")
 	for _, part := range []string{`"notes"`, right, wrong, bin} {
-		if !strings.Contains(err.Error(), part) {
-			t.Errorf("error %q does not name %s", err, part)
-		}
+		assert.Contains(t, err.Error(), part, "error %q does not name %s", err, part)
 	}
-	if got := calls(t, dir, "start"); len(got) != 0 {
-		t.Errorf("the refused binary ran anyway: started %v", got)
-	}
+	assert.Empty(t, calls(t, dir, "start"), "the refused binary ran anyway: started")
 
-	if _, err := Launch(context.Background(), Config{Name: "notes", Command: bin, SHA256: "xyz"}); err == nil || !strings.Contains(err.Error(), "64 hex digits") {
-		t.Errorf("malformed sha256: err = %v", err)
-	}
+	_, err = Launch(context.Background(), Config{Name: "notes", Command: bin, SHA256: "xyz"})
+	assert.ErrorContains(t, err, "64 hex digits", "malformed sha256")
 }
 
 // Plugins built for another protocol version, or speaking net/rpc, are
@@ -170,13 +149,10 @@ func TestHandshakeRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			script := filepath.Join(t.TempDir(), "plugin.sh")
-			if err := os.WriteFile(script, []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n"+tt.script+"\n"), 0o755))
 			_, err := Launch(context.Background(), Config{Name: "odd", Command: script, StartTimeout: 5 * time.Second, Logger: testLogger(t)})
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), `"odd"`) {
-				t.Fatalf("err = %v, want it to name the plugin and say %q", err, tt.want)
-			}
+			require.ErrorContains(t, err, tt.want, "err = %v, want it to name the plugin and say %q", err, tt.want)
+			require.Contains(t, err.Error(), `"odd"`, "err = %v, want it to name the plugin and say %q", err, tt.want)
 		})
 	}
 }
@@ -191,9 +167,7 @@ func TestStderrRelogged(t *testing.T) {
 	for line := range strings.Lines(rec.String()) {
 		if strings.Contains(line, "msg=serving") {
 			for _, want := range []string{"level=DEBUG", "plugin=release-notes", "stream=stderr", "dir="} {
-				if !strings.Contains(line, want) {
-					t.Errorf("relogged record %q lacks %s", line, want)
-				}
+				assert.Contains(t, line, want, "relogged record %q lacks %s", line, want)
 			}
 		}
 	}
@@ -201,16 +175,11 @@ func TestStderrRelogged(t *testing.T) {
 	var hostile records
 	script := filepath.Join(t.TempDir(), "plugin.sh")
 	body := "#!/bin/sh\necho '{\"@message\": 5, \"@level\": []}' >&2\necho 'plain words' >&2\nexit 1\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Launch(context.Background(), Config{Name: "hostile", Command: script, Logger: hostile.logger()}); err == nil {
-		t.Fatal("a script that exits launched")
-	}
+	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
+	_, err := Launch(context.Background(), Config{Name: "hostile", Command: script, Logger: hostile.logger()})
+	require.Error(t, err, "a script that exits launched")
 	for _, want := range []string{`msg="{\"@message\": 5, \"@level\": []}" plugin=hostile stream=stderr`, `msg="plain words" plugin=hostile stream=stderr`} {
-		if !strings.Contains(hostile.String(), want) {
-			t.Errorf("log lacks %s:\n%s", want, hostile.String())
-		}
+		assert.Contains(t, hostile.String(), want, "log lacks %s:\n%s", want, hostile.String())
 	}
 }
 
@@ -224,57 +193,45 @@ func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 	const backoff = 400 * time.Millisecond
 	c := launch(t, Config{Env: []string{env}, RestartBackoff: backoff, Logger: rec.logger()})
 	var invalidated atomic.Int32
-	if err := c.Watch(func() { invalidated.Add(1) }, make(chan struct{})); err != nil {
-		t.Fatalf("Watch: %v", err)
-	}
+	require.NoError(t, c.Watch(func() { invalidated.Add(1) }, make(chan struct{})), "Watch")
 	prepare := mountOn(t, c, "context:prepare")
 	ctx := context.Background()
 	pid := c.Status().PID
 
 	stall := filepath.Join(dir, "stall")
-	if err := os.WriteFile(stall, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(stall, nil, 0o644))
 	errc := make(chan error, 1)
 	go func() {
 		_, err := prepare(ctx, prepareIn("release-notes"))
 		errc <- err
 	}()
 	proctest.Eventually(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	select {
 	case err := <-errc:
 		t.Logf("call during the crash: %v", err)
-		if !errors.Is(err, ErrCrashed) || !strings.Contains(err.Error(), `"release-notes"`) {
-			t.Fatalf("call during the crash: err = %v, want ErrCrashed naming the plugin", err)
-		}
+		require.ErrorIs(t, err, ErrCrashed, "call during the crash: err, want ErrCrashed naming the plugin")
+		require.Contains(t, err.Error(), `"release-notes"`, "call during the crash: err, want ErrCrashed naming the plugin")
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call did not return after the plugin died")
 	}
-	if !strings.Contains(rec.String(), "level=WARN msg=\"plugin died; it is restarted on its next use\"") {
-		t.Errorf("no warning logged:\n%s", rec.String())
-	}
-	if invalidated.Load() == 0 {
-		t.Error("the crash did not invalidate the plugin's skills")
-	}
+	assert.Contains(t, rec.String(), "level=WARN msg=\"plugin died; it is restarted on its next use\"", "no warning logged")
+	assert.NotZero(t, invalidated.Load(), "the crash did not invalidate the plugin's skills")
 	os.Remove(stall)
 
 	// While the backoff runs: fast errors, last known skills, incomplete.
 	t0 := time.Now()
 	_, err := prepare(ctx, prepareIn("release-notes"))
 	t.Logf("call during the backoff: %v", err)
-	if !errors.Is(err, ErrDown) {
-		t.Fatalf("call during the backoff: err = %v, want ErrDown", err)
-	}
-	if took := time.Since(t0); took > 100*time.Millisecond {
-		t.Errorf("a call to a down plugin took %v", took)
-	}
+	require.ErrorIs(t, err, ErrDown, "call during the backoff")
+	took := time.Since(t0)
+	assert.LessOrEqual(t, took, 100*time.Millisecond, "a call to a down plugin took")
 	set, err := c.Skills(ctx)
-	if err != nil || !set.Incomplete || len(set.Skills) != 1 || set.Skills[0].Name != "release-notes" || len(set.Warnings) == 0 {
-		t.Fatalf("Skills while down = %+v, %v; want the last known skill, incomplete, with a warning", set, err)
-	}
+	require.NoError(t, err, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
+	require.True(t, set.Incomplete, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
+	require.Len(t, set.Skills, 1, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
+	require.Equal(t, "release-notes", set.Skills[0].Name, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
+	require.NotEmpty(t, set.Warnings, "Skills while down = %+v; want the last known skill, incomplete, with a warning", set)
 	proctest.Eventually(t, 2*time.Second, "the killed plugin to be gone", func() bool { return !proctest.Alive(pid) })
 
 	// After the backoff: the next use restarts it.
@@ -284,12 +241,14 @@ func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 		return err == nil && res.Handled
 	})
 	st := c.Status()
-	if st.PID == 0 || st.PID == pid || st.Restarts != 1 || !proctest.Alive(st.PID) {
-		t.Errorf("after restart: %+v (old pid %d)", st, pid)
-	}
-	if set, err := c.Skills(ctx); err != nil || set.Incomplete || len(set.Skills) != 1 {
-		t.Errorf("Skills after restart = %+v, %v", set, err)
-	}
+	assert.NotZero(t, st.PID, "after restart: %+v (old pid %d)", st, pid)
+	assert.NotEqual(t, pid, st.PID, "after restart: %+v (old pid %d)", st, pid)
+	assert.Equal(t, 1, st.Restarts, "after restart: %+v (old pid %d)", st, pid)
+	assert.True(t, proctest.Alive(st.PID), "after restart: %+v (old pid %d)", st, pid)
+	set, err = c.Skills(ctx)
+	assert.NoError(t, err, "Skills after restart = %+v", set)
+	assert.False(t, set.Incomplete, "Skills after restart = %+v", set)
+	assert.Len(t, set.Skills, 1, "Skills after restart = %+v", set)
 }
 
 // A handler that does not answer costs its call deadline and nothing more:
@@ -300,26 +259,21 @@ func TestHangHitsDeadline(t *testing.T) {
 	c := launch(t, Config{Env: []string{env}, CallTimeout: timeout})
 	prepare := mountOn(t, c, "context:prepare")
 	pid := c.Status().PID
-	if err := os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644))
 	t0 := time.Now()
 	_, err := prepare(context.Background(), prepareIn("release-notes"))
 	took := time.Since(t0)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "callTimeout") {
-		t.Fatalf("err = %v, want a deadline naming callTimeout", err)
-	}
-	if took < timeout || took > timeout+2*time.Second {
-		t.Errorf("the hung call took %v with a %v deadline", took, timeout)
-	}
+	require.ErrorIs(t, err, context.DeadlineExceeded, "err, want a deadline naming callTimeout")
+	require.Contains(t, err.Error(), "callTimeout", "err, want a deadline naming callTimeout")
+	assert.GreaterOrEqual(t, took, timeout, "the hung call took %v with a %v deadline", took, timeout)
+	assert.LessOrEqual(t, took, timeout+2*time.Second, "the hung call took %v with a %v deadline", took, timeout)
 	os.Remove(filepath.Join(dir, "stall"))
 	res, err := prepare(context.Background(), prepareIn("release-notes"))
-	if err != nil || !res.Handled {
-		t.Fatalf("next call: %+v, %v", res, err)
-	}
-	if st := c.Status(); st.PID != pid || st.Restarts != 0 {
-		t.Errorf("a hang restarted the plugin: %+v (pid was %d)", st, pid)
-	}
+	require.NoError(t, err, "next call: %+v", res)
+	require.True(t, res.Handled, "next call: %+v", res)
+	st := c.Status()
+	assert.Equal(t, pid, st.PID, "a hang restarted the plugin: %+v (pid was)", st)
+	assert.Zero(t, st.Restarts, "a hang restarted the plugin: %+v (pid was)", st)
 }
 
 // Close kills the plugin, even in the middle of a hung call, and no
@@ -328,35 +282,24 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	dir, env := debugDir(t)
 	c := launch(t, Config{Env: []string{env}, CallTimeout: time.Minute})
 	pid := c.Status().PID
-	if err := os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644))
 	errc := make(chan error, 1)
 	go func() {
 		_, err := mountOn(t, c, "context:prepare")(context.Background(), prepareIn())
 		errc <- err
 	}()
 	proctest.Eventually(t, 5*time.Second, "the call to reach the plugin", func() bool { return len(calls(t, dir, "context:prepare")) == 1 })
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if proctest.Alive(pid) {
-		t.Errorf("plugin %d still running after Close", pid)
-	}
+	require.NoError(t, c.Close())
+	assert.False(t, proctest.Alive(pid), "plugin %d still running after Close", pid)
 	select {
 	case err := <-errc:
-		if err == nil {
-			t.Error("the hung call succeeded")
-		}
+		assert.Error(t, err, "the hung call succeeded")
 	case <-time.After(5 * time.Second):
 		t.Fatal("the hung call did not return after Close")
 	}
-	if _, err := mountOn(t, c, "context:prepare")(context.Background(), prepareIn()); !errors.Is(err, ErrClosed) {
-		t.Errorf("call after Close: %v, want ErrClosed", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
+	_, err := mountOn(t, c, "context:prepare")(context.Background(), prepareIn())
+	assert.ErrorIs(t, err, ErrClosed, "call after Close")
+	assert.NoError(t, c.Close(), "second Close")
 }
 
 // A kernel killed with SIGKILL runs no Close; its plugin must still go:
@@ -366,12 +309,8 @@ func TestHostKilledLeavesNoPlugin(t *testing.T) {
 	for _, mode := range []string{"pdeathsig", "watch"} {
 		t.Run(mode, func(t *testing.T) {
 			host, pid := startHelperHost(t, mode)
-			if !proctest.Alive(pid) {
-				t.Fatalf("plugin %d not running", pid)
-			}
-			if err := host.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
+			require.True(t, proctest.Alive(pid), "plugin %d not running", pid)
+			require.NoError(t, host.Process.Signal(syscall.SIGKILL))
 			host.Wait()
 			proctest.Eventually(t, 3*time.Second, "the orphaned plugin to exit", func() bool { return !proctest.Alive(pid) })
 		})
@@ -384,24 +323,18 @@ func TestSkillsChangedInvalidates(t *testing.T) {
 	dir := ownCopy(t)
 	c := launch(t, Config{Command: filepath.Join(dir, "release-notes")})
 	changed := make(chan struct{}, 16)
-	if err := c.Watch(func() { changed <- struct{}{} }, make(chan struct{})); err != nil {
-		t.Fatalf("Watch: %v", err)
-	}
+	require.NoError(t, c.Watch(func() { changed <- struct{}{} }, make(chan struct{})), "Watch")
 	ctx := context.Background()
 	names := func() []string {
 		set, err := c.Skills(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var out []string
 		for _, s := range set.Skills {
 			out = append(out, s.Name)
 		}
 		return out
 	}
-	if diff := cmp.Diff([]string{"release-notes"}, names()); diff != "" {
-		t.Fatalf("(-want +got):\n%s", diff)
-	}
+	require.Empty(t, cmp.Diff([]string{"release-notes"}, names()))
 	select {
 	case <-changed:
 		t.Fatal("invalidated with nothing changed")
@@ -409,17 +342,13 @@ func TestSkillsChangedInvalidates(t *testing.T) {
 	}
 	skill := filepath.Join(dir, "skills", "hotfix-notes", "SKILL.md")
 	os.MkdirAll(filepath.Dir(skill), 0o755)
-	if err := os.WriteFile(skill, []byte("---\nname: hotfix-notes\ndescription: Notes for a hotfix release.\n---\nBody.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(skill, []byte("---\nname: hotfix-notes\ndescription: Notes for a hotfix release.\n---\nBody.\n"), 0o644))
 	select {
 	case <-changed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the plugin never said its skills changed")
 	}
-	if diff := cmp.Diff([]string{"hotfix-notes", "release-notes"}, names()); diff != "" {
-		t.Errorf("after the change (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"hotfix-notes", "release-notes"}, names()), "after the change (-want +got)")
 }
 
 // A skill load goes over the wire every time: an edit shows at once.
@@ -427,32 +356,26 @@ func TestLoadSkillReadsEveryTime(t *testing.T) {
 	dir := ownCopy(t)
 	c := launch(t, Config{Command: filepath.Join(dir, "release-notes")})
 	set, err := c.Skills(context.Background())
-	if err != nil || len(set.Skills) != 1 {
-		t.Fatal(set, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, set.Skills, 1, "skills = %+v", set)
 	load := set.Skills[0].Load
 	first, err := load(context.Background())
-	if err != nil || first.Name != "release-notes" || !strings.Contains(first.Body, "scripts/collect.sh") {
-		t.Fatalf("load = %+v, %v", first, err)
-	}
+	require.NoError(t, err, "load = %+v", first)
+	require.Equal(t, "release-notes", first.Name, "load = %+v", first)
+	require.Contains(t, first.Body, "scripts/collect.sh", "load = %+v", first)
 	file := filepath.Join(dir, "skills", "release-notes", "SKILL.md")
 	data, _ := os.ReadFile(file)
-	if err := os.WriteFile(file, []byte(strings.Replace(string(data), "# Release notes", "# Release notes, edited", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(file, []byte(strings.Replace(string(data), "# Release notes", "# Release notes, edited", 1)), 0o644))
 	second, err := load(context.Background())
-	if err != nil || !strings.Contains(second.Body, "# Release notes, edited") {
-		t.Fatalf("load after edit = %+v, %v", second, err)
-	}
+	require.NoError(t, err, "load after edit = %+v", second)
+	require.Contains(t, second.Body, "# Release notes, edited", "load after edit = %+v", second)
 }
 
 // Messages past gRPC's 4 MiB server default cross in both directions.
 func TestLargeMessages(t *testing.T) {
 	c := launch(t, Config{})
 	tools, err := c.Tools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var log strings.Builder
 	log.WriteString("since: v1.0.0\n")
 	for i := 0; log.Len() < 6<<20; i++ {
@@ -460,10 +383,8 @@ func TestLargeMessages(t *testing.T) {
 	}
 	args, _ := json.Marshal(map[string]string{"version": "v2.0.0", "log": log.String()})
 	res, err := tools[0].Call(context.Background(), args)
-	if err != nil || res.IsError {
-		t.Fatalf("a %d-byte call: %+v, %v", len(args), res.IsError, err)
-	}
-	if len(res.Content) < 4<<20 || !strings.HasPrefix(res.Content, "# v2.0.0") {
-		t.Errorf("result: %d bytes, %.40q", len(res.Content), res.Content)
-	}
+	require.NoError(t, err, "a %d-byte call", len(args))
+	require.False(t, res.IsError, "a %d-byte call", len(args))
+	assert.GreaterOrEqual(t, len(res.Content), 4<<20, "result: %d bytes, %.40q", len(res.Content), res.Content)
+	assert.True(t, strings.HasPrefix(res.Content, "# v2.0.0"), "result: %d bytes, %.40q", len(res.Content), res.Content)
 }

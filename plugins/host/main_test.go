@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/helios-agents/helios/internal/pluginprobe"
+	"github.com/stretchr/testify/require"
 	"io"
 	"log/slog"
 	"os"
@@ -91,15 +92,9 @@ func copyFile(from, to string, mode os.FileMode) error {
 func ownCopy(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "release-notes")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyTree(filepath.Join(exampleDir, "EXTENSION.md"), filepath.Join(dir, "EXTENSION.md"), exampleDir, dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyFile(filepath.Join(exampleDir, "release-notes"), filepath.Join(dir, "release-notes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, copyTree(filepath.Join(exampleDir, "EXTENSION.md"), filepath.Join(dir, "EXTENSION.md"), exampleDir, dir))
+	require.NoError(t, copyFile(filepath.Join(exampleDir, "release-notes"), filepath.Join(dir, "release-notes"), 0o755))
 	return dir
 }
 
@@ -124,9 +119,7 @@ func launch(t *testing.T, cfg Config) *Capability {
 		cfg.Logger = testLogger(t)
 	}
 	c, err := Launch(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Launch: %v", err)
-	}
+	require.NoError(t, err, "Launch")
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -169,9 +162,7 @@ func (r *records) logger() *slog.Logger {
 func calls(t *testing.T, dir, what string) []int {
 	t.Helper()
 	pids, err := pluginprobe.Dir(dir).Calls(what)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return pids
 }
 
@@ -201,22 +192,17 @@ func startHelperHost(t *testing.T, mode string) (*exec.Cmd, int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+filepath.Join(exampleDir, "release-notes"), helperEnv+"_MODE="+mode)
 	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cmd.Stderr = tWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil && err != io.EOF {
-		t.Fatal(err)
+	if err != io.EOF {
+		require.NoError(t, err)
 	}
 	var pid int
-	if _, err := fmt.Sscanf(line, "pid %d", &pid); err != nil {
-		t.Fatalf("helper host said %q", line)
-	}
+	_, err = fmt.Sscanf(line, "pid %d", &pid)
+	require.NoError(t, err, "helper host said %q", line)
 	go io.Copy(io.Discard, out)
 	return cmd, pid
 }

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +17,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type testPlugin struct {
@@ -30,20 +31,14 @@ func (p testPlugin) Tools() []contract.Tool { return p.tools }
 
 func write(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 func newServer(t *testing.T, dir string, p Plugin) *Server {
 	t.Helper()
 	s, err := New(p, Config{Dir: dir, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -65,9 +60,7 @@ func TestDescribe(t *testing.T) {
 		}}},
 	}
 	d, err := newServer(t, dir, p).Describe(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := plugins.Description{
 		Name:        "notes",
 		Description: "Takes notes, carefully.",
@@ -78,13 +71,11 @@ func TestDescribe(t *testing.T) {
 			BaseDir: filepath.Join(dir, "skills", "jot"), File: filepath.Join(dir, "skills", "jot", "SKILL.md"),
 		}},
 	}
-	if diff := cmp.Diff(want, d, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Warnings" }, cmp.Ignore())); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, d, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Warnings" }, cmp.Ignore())))
 	// The skill without a description is skipped with a warning, by the
 	// kernel's own reader.
-	if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0].Path, "nodesc") {
-		t.Errorf("warnings = %+v, want one about nodesc", d.Warnings)
+	if assert.NotEmpty(t, d.Warnings, "warnings, want one about nodesc") {
+		assert.Contains(t, d.Warnings[0].Path, "nodesc", "warnings, want one about nodesc")
 	}
 }
 
@@ -94,9 +85,9 @@ func TestNewErrors(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "bare-plugin")
 		os.Mkdir(dir, 0o755)
 		d, err := newServer(t, dir, testPlugin{}).Describe(context.Background())
-		if err != nil || d.Name != "bare-plugin" || d.Description != "" {
-			t.Errorf("Describe = %+v, %v", d, err)
-		}
+		assert.NoError(t, err, "Describe = %+v", d)
+		assert.Equal(t, "bare-plugin", d.Name, "Describe = %+v", d)
+		assert.Empty(t, d.Description, "Describe = %+v", d)
 	})
 	for _, tt := range []struct {
 		name, doc string
@@ -116,11 +107,9 @@ func TestNewErrors(t *testing.T) {
 			s, err := New(tt.p, Config{Dir: dir})
 			if err == nil {
 				s.Close()
-				t.Fatal("New succeeded")
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want it to say %q", err, tt.want)
-			}
+			require.Error(t, err, "New succeeded")
+			assert.Contains(t, err.Error(), tt.want, "err = %v, want it to say %q", err, tt.want)
 		})
 	}
 }
@@ -146,24 +135,24 @@ func TestHandle(t *testing.T) {
 		payload, _ := json.Marshal(hookwire.ToolBefore{Call: hookwire.ToolCall{Name: name}})
 		return s.Handle(context.Background(), "tool:before", "guard", payload)
 	}
-	if r, err := call("Read"); err != nil || r.Handled || r.Result != nil {
-		t.Errorf("pass = %+v, %v", r, err)
+	r, err := call("Read")
+	assert.NoError(t, err, "pass = %+v", r)
+	assert.False(t, r.Handled, "pass = %+v", r)
+	assert.Nil(t, r.Result, "pass = %+v", r)
+	r, err = call("Bash")
+	assert.NoError(t, err, "decision = %+v (%s)", r, r.Result)
+	assert.True(t, r.Handled, "decision = %+v (%s)", r, r.Result)
+	assert.Equal(t, `{"deny":true,"reason":"no"}`, string(r.Result), "decision = %+v (%s)", r, r.Result)
+	_, err = call("Boom")
+	assert.ErrorContains(t, err, "panicked: boom", "panic")
+	_, err = call("Err")
+	if assert.Error(t, err) {
+		assert.Equal(t, "cannot decide", err.Error())
 	}
-	if r, err := call("Bash"); err != nil || !r.Handled || string(r.Result) != `{"deny":true,"reason":"no"}` {
-		t.Errorf("decision = %+v (%s), %v", r, r.Result, err)
-	}
-	if _, err := call("Boom"); err == nil || !strings.Contains(err.Error(), "panicked: boom") {
-		t.Errorf("panic: err = %v", err)
-	}
-	if _, err := call("Err"); err == nil || err.Error() != "cannot decide" {
-		t.Errorf("error: err = %v", err)
-	}
-	if _, err := s.Handle(context.Background(), "tool:before", "other", []byte(`{}`)); !errors.Is(err, ErrUnknown) {
-		t.Errorf("unknown mount: err = %v", err)
-	}
-	if _, err := s.Handle(context.Background(), "tool:before", "guard", []byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "decode payload") {
-		t.Errorf("bad payload: err = %v", err)
-	}
+	_, err = s.Handle(context.Background(), "tool:before", "other", []byte(`{}`))
+	assert.ErrorIs(t, err, ErrUnknown, "unknown mount")
+	_, err = s.Handle(context.Background(), "tool:before", "guard", []byte(`[1]`))
+	assert.ErrorContains(t, err, "decode payload", "bad payload")
 }
 
 // WatchSkills acknowledges first, then reports a change of the folder; a
@@ -184,13 +173,13 @@ func TestWatchAndLoad(t *testing.T) {
 		t.Fatal("no acknowledgement")
 	}
 	c, err := s.LoadSkill(ctx, "jot")
-	if err != nil || c.Name != "jot" || !strings.Contains(c.Body, "First.") {
-		t.Fatalf("load = %+v, %v", c, err)
-	}
+	require.NoError(t, err, "load = %+v", c)
+	require.Equal(t, "jot", c.Name, "load = %+v", c)
+	require.Contains(t, c.Body, "First.", "load = %+v", c)
 	write(t, file, "---\nname: jot\ndescription: Jot things down.\n---\nSecond.\n")
-	if c, err := s.LoadSkill(ctx, "jot"); err != nil || !strings.Contains(c.Body, "Second.") {
-		t.Errorf("load after edit = %+v, %v", c, err)
-	}
+	c, err = s.LoadSkill(ctx, "jot")
+	assert.NoError(t, err, "load after edit = %+v", c)
+	assert.Contains(t, c.Body, "Second.", "load after edit = %+v", c)
 	write(t, filepath.Join(dir, "skills", "memo", "SKILL.md"), "---\nname: memo\ndescription: Memos.\n---\nM.\n")
 	select {
 	case <-changed:
@@ -198,16 +187,11 @@ func TestWatchAndLoad(t *testing.T) {
 		t.Fatal("no change reported")
 	}
 	d, _ := s.Describe(ctx)
-	if len(d.Skills) != 2 {
-		t.Errorf("skills after the change: %+v", d.Skills)
-	}
-	if _, err := s.LoadSkill(ctx, "nope"); !errors.Is(err, ErrUnknown) {
-		t.Errorf("unknown skill: %v", err)
-	}
+	assert.Len(t, d.Skills, 2, "skills after the change")
+	_, err = s.LoadSkill(ctx, "nope")
+	assert.ErrorIs(t, err, ErrUnknown, "unknown skill")
 	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("WatchSkills after cancel: %v", err)
-	}
+	assert.NoError(t, (<-done), "WatchSkills after cancel")
 }
 
 // The plugin exits once its parent is gone; a stop ends the watch quietly.
@@ -244,13 +228,10 @@ func TestLoggerFormat(t *testing.T) {
 	var buf bytes.Buffer
 	newLogger(&buf).Warn("careful", "n", 3)
 	var m map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
-		t.Fatal(err)
-	}
-	if m["@level"] != "warn" || m["@message"] != "careful" || m["n"] != 3.0 {
-		t.Errorf("record = %v", m)
-	}
-	if _, err := time.Parse("2006-01-02T15:04:05.000000Z07:00", m["@timestamp"].(string)); err != nil {
-		t.Errorf("timestamp: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &m))
+	assert.Equal(t, "warn", m["@level"], "record = %v", m)
+	assert.Equal(t, "careful", m["@message"], "record = %v", m)
+	assert.Equal(t, 3.0, m["n"], "record = %v", m)
+	_, err := time.Parse("2006-01-02T15:04:05.000000Z07:00", m["@timestamp"].(string))
+	assert.NoError(t, err, "timestamp")
 }

@@ -39,9 +39,7 @@ mutations:
     replace: b
     packages: [./calc]
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := &catalogue{
 		Packages: []string{"./..."},
 		Canary: &entry{ID: "CANARY", Breaks: "Add subtracts", File: "calc/calc.go",
@@ -53,9 +51,7 @@ mutations:
 				Packages: []string{"./calc"}},
 		},
 	}
-	if diff := cmp.Diff(want, cat, cmp.AllowUnexported(catalogue{}, entry{})); diff != "" {
-		t.Errorf("parseCatalogue (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, cat, cmp.AllowUnexported(catalogue{}, entry{})), "parseCatalogue (-want +got)")
 }
 
 func TestParseCatalogueErrors(t *testing.T) {
@@ -93,13 +89,9 @@ func TestParseCatalogueErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseCatalogue([]byte(tc.yaml))
-			if err == nil {
-				t.Fatalf("parseCatalogue succeeded, want error containing %q", tc.want)
-			}
+			require.Error(t, err, "parseCatalogue succeeded, want error containing %q", tc.want)
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q does not contain %q", err, w)
 			}
 		})
 	}
@@ -112,9 +104,7 @@ mutations:
   - {id: M2, breaks: b, file: f.go, find: x, replace: y}
   - {id: M3, breaks: b, file: f.go, find: x, replace: y}
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ids := func(es []*entry) []string {
 		var out []string
 		for _, e := range es {
@@ -136,17 +126,11 @@ mutations:
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := cat.selectIDs(tc.only)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("selectIDs(%q) error = %v, want %q", tc.only, err, tc.wantErr)
-				}
+				require.ErrorContains(t, err, tc.wantErr, "selectIDs(%q) error", tc.only)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
-				t.Errorf("selectIDs(%q) (-want +got):\n%s", tc.only, diff)
-			}
+			require.NoError(t, err)
+			assert.Empty(t, cmp.Diff(tc.want, ids(got)), "selectIDs(%q) (-want +got)", tc.only)
 		})
 	}
 }
@@ -156,9 +140,7 @@ func TestPackagesUnion(t *testing.T) {
 		{Packages: []string{"./a", "./b"}},
 		{Packages: []string{"./b", "./c"}},
 	})
-	if diff := cmp.Diff([]string{"./a", "./b", "./c"}, got); diff != "" {
-		t.Errorf("packages (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"./a", "./b", "./c"}, got), "packages (-want +got)")
 }
 
 // TestCatalogueIsFresh keeps the real catalogue loadable and every entry
@@ -166,22 +148,16 @@ func TestPackagesUnion(t *testing.T) {
 // unit suite, before anyone runs the mutation suite.
 func TestCatalogueIsFresh(t *testing.T) {
 	root, err := moduleRoot("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cat, err := loadCatalogue(filepath.Join(root, defaultCatalogue))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range cat.entries() {
 		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.File)))
-		if err != nil {
-			t.Errorf("%s: %v", e.ID, err)
+		if !assert.NoError(t, err, "%s", e.ID) {
 			continue
 		}
-		if _, err := mutate(string(src), e.Find, e.Replace); err != nil {
-			t.Errorf("%s: %s: %v", e.ID, e.File, err)
-		}
+		_, err = mutate(string(src), e.Find, e.Replace)
+		assert.NoError(t, err, "%s: %s", e.ID, e.File)
 	}
 }
 

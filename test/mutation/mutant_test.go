@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMutate(t *testing.T) {
@@ -26,17 +28,12 @@ func TestMutate(t *testing.T) {
 			got, err := mutate(tc.src, tc.find, tc.replace)
 			if tc.wantStale != "" {
 				se, ok := errors.AsType[*staleError](err)
-				if !ok || se.reason != tc.wantStale {
-					t.Fatalf("mutate error = %v, want stale %q", err, tc.wantStale)
-				}
+				require.True(t, ok, "mutate error = %v, want stale %q", err, tc.wantStale)
+				require.Equal(t, tc.wantStale, se.reason, "mutate error = %v, want stale %q", err, tc.wantStale)
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("mutate (-want +got):\n%s", diff)
-			}
+			require.NoError(t, err)
+			assert.Empty(t, cmp.Diff(tc.want, got), "mutate (-want +got)")
 		})
 	}
 }
@@ -46,39 +43,25 @@ func TestMutate(t *testing.T) {
 func TestWriteMutantLeavesTreeAlone(t *testing.T) {
 	root, tmp := t.TempDir(), t.TempDir()
 	orig := filepath.Join(root, "pkg", "f.go")
-	if err := os.MkdirAll(filepath.Dir(orig), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(orig, []byte("package pkg\n\nconst X = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(orig), 0o755))
+	require.NoError(t, os.WriteFile(orig, []byte("package pkg\n\nconst X = 1\n"), 0o644))
 	before := snapshot(t, root)
 
 	m, err := writeMutant(root, tmp, &entry{ID: "M1", File: "pkg/f.go", Find: "X = 1", Replace: "X = 2"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
-	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
-		t.Errorf("working tree changed (-before +after):\n%s", diff)
-	}
-	if got := readFile(t, m.path); got != "package pkg\n\nconst X = 2\n" {
-		t.Errorf("mutant = %q", got)
-	}
+	assert.Empty(t, cmp.Diff(before, snapshot(t, root)), "working tree changed (-before +after)")
+	assert.Equal(t, "package pkg\n\nconst X = 2\n", readFile(t, m.path), "mutant")
 	var overlay struct{ Replace map[string]string }
-	if err := json.Unmarshal([]byte(readFile(t, m.overlay)), &overlay); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]string{orig: filepath.Join(tmp, "f.go")}, overlay.Replace); diff != "" {
-		t.Errorf("overlay (-want +got):\n%s", diff)
-	}
+	require.NoError(t, json.Unmarshal([]byte(readFile(t, m.overlay)), &overlay))
+	assert.Empty(t, cmp.Diff(map[string]string{orig: filepath.Join(tmp, "f.go")}, overlay.Replace), "overlay (-want +got)")
 }
 
 func TestWriteMutantMissingFileIsStale(t *testing.T) {
 	_, err := writeMutant(t.TempDir(), t.TempDir(), &entry{ID: "M1", File: "gone.go", Find: "x", Replace: "y"})
-	if se, ok := errors.AsType[*staleError](err); !ok || se.reason != "gone.go does not exist" {
-		t.Errorf("writeMutant error = %v, want stale: gone.go does not exist", err)
-	}
+	se, ok := errors.AsType[*staleError](err)
+	assert.True(t, ok, "writeMutant error = %v, want stale: gone.go does not exist", err)
+	assert.Equal(t, "gone.go does not exist", se.reason, "writeMutant error = %v, want stale: gone.go does not exist", err)
 }
 
 func TestPathRewriter(t *testing.T) {
@@ -89,9 +72,7 @@ func TestPathRewriter(t *testing.T) {
 		"../../tmp/helios-mutate-1/M5/calc.go:9:13: undefined: c": "calc/calc.go:9:13: undefined: c",
 		"other.go:1:1: x": "other.go:1:1: x",
 	} {
-		if got := rw.Replace(in); got != want {
-			t.Errorf("Replace(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, rw.Replace(in), "Replace(%q)", in)
 	}
 }
 
@@ -110,17 +91,13 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		files[filepath.ToSlash(rel)] = readFile(t, path)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return files
 }
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(data)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests in this file run the runner, in process, on copies of
@@ -23,9 +25,7 @@ func TestFixtureVerdicts(t *testing.T) {
 
 	r := runRunner(t, root, nil, "-catalogue", "catalogue.yaml", "-j", "2")
 
-	if r.code != exitFail {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitFail, r)
-	}
+	assert.Equal(t, exitFail, r.code, "exit code\n%s", r)
 	want := []row{
 		{ID: "M1", Verdict: "CAUGHT", Detail: "TestAbs"},
 		{ID: "M2", Verdict: "ESCAPED", Detail: "no test failed"},
@@ -34,9 +34,7 @@ func TestFixtureVerdicts(t *testing.T) {
 		{ID: "M5", Verdict: "BUILD-FAILED", Detail: "calc/calc.go:9:13: undefined: c"},
 		{ID: "M6", Verdict: "CAUGHT-ELSEWHERE", Detail: "caught by TestAdd; expected TestAbs"},
 	}
-	if diff := cmp.Diff(want, parseTable(t, r.stdout)); diff != "" {
-		t.Errorf("table (-want +got):\n%s\n%s", diff, r)
-	}
+	assert.Empty(t, cmp.Diff(want, parseTable(t, r.stdout)), "table (-want +got)\n%s", r)
 	for _, s := range []string{
 		"baseline: ok",
 		"canary CANARY: caught by TestAdd",
@@ -44,19 +42,11 @@ func TestFixtureVerdicts(t *testing.T) {
 		"Add(2, 3) = 6, want 5", // the excerpt shows what caught it
 		"--- M5 BUILD-FAILED: calc/calc.go:9:13: undefined: c\n",
 	} {
-		if !strings.Contains(r.stdout, s) {
-			t.Errorf("stdout lacks %q\n%s", s, r)
-		}
+		assert.Contains(t, r.stdout, s, "stdout lacks %q\n%s", s, r)
 	}
-	if strings.Contains(r.stdout, "--- M1") {
-		t.Errorf("stdout has an excerpt for the CAUGHT M1\n%s", r)
-	}
-	if got := lastLine(r.stdout); got != "mutate: 1 passed, 5 failed" {
-		t.Errorf("last line = %q, want %q", got, "mutate: 1 passed, 5 failed")
-	}
-	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
-		t.Errorf("working tree changed (-before +after):\n%s", diff)
-	}
+	assert.NotContains(t, r.stdout, "--- M1", "stdout has an excerpt for the CAUGHT M1\n%s", r)
+	assert.Equal(t, "mutate: 1 passed, 5 failed", lastLine(r.stdout), "last line")
+	assert.Empty(t, cmp.Diff(before, snapshot(t, root)), "working tree changed (-before +after)")
 	assertCleanedUp(t, r.tmp)
 }
 
@@ -65,18 +55,10 @@ func TestFixtureOnlyCaughtPasses(t *testing.T) {
 
 	r := runRunner(t, root, nil, "-catalogue", "catalogue.yaml", "-j", "2", "-only", "M1", "-v")
 
-	if r.code != exitOK {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitOK, r)
-	}
-	if diff := cmp.Diff([]row{{ID: "M1", Verdict: "CAUGHT", Detail: "TestAbs"}}, parseTable(t, r.stdout)); diff != "" {
-		t.Errorf("table (-want +got):\n%s\n%s", diff, r)
-	}
-	if got := lastLine(r.stdout); got != "mutate: 1 passed, 0 failed" {
-		t.Errorf("last line = %q, want %q", got, "mutate: 1 passed, 0 failed")
-	}
-	if !strings.Contains(r.stderr, "mutate: [1/1] M1 CAUGHT") {
-		t.Errorf("-v printed no progress line for M1\n%s", r)
-	}
+	assert.Equal(t, exitOK, r.code, "exit code\n%s", r)
+	assert.Empty(t, cmp.Diff([]row{{ID: "M1", Verdict: "CAUGHT", Detail: "TestAbs"}}, parseTable(t, r.stdout)), "table (-want +got)\n%s", r)
+	assert.Equal(t, "mutate: 1 passed, 0 failed", lastLine(r.stdout), "last line")
+	assert.Contains(t, r.stderr, "mutate: [1/1] M1 CAUGHT", "-v printed no progress line for M1\n%s", r)
 }
 
 func TestFixtureTimeout(t *testing.T) {
@@ -85,15 +67,9 @@ func TestFixtureTimeout(t *testing.T) {
 	// Long enough for the canary on a busy 2-core machine; T1 sleeps an hour.
 	r := runRunner(t, root, nil, "-catalogue", "timeout.yaml", "-j", "2", "-timeout", "10s")
 
-	if r.code != exitFail {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitFail, r)
-	}
-	if diff := cmp.Diff([]row{{ID: "T1", Verdict: "TIMEOUT", Detail: "no result after 10s"}}, parseTable(t, r.stdout)); diff != "" {
-		t.Errorf("table (-want +got):\n%s\n%s", diff, r)
-	}
-	if got := lastLine(r.stdout); got != "mutate: 0 passed, 1 failed" {
-		t.Errorf("last line = %q", got)
-	}
+	assert.Equal(t, exitFail, r.code, "exit code\n%s", r)
+	assert.Empty(t, cmp.Diff([]row{{ID: "T1", Verdict: "TIMEOUT", Detail: "no result after 10s"}}, parseTable(t, r.stdout)), "table (-want +got)\n%s", r)
+	assert.Equal(t, "mutate: 0 passed, 1 failed", lastLine(r.stdout), "last line")
 	assertCleanedUp(t, r.tmp)
 }
 
@@ -106,12 +82,9 @@ func TestFixtureInterrupted(t *testing.T) {
 
 	r := runRunnerContext(ctx, t, root, nil, stderr, "-catalogue", "timeout.yaml", "-timeout", "1m", "-v")
 
-	if r.code != exitFail || !strings.HasSuffix(r.stderr, "mutate: interrupted\n") {
-		t.Errorf("exit code = %d, want %d and \"mutate: interrupted\"\n%s", r.code, exitFail, r)
-	}
-	if strings.Contains(r.stdout, "mutate:") {
-		t.Errorf("an interrupted run printed a summary\n%s", r)
-	}
+	assert.Equal(t, exitFail, r.code, "exit code = %d, want %d and \"mutate: interrupted\"\n%s", r.code, exitFail, r)
+	assert.True(t, strings.HasSuffix(r.stderr, "mutate: interrupted\n"), "exit code = %d, want %d and \"mutate: interrupted\"\n%s", r.code, exitFail, r)
+	assert.NotContains(t, r.stdout, "mutate:", "an interrupted run printed a summary\n%s", r)
 	assertCleanedUp(t, r.tmp)
 }
 
@@ -122,17 +95,11 @@ func TestFixtureBaselineMustPass(t *testing.T) {
 
 	r := runRunner(t, root, nil, "-catalogue", "catalogue.yaml")
 
-	if r.code != exitFail {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitFail, r)
-	}
+	assert.Equal(t, exitFail, r.code, "exit code\n%s", r)
 	for _, s := range []string{"mutate: baseline fails: TestBroken;", "broken on purpose"} {
-		if !strings.Contains(r.stderr, s) {
-			t.Errorf("stderr lacks %q\n%s", s, r)
-		}
+		assert.Contains(t, r.stderr, s, "stderr lacks %q\n%s", s, r)
 	}
-	if strings.Contains(r.stdout, "canary") {
-		t.Errorf("the canary ran after a failing baseline\n%s", r)
-	}
+	assert.NotContains(t, r.stdout, "canary", "the canary ran after a failing baseline\n%s", r)
 }
 
 func TestFixtureCanaryMustBeCaught(t *testing.T) {
@@ -150,15 +117,10 @@ mutations:
 
 	r := runRunner(t, root, nil, "-catalogue", "escaping.yaml")
 
-	if r.code != exitFail {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitFail, r)
-	}
-	if want := "mutate: canary CANARY was not caught (ESCAPED: no test failed): the runner itself is broken"; !strings.Contains(r.stderr, want) {
-		t.Errorf("stderr lacks %q\n%s", want, r)
-	}
-	if strings.Contains(r.stdout, "M1") {
-		t.Errorf("mutations ran after the canary escaped\n%s", r)
-	}
+	assert.Equal(t, exitFail, r.code, "exit code\n%s", r)
+	want := "mutate: canary CANARY was not caught (ESCAPED: no test failed): the runner itself is broken"
+	assert.Contains(t, r.stderr, want, "stderr lacks %q\n%s", want, r)
+	assert.NotContains(t, r.stdout, "M1", "mutations ran after the canary escaped\n%s", r)
 }
 
 func TestRefusesCover(t *testing.T) {
@@ -166,15 +128,10 @@ func TestRefusesCover(t *testing.T) {
 		t.Run(goflags, func(t *testing.T) {
 			r := runRunner(t, fixtureDir, []string{"GOFLAGS=" + goflags}, "-catalogue", "catalogue.yaml")
 
-			if r.code != exitUsage {
-				t.Errorf("exit code = %d, want %d\n%s", r.code, exitUsage, r)
-			}
-			if !strings.Contains(r.stderr, "GOFLAGS holds -cover") || !strings.Contains(r.stderr, "-overlay") {
-				t.Errorf("stderr does not explain the refusal\n%s", r)
-			}
-			if r.stdout != "" {
-				t.Errorf("something ran\n%s", r)
-			}
+			assert.Equal(t, exitUsage, r.code, "exit code\n%s", r)
+			assert.Contains(t, r.stderr, "GOFLAGS holds -cover", "stderr does not explain the refusal\n%s", r)
+			assert.Contains(t, r.stderr, "-overlay", "stderr does not explain the refusal\n%s", r)
+			assert.Empty(t, r.stdout, "something ran\n%s", r)
 		})
 	}
 }
@@ -184,24 +141,16 @@ func TestList(t *testing.T) {
 
 	r := runRunner(t, fixtureDir, nil, "-catalogue", "catalogue.yaml", "-list", "-only", "M2,M1")
 
-	if r.code != exitOK {
-		t.Errorf("exit code = %d, want %d\n%s", r.code, exitOK, r)
-	}
+	assert.Equal(t, exitOK, r.code, "exit code\n%s", r)
 	want := []string{
 		"ID               FILE          BREAKS",
 		"CANARY (canary)  calc/calc.go  Add subtracts",
 		"M1               calc/calc.go  Abs returns negative numbers unchanged",
 		"M2               calc/calc.go  Sign calls positive numbers zero (no test looks)",
 	}
-	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")); diff != "" {
-		t.Errorf("-list (-want +got):\n%s", diff)
-	}
-	if r.stderr != "" {
-		t.Errorf("stderr = %q", r.stderr)
-	}
-	if diff := cmp.Diff(before, snapshot(t, fixtureDir)); diff != "" {
-		t.Errorf("fixture changed (-before +after):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")), "-list (-want +got)")
+	assert.Empty(t, r.stderr, "stderr")
+	assert.Empty(t, cmp.Diff(before, snapshot(t, fixtureDir)), "fixture changed (-before +after)")
 }
 
 // TestUsageErrors: none of these may run anything.
@@ -220,20 +169,16 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runRunner(t, fixtureDir, nil, append([]string{"-catalogue", "catalogue.yaml"}, tc.args...)...)
-			if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("exit code = %d, want %d and stderr containing %q\n%s", r.code, exitUsage, tc.want, r)
-			}
-			if r.stdout != "" {
-				t.Errorf("something ran\n%s", r)
-			}
+			assert.Equal(t, exitUsage, r.code, "exit code = %d, want %d and stderr containing %q\n%s", r.code, exitUsage, tc.want, r)
+			assert.Contains(t, r.stderr, tc.want, "exit code = %d, want %d and stderr containing %q\n%s", r.code, exitUsage, tc.want, r)
+			assert.Empty(t, r.stdout, "something ran\n%s", r)
 		})
 	}
 	t.Run("no go.mod", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		code := run(t.Context(), []string{"-C", t.TempDir()}, os.Environ(), &stdout, &stderr)
-		if code != exitUsage || !strings.Contains(stderr.String(), "no go.mod in") {
-			t.Errorf("exit code = %d, stderr = %q", code, stderr.String())
-		}
+		assert.Equal(t, exitUsage, code, "exit code, stderr")
+		assert.Contains(t, stderr.String(), "no go.mod in", "exit code, stderr")
 	})
 }
 
@@ -264,9 +209,7 @@ func fixture(t *testing.T) string {
 	}
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "fixture")
-	if err := os.CopyFS(dir, os.DirFS(fixtureDir)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.CopyFS(dir, os.DirFS(fixtureDir)))
 	return dir
 }
 
@@ -281,9 +224,7 @@ func runRunner(t *testing.T, root string, env []string, args ...string) result {
 func runRunnerContext(ctx context.Context, t *testing.T, root string, env []string, stderr *watchWriter, args ...string) result {
 	t.Helper()
 	tmp := filepath.Join(t.TempDir(), "tmp")
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(tmp, 0o700))
 	env = append(append(os.Environ(), "TMPDIR="+tmp), env...)
 	if stderr == nil {
 		stderr = &watchWriter{}
@@ -334,9 +275,7 @@ func parseTable(t *testing.T, stdout string) []row {
 			break
 		}
 	}
-	if start < 0 {
-		t.Fatalf("no table in\n%s", stdout)
-	}
+	require.GreaterOrEqual(t, start, 0, "no table in\n%s", stdout)
 	header := lines[start]
 	cols := []int{0}
 	for _, name := range []string{"VERDICT", "TIME", "CAUGHT BY / REASON", "BREAKS"} {
@@ -366,9 +305,7 @@ func lastLine(s string) string {
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 // assertCleanedUp checks that the run removed its temp dir and that no
@@ -377,12 +314,12 @@ func writeFile(t *testing.T, path, content string) {
 func assertCleanedUp(t *testing.T, tmp string) {
 	t.Helper()
 	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	var left []string
 	for _, e := range entries {
-		t.Errorf("left behind in TMPDIR: %s", e.Name())
+		left = append(left, e.Name())
 	}
+	assert.Empty(t, left, "left behind in TMPDIR")
 	if runtime.GOOS != "linux" {
 		return // no /proc to look at
 	}
@@ -393,8 +330,7 @@ func assertCleanedUp(t *testing.T, tmp string) {
 		if len(left) == 0 {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Errorf("processes still running: %q", left)
+		if !assert.False(t, time.Now().After(deadline), "processes still running: %q", left) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -404,9 +340,7 @@ func assertCleanedUp(t *testing.T, tmp string) {
 func processesNaming(t *testing.T, s string) []string {
 	t.Helper()
 	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var found []string
 	for _, f := range cmdlines {
 		data, err := os.ReadFile(f)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 )
 
 // Streams in the shape go test -json (Go 1.26) writes; see the fixture run in
@@ -115,20 +116,20 @@ func TestJudge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judge(&tc.run, tc.expect)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(outcome{})); diff != "" {
-				t.Errorf("judge (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(tc.want, got, cmp.AllowUnexported(outcome{})), "judge (-want +got)")
 		})
 	}
 }
 
 func TestExcerptIsBounded(t *testing.T) {
 	lines := strings.Split(strings.Repeat("x\n", 30), "\n")[:30]
-	if got := head(lines, maxExcerpt); len(got) != maxExcerpt+1 || got[maxExcerpt] != "... (10 more lines)" {
-		t.Errorf("head: %d lines, last %q", len(got), got[len(got)-1])
+	got := head(lines, maxExcerpt)
+	if assert.Len(t, got, maxExcerpt+1, "head: %d lines, last %q", len(got), got[len(got)-1]) {
+		assert.Equal(t, "... (10 more lines)", got[maxExcerpt], "head: %d lines, last %q", len(got), got[len(got)-1])
 	}
-	if got := tail(lines, maxExcerpt); len(got) != maxExcerpt+1 || got[0] != "... (10 lines before)" {
-		t.Errorf("tail: %d lines, first %q", len(got), got[0])
+	got = tail(lines, maxExcerpt)
+	if assert.Len(t, got, maxExcerpt+1, "tail: %d lines, first %q", len(got), got[0]) {
+		assert.Equal(t, "... (10 lines before)", got[0], "tail: %d lines, first %q", len(got), got[0])
 	}
 }
 
@@ -146,8 +147,7 @@ func TestCoverFlag(t *testing.T) {
 		{"-tags=cover", ""},
 	} {
 		got, ok := coverFlag(tc.goflags)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("coverFlag(%q) = %q, %v; want %q", tc.goflags, got, ok, tc.want)
-		}
+		assert.Equal(t, tc.want, got, "coverFlag(%q)", tc.goflags)
+		assert.Equal(t, tc.want != "", ok, "coverFlag(%q)", tc.goflags)
 	}
 }

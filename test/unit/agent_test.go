@@ -36,6 +36,8 @@ import (
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: the order inside one step (C8): catalog injection, then
@@ -89,9 +91,7 @@ func TestAgentStepOrder(t *testing.T) {
 			rec("inject")
 		}
 	}})
-	if got := agRun(t, s, "go"); got != "done" {
-		t.Errorf("answer = %q, want %q", got, "done")
-	}
+	assert.Equal(t, "done", agRun(t, s, "go"), "answer")
 
 	want := []string{
 		"inject",
@@ -107,18 +107,15 @@ func TestAgentStepOrder(t *testing.T) {
 	mu.Lock()
 	got := append([]string(nil), order...)
 	mu.Unlock()
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("step order (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "step order (-want +got)")
 	// The first request carries the catalog after the prompt: it was
 	// appended before the request was built.
 	reqs := w.srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
+	require.Len(t, reqs, 2, "requests")
 	first := reqs[0].Messages
-	if len(first) != 2 || first[0].Content != "go" || !strings.Contains(first[1].Content, "alpha: The alpha skill.") {
-		t.Errorf("request 1 messages = %+v; want the prompt, then the catalog", first)
+	if assert.Len(t, first, 2, "request 1 messages = %+v; want the prompt, then the catalog", first) {
+		assert.Equal(t, "go", first[0].Content, "request 1: the prompt")
+		assert.Contains(t, first[1].Content, "alpha: The alpha skill.", "request 1: the catalog")
 	}
 }
 
@@ -148,18 +145,14 @@ func TestAgentContextPrepare(t *testing.T) {
 		modeltest.Say("done"),
 	)
 	// Mounted after the plugin's mounts: it still runs in the builtin band.
-	if err := kernel.ContextPrepare.Mount(w.k.Hooks(), "late-builtin-prep", hooks.Builtin, func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+	require.NoError(t, kernel.ContextPrepare.Mount(w.k.Hooks(), "late-builtin-prep", hooks.Builtin, func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
 		return fmt.Sprintf("LATE-MOUNTED-PREP step %d", in.Step), true, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	}))
 	s := w.open(t, kernel.SessionConfig{SystemPrompt: "AG-BASE-PROMPT"})
 	agRun(t, s, "go")
 
 	reqs := w.srv.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
-	}
+	require.Len(t, reqs, 2, "requests")
 	for i, req := range reqs {
 		step := i + 1
 		sys := req.System
@@ -173,43 +166,27 @@ func TestAgentContextPrepare(t *testing.T) {
 		at := -1
 		for _, p := range parts {
 			j := strings.Index(sys, p)
-			if j < 0 {
-				t.Errorf("request %d: system prompt lacks %q:\n%s", step, p, sys)
+			if !assert.GreaterOrEqual(t, j, 0, "request %d: system prompt lacks %q:\n%s", step, p, sys) {
 				continue
 			}
-			if j <= at {
-				t.Errorf("request %d: %q at index %d, not after the previous part (index %d):\n%s", step, p, j, at, sys)
-			}
-			if n := strings.Count(sys, p); n != 1 {
-				t.Errorf("request %d: %q appears %d times", step, p, n)
-			}
+			assert.Greater(t, j, at, "request %d: %q at index %d, not after the previous part (index %d):\n%s", step, p, j, at, sys)
+			n := strings.Count(sys, p)
+			assert.Equal(t, 1, n, "request %d: %q appears %d times", step, p, n)
 			at = j
 		}
-		if !strings.HasPrefix(sys, "AG-BASE-PROMPT\n\n") {
-			t.Errorf("request %d: system prompt does not start with the base prompt:\n%s", step, sys)
-		}
-		if strings.Contains(sys, fmt.Sprintf("step %d", 3-step)) {
-			t.Errorf("request %d: system prompt carries the other step's prepare text:\n%s", step, sys)
-		}
+		assert.True(t, strings.HasPrefix(sys, "AG-BASE-PROMPT\n\n"), "request %d: system prompt does not start with the base prompt:\n%s", step, sys)
+		assert.NotContains(t, sys, fmt.Sprintf("step %d", 3-step), "request %d: system prompt carries the other step's prepare text", step)
 		for _, section := range strings.Split(sys, "\n\n") {
-			if strings.TrimSpace(section) == "" {
-				t.Errorf("request %d: a blank contribution left an empty section:\n%q", step, sys)
-			}
+			assert.NotEmpty(t, strings.TrimSpace(section), "request %d: a blank contribution left an empty section:\n%q", step, sys)
 		}
 		for _, m := range req.Messages {
-			if strings.Contains(m.Content, "PREP") {
-				t.Errorf("request %d: prepare text sent as a message: %+v", step, m)
-			}
+			assert.NotContains(t, m.Content, "PREP", "request %d: prepare text sent as a message: %+v", step, m)
 		}
 	}
 	for _, ev := range agEvents(s.Log()) {
-		if strings.Contains(ev.Text+string(ev.Input)+fmt.Sprint(ev.Meta), "PREP") {
-			t.Errorf("prepare output was logged: %+v", ev)
-		}
+		assert.NotContains(t, ev.Text+string(ev.Input)+fmt.Sprint(ev.Meta), "PREP", "prepare output was logged: %+v", ev)
 	}
-	if ws := w.warnings(); len(ws) != 0 {
-		t.Errorf("warnings = %v, want none", ws)
-	}
+	assert.Empty(t, w.warnings(), "warnings")
 }
 
 // Protects: the <extensions> manifest (C3, C8): one line per capability
@@ -245,25 +222,16 @@ func TestAgentExtensionsManifest(t *testing.T) {
 			s := w.open(t, kernel.SessionConfig{})
 			agRun(t, s, "hi")
 			sys := w.srv.Requests()[0].System
-			if !strings.Contains(sys, w.k.SkillsPrompt()) {
-				t.Errorf("system prompt lacks the skills section:\n%s", sys)
-			}
+			assert.Contains(t, sys, w.k.SkillsPrompt(), "system prompt lacks the skills section")
 			if tt.want == "" {
-				if strings.Contains(sys, "<extensions>") {
-					t.Errorf("system prompt has a manifest; want none:\n%s", sys)
-				}
+				assert.NotContains(t, sys, "<extensions>", "system prompt has a manifest")
 				return
 			}
-			if n := strings.Count(sys, tt.want); n != 1 {
-				t.Errorf("manifest %q appears %d times in:\n%s", tt.want, n, sys)
-			}
-			if strings.Index(sys, w.k.SkillsPrompt()) > strings.Index(sys, "<extensions>") {
-				t.Errorf("manifest comes before the skills section:\n%s", sys)
-			}
+			n := strings.Count(sys, tt.want)
+			assert.Equal(t, 1, n, "manifest %q appears %d times in:\n%s", tt.want, n, sys)
+			assert.LessOrEqual(t, strings.Index(sys, w.k.SkillsPrompt()), strings.Index(sys, "<extensions>"), "manifest comes before the skills section:\n%s", sys)
 			for _, never := range []string{"- skills", "- quiet"} {
-				if strings.Contains(sys, never) {
-					t.Errorf("system prompt lists %q:\n%s", never, sys)
-				}
+				assert.NotContains(t, sys, never, "system prompt lists %q:\n%s", never, sys)
 			}
 		})
 	}
@@ -333,19 +301,13 @@ func TestAgentToolsOffered(t *testing.T) {
 			for i, tool := range reqs[0].Tools {
 				got[i] = model.Tool{Name: tool.Name, Description: tool.Description}
 				if tool.Name == "skill" {
-					if tool.Description == fakeSkill.Description {
-						t.Errorf("the offered skill tool is the capability's, not the kernel's")
-					}
+					assert.NotEqual(t, fakeSkill.Description, tool.Description, "the offered skill tool is the capability's, not the kernel's")
 					got[i].Description = ""
 				}
 			}
-			if d := cmp.Diff(tt.wantTools, got); d != "" {
-				t.Errorf("tools offered (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(tt.wantTools, got), "tools offered (-want +got)")
 			for i, req := range reqs {
-				if d := cmp.Diff(reqs[0].Tools, req.Tools); d != "" {
-					t.Errorf("request %d: tools differ from request 1 (-1 +%d):\n%s", i+1, i+1, d)
-				}
+				assert.Empty(t, cmp.Diff(reqs[0].Tools, req.Tools), "request %d: tools differ from request 1 (-1 +%d)", i+1, i+1)
 			}
 
 			catalogs := 0
@@ -355,9 +317,8 @@ func TestAgentToolsOffered(t *testing.T) {
 				}
 			}
 			sentCatalog := len(spineInjected(reqs[0])) == 1
-			if tt.wantCatalog != (catalogs == 1) || tt.wantCatalog != sentCatalog {
-				t.Errorf("catalog events %d, sent in request 1: %v; want catalog: %v", catalogs, sentCatalog, tt.wantCatalog)
-			}
+			assert.Equal(t, tt.wantCatalog, (catalogs == 1), "catalog events %d, sent in request 1", catalogs)
+			assert.Equal(t, tt.wantCatalog, sentCatalog, "catalog events %d, sent in request 1", catalogs)
 
 			// Calls reach the first tool of a name, and only allowed ones.
 			allowed := func(name string) bool { return tt.allowed == nil || agContains(tt.allowed, name) }
@@ -368,30 +329,21 @@ func TestAgentToolsOffered(t *testing.T) {
 			if allowed("Beta") {
 				wantBeta = 1
 			}
-			if n := len(alphaAProbe.calls()); n != wantAlpha {
-				t.Errorf("cap-a Alpha called %d times, want %d", n, wantAlpha)
-			}
-			if n := len(betaAProbe.calls()); n != wantBeta {
-				t.Errorf("cap-a Beta called %d times, want %d", n, wantBeta)
-			}
-			if n := len(alphaBProbe.calls()) + len(fakeSkillProbe.calls()) + len(betaPProbe.calls()); n != 0 {
-				t.Errorf("shadowed tools called %d times, want 0", n)
-			}
+			n := len(alphaAProbe.calls())
+			assert.Equal(t, wantAlpha, n, "cap-a Alpha called %d times, want %d", n, wantAlpha)
+			assert.Len(t, betaAProbe.calls(), wantBeta, "cap-a Beta calls")
+			assert.Zero(t, len(alphaBProbe.calls())+len(fakeSkillProbe.calls())+len(betaPProbe.calls()), "calls of shadowed tools")
 			results := agResults(s.Log())
-			if len(results) != 3 {
-				t.Fatalf("%d tool results, want 3: %+v", len(results), results)
-			}
+			require.Len(t, results, 3, "%d tool results, want 3: %+v", len(results), results)
 			for i, name := range []string{"Alpha", "Beta", "skill"} {
 				res := results[i]
-				if allowed(name) == res.IsError {
-					t.Errorf("%s result = %+v; want IsError=%v", name, res, !allowed(name))
-				}
-				if !allowed(name) && !strings.Contains(res.Text, fmt.Sprintf("unknown tool %q", name)) {
-					t.Errorf("%s result = %q; want an unknown-tool error", name, res.Text)
+				assert.Equal(t, !allowed(name), res.IsError, "%s result = %+v; want IsError=%v", name, res, !allowed(name))
+				if !allowed(name) {
+					assert.Contains(t, res.Text, fmt.Sprintf("unknown tool %q", name), "%s result: want an unknown-tool error", name)
 				}
 			}
-			if allowed("skill") && !strings.Contains(results[2].Text, "ALPHA-BODY") {
-				t.Errorf("skill result = %q; want the skill's body from the kernel's skill tool", results[2].Text)
+			if allowed("skill") {
+				assert.Contains(t, results[2].Text, "ALPHA-BODY", "skill result: want the skill's body from the kernel's skill tool")
 			}
 		})
 	}
@@ -503,35 +455,25 @@ func TestAgentToolBefore(t *testing.T) {
 			}})
 			agRun(t, s, "go")
 
-			if d := cmp.Diff(tt.wantToolArg, probe.calls()); d != "" {
-				t.Errorf("tool received (-want +got):\n%s", d)
-			}
-			if n := builtinCalls.Load(); n != 1 {
-				t.Errorf("builtin called %d times, want 1", n)
-			}
-			if n := pluginCalls.Load(); n != tt.wantPlugin {
-				t.Errorf("plugin called %d times, want %d", n, tt.wantPlugin)
-			}
+			assert.Empty(t, cmp.Diff(tt.wantToolArg, probe.calls()), "tool received (-want +got)")
+			assert.Equal(t, int32(1), builtinCalls.Load(), "builtin called")
+			assert.Equal(t, tt.wantPlugin, pluginCalls.Load(), "plugin calls")
 			results := agResults(s.Log())
-			if len(results) != 1 {
-				t.Fatalf("%d tool results, want 1", len(results))
-			}
+			require.Len(t, results, 1, "tool results")
 			res := results[0]
-			if res.ToolUseID != "c1" || res.IsError != tt.wantError || !strings.Contains(res.Text, tt.wantResult) {
-				t.Errorf("logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			assert.Equal(t, "c1", res.ToolUseID, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			assert.Equal(t, tt.wantError, res.IsError, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			assert.Contains(t, res.Text, tt.wantResult, "logged result = %+v; want id c1, IsError=%v, text containing %q", res, tt.wantError, tt.wantResult)
+			if assert.Len(t, updates, 1, "observed results = %+v; want one matching the log", updates) {
+				assert.Equal(t, tt.wantError, updates[0].IsError, "observed result IsError")
+				assert.Equal(t, res.Text, updates[0].Text, "observed result text")
 			}
-			if len(updates) != 1 || updates[0].IsError != tt.wantError || updates[0].Text != res.Text {
-				t.Errorf("observed results = %+v; want one matching the log", updates)
-			}
-			if got := spineToolResult(t, w.srv.Requests()[1], "c1"); got != res.Text {
-				t.Errorf("model got result %q, want %q", got, res.Text)
-			}
+			got := spineToolResult(t, w.srv.Requests()[1], "c1")
+			assert.Equal(t, res.Text, got, "model got result %q, want %q", got, res.Text)
 			ws := w.warnings()
-			if len(ws) != tt.wantWarns {
-				t.Errorf("warnings = %v, want %d", ws, tt.wantWarns)
-			}
-			if tt.wantWarns > 0 && !strings.Contains(fmt.Sprint(ws), "policy store unreachable") {
-				t.Errorf("warnings = %v; want the builtin's failure", ws)
+			assert.Len(t, ws, tt.wantWarns, "warnings")
+			if tt.wantWarns > 0 {
+				assert.Contains(t, fmt.Sprint(ws), "policy store unreachable", "warnings: want the builtin's failure")
 			}
 		})
 	}
@@ -561,37 +503,27 @@ func TestAgentToolFailuresAreResults(t *testing.T) {
 		modeltest.Say("still here"),
 	)
 	s := w.open(t, kernel.SessionConfig{})
-	if got := agRun(t, s, "go"); got != "recovered" {
-		t.Errorf("answer = %q, want %q", got, "recovered")
-	}
-	if got := agRun(t, s, "again"); got != "still here" {
-		t.Errorf("second answer = %q, want %q", got, "still here")
-	}
-	if n := boomCalls.Load(); n != 2 {
-		t.Errorf("Boom called %d times, want 2", n)
-	}
+	assert.Equal(t, "recovered", agRun(t, s, "go"), "answer")
+	assert.Equal(t, "still here", agRun(t, s, "again"), "second answer")
+	assert.Equal(t, int32(2), boomCalls.Load(), "Boom called")
 	results := agResults(s.Log())
-	if len(results) != 4 {
-		t.Fatalf("%d results, want 4: %+v", len(results), results)
-	}
+	require.Len(t, results, 4, "%d results, want 4: %+v", len(results), results)
 	want := []struct{ id, text string }{
 		{"u1", `unknown tool "NoSuchTool"`},
 		{"p1", "boom! nil map"},
 		{"e1", "disk on fire"},
 	}
 	for i, w := range want {
-		if r := results[i]; r.ToolUseID != w.id || !r.IsError || !strings.Contains(r.Text, w.text) {
-			t.Errorf("result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
-		}
+		r := results[i]
+		assert.Equal(t, w.id, r.ToolUseID, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
+		assert.True(t, r.IsError, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
+		assert.Contains(t, r.Text, w.text, "result %d = %+v; want an error for %s containing %q", i, r, w.id, w.text)
 	}
-	if !strings.Contains(results[1].Text, "panic") {
-		t.Errorf("panic result = %q; want it to say it panicked", results[1].Text)
-	}
+	assert.Contains(t, results[1].Text, "panic", "panic result; want it to say it panicked")
 	reqs := w.srv.Requests()
 	for _, w := range want {
-		if got := spineToolResult(t, reqs[1], w.id); !strings.Contains(got, w.text) {
-			t.Errorf("model got %q for %s, want %q", got, w.id, w.text)
-		}
+		got := spineToolResult(t, reqs[1], w.id)
+		assert.Contains(t, got, w.text, "model got %q for %s, want %q", got, w.id, w.text)
 	}
 	agCheckPairs(t, "final request", reqs[len(reqs)-1].Messages)
 }
@@ -659,23 +591,14 @@ func TestAgentTurnEnd(t *testing.T) {
 			// A loop that would not end runs into the end of the script and
 			// fails there; Run's error is then the model's.
 			answer, err := s.Run(ctx, "go")
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if answer != tt.wantAnswer {
-				t.Errorf("answer = %q, want %q", answer, tt.wantAnswer)
-			}
-			if n := len(w.srv.Requests()); n != len(tt.script) {
-				t.Errorf("%d model requests, want %d", n, len(tt.script))
-			}
-			if n := len(probe.calls()); n != tt.wantTools {
-				t.Errorf("tool ran %d times, want %d", n, tt.wantTools)
-			}
+			require.NoError(t, err, "Run")
+			assert.Equal(t, tt.wantAnswer, answer, "answer")
+			n := len(w.srv.Requests())
+			assert.Equal(t, len(tt.script), n, "%d model requests, want %d", n, len(tt.script))
+			assert.Len(t, probe.calls(), tt.wantTools, "tool runs")
 			mu.Lock()
 			defer mu.Unlock()
-			if d := cmp.Diff(tt.wantSteps, steps); d != "" {
-				t.Errorf("turn:end steps (-want +got):\n%s", d)
-			}
+			assert.Empty(t, cmp.Diff(tt.wantSteps, steps), "turn:end steps (-want +got)")
 			agCheckLogPairs(t, s.Log())
 		})
 	}
@@ -721,10 +644,8 @@ func TestAgentCompaction(t *testing.T) {
 		}})
 		// The plugin's mount is there, after the builtin compactor: its
 		// call count below is not zero by absence.
-		if d := cmp.Diff([]hooks.HandlerInfo{{Name: "compactor", Origin: "builtin"}, {Name: "plugin-compactor", Origin: "plugin"}},
-			agHandlers(s.Hooks(), hooks.ContextCompact.Name)); d != "" {
-			t.Errorf("context:compact handlers (-want +got):\n%s", d)
-		}
+		assert.Empty(t, cmp.Diff([]hooks.HandlerInfo{{Name: "compactor", Origin: "builtin"}, {Name: "plugin-compactor", Origin: "plugin"}},
+			agHandlers(s.Hooks(), hooks.ContextCompact.Name)), "context:compact handlers (-want +got)")
 		return world{w, s, pluginCalls, compacted}
 	}
 
@@ -737,26 +658,24 @@ func TestAgentCompaction(t *testing.T) {
 			modeltest.Say(a3),
 		)
 		agRun(t, x.s, q1)
-		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
-			t.Fatalf("%d compactions after turn 1 (under budget), want 0", n)
-		}
+		n := agCount(x.s.Log(), session.Compaction)
+		require.Zero(t, n, "%d compactions after turn 1 (under budget), want 0", n)
 		agRun(t, x.s, q2)
 		agRun(t, x.s, q3)
 
 		reqs := x.w.srv.Requests()
-		if len(reqs) != 5 {
-			t.Fatalf("%d requests, want 5", len(reqs))
-		}
+		require.Len(t, reqs, 5, "requests")
 		for i, req := range reqs {
-			if isSummary := strings.HasPrefix(req.System, summarizePrompt); isSummary != (i == 3) {
-				t.Errorf("request %d: summarization prompt %v, want %v:\n%s", i+1, isSummary, i == 3, req.System)
-			}
+			isSummary := strings.HasPrefix(req.System, summarizePrompt)
+			assert.Equal(t, i == 3, isSummary, "request %d: summarization prompt %v, want %v:\n%s", i+1, isSummary, i == 3, req.System)
 		}
 		sum := reqs[3]
-		if len(sum.Tools) != 0 || len(sum.Messages) != 1 {
-			t.Errorf("summary request: %d tools, %d messages; want 0 and 1", len(sum.Tools), len(sum.Messages))
-		} else if m := sum.Messages[0].Content; !strings.Contains(m, q1) || !strings.Contains(m, "HIDDEN-RESULT") || strings.Contains(m, a1) {
-			t.Errorf("summary request covers the wrong span:\n%s", m)
+		assert.Empty(t, sum.Tools, "summary request tools")
+		if assert.Len(t, sum.Messages, 1, "summary request messages") {
+			m := sum.Messages[0].Content
+			assert.Contains(t, m, q1, "summary request covers the wrong span")
+			assert.Contains(t, m, "HIDDEN-RESULT", "summary request covers the wrong span")
+			assert.NotContains(t, m, a1, "summary request covers the wrong span")
 		}
 
 		var comps []session.Event
@@ -765,34 +684,25 @@ func TestAgentCompaction(t *testing.T) {
 				comps = append(comps, ev)
 			}
 		}
-		if len(comps) != 1 || comps[0].From != 1 || comps[0].To != 4 || comps[0].Text != summary {
-			t.Errorf("compactions = %+v; want one hiding seq 1..4 behind %q", comps, summary)
+		if assert.Len(t, comps, 1, "compactions = %+v; want one hiding seq 1..4 behind %q", comps, summary) {
+			assert.Equal(t, int64(1), comps[0].From, "compaction From")
+			assert.Equal(t, int64(4), comps[0].To, "compaction To")
+			assert.Equal(t, summary, comps[0].Text, "compaction text")
 		}
-		if n := x.compacted.Load(); n != 1 {
-			t.Errorf("%d compaction updates, want 1", n)
-		}
+		assert.Equal(t, int32(1), x.compacted.Load(), "compaction updates")
 
 		next := reqs[4].Messages
 		var texts []string
 		for _, m := range next {
 			texts = append(texts, m.Content)
-			if strings.Contains(m.Content, "HIDDEN") {
-				t.Errorf("next request still carries hidden text: %.60q", m.Content)
-			}
+			assert.NotContains(t, m.Content, "HIDDEN", "next request still carries hidden text")
 		}
-		if len(next) != 5 || !strings.Contains(next[0].Content, summary) {
-			t.Fatalf("next request messages = %.80q; want the summary, then 4 recent messages", texts)
-		}
-		if d := cmp.Diff([]string{a1, q2, a2, q3}, texts[1:]); d != "" {
-			t.Errorf("recent messages (-want +got):\n%s", d)
-		}
+		require.Len(t, next, 5, "next request messages = %.80q; want the summary, then 4 recent messages", texts)
+		require.Contains(t, next[0].Content, summary, "next request messages = %.80q; want the summary, then 4 recent messages", texts)
+		assert.Empty(t, cmp.Diff([]string{a1, q2, a2, q3}, texts[1:]), "recent messages (-want +got)")
 		agCheckPairs(t, "next request", next)
-		if n := x.pluginCalls.Load(); n != 0 {
-			t.Errorf("plugin compactor called %d times, want 0", n)
-		}
-		if ws := x.w.warnings(); len(ws) != 0 {
-			t.Errorf("warnings = %v, want none", ws)
-		}
+		assert.Zero(t, x.pluginCalls.Load(), "plugin compactor calls")
+		assert.Empty(t, x.w.warnings(), "warnings")
 	})
 
 	t.Run("over budget, builtin passes, plugin decides", func(t *testing.T) {
@@ -801,12 +711,11 @@ func TestAgentCompaction(t *testing.T) {
 		x := setup(t, budget, modeltest.Say("ok"), modeltest.Say("fine"))
 		agRun(t, x.s, strings.Repeat("x", budget+1))
 		agRun(t, x.s, "next")
-		if n := x.pluginCalls.Load(); n != 1 {
-			t.Errorf("plugin compactor called %d times, want 1", n)
-		}
+		assert.Equal(t, int32(1), x.pluginCalls.Load(), "plugin compactor called")
 		reqs := x.w.srv.Requests()
-		if m := reqs[1].Messages; len(m) != 3 || !strings.Contains(m[0].Content, "PLUGIN-SUMMARY") {
-			t.Errorf("request 2 messages = %.80q; want the plugin's summary first", m)
+		m := reqs[1].Messages
+		if assert.Len(t, m, 3, "request 2 messages = %.80q; want the plugin's summary first", m) {
+			assert.Contains(t, m[0].Content, "PLUGIN-SUMMARY", "request 2: want the plugin's summary first")
 		}
 	})
 
@@ -820,16 +729,10 @@ func TestAgentCompaction(t *testing.T) {
 		agRun(t, x.s, q1)
 		agRun(t, x.s, q2)
 		agRun(t, x.s, q3)
-		if n := agCount(x.s.Log(), session.Compaction); n != 0 {
-			t.Errorf("%d compactions, want 0", n)
-		}
-		if n := x.pluginCalls.Load() + x.compacted.Load(); n != 0 {
-			t.Errorf("compaction ran (%d)", n)
-		}
+		assert.Zero(t, agCount(x.s.Log(), session.Compaction), "compactions")
+		assert.Zero(t, x.pluginCalls.Load()+x.compacted.Load(), "compaction ran")
 		last := x.w.srv.Requests()[3]
-		if !strings.Contains(fmt.Sprint(last.Messages), q1) {
-			t.Errorf("last request lost the first question under budget")
-		}
+		assert.Contains(t, fmt.Sprint(last.Messages), q1, "last request lost the first question under budget")
 	})
 }
 
@@ -862,12 +765,16 @@ func TestAgentSessionStart(t *testing.T) {
 
 	s := w.open(t, kernel.SessionConfig{})
 	evs := agEvents(s.Log())
-	if len(evs) != 1 || evs[0].Type != session.Injected || evs[0].Provenance != "session:start" || evs[0].Text != want {
-		t.Fatalf("new session log = %+v; want one injected session:start event %q", evs, want)
-	}
+	require.Len(t, evs, 1, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, session.Injected, evs[0].Type, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, "session:start", evs[0].Provenance, "new session log = %+v; want one injected session:start event %q", evs, want)
+	require.Equal(t, want, evs[0].Text, "new session log = %+v; want one injected session:start event %q", evs, want)
 	agRun(t, s, "hello")
-	if first := w.srv.Requests()[0].Messages; len(first) != 2 || first[0].Role != model.RoleUser || first[0].Content != want || first[1].Content != "hello" {
-		t.Errorf("request 1 messages = %+v; want the session:start text, then the prompt", first)
+	first := w.srv.Requests()[0].Messages
+	if assert.Len(t, first, 2, "request 1 messages = %+v; want the session:start text, then the prompt", first) {
+		assert.Equal(t, model.RoleUser, first[0].Role, "request 1: role of the session:start text")
+		assert.Equal(t, want, first[0].Content, "request 1: the session:start text")
+		assert.Equal(t, "hello", first[1].Content, "request 1: the prompt")
 	}
 	id := s.ID()
 	s.Close()
@@ -875,13 +782,10 @@ func TestAgentSessionStart(t *testing.T) {
 	r := w.open(t, kernel.SessionConfig{Resume: id})
 	agRun(t, r, "hello again")
 	mu.Lock()
-	if d := cmp.Diff(map[string]int{"start-one": 1, "start-blank": 1, "start-two": 1, "start-plugin": 1}, calls); d != "" {
-		t.Errorf("session:start calls (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(map[string]int{"start-one": 1, "start-blank": 1, "start-two": 1, "start-plugin": 1}, calls), "session:start calls (-want +got)")
 	for _, p := range payloads {
-		if p.SessionID != id || p.WorkDir != w.k.WorkDir() {
-			t.Errorf("payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
-		}
+		assert.Equal(t, id, p.SessionID, "payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
+		assert.Equal(t, w.k.WorkDir(), p.WorkDir, "payload %+v; want session %s, work dir %s", p, id, w.k.WorkDir())
 	}
 	mu.Unlock()
 	starts := 0
@@ -890,12 +794,9 @@ func TestAgentSessionStart(t *testing.T) {
 			starts++
 		}
 	}
-	if starts != 1 {
-		t.Errorf("%d session:start events after resume, want 1", starts)
-	}
-	if n := strings.Count(fmt.Sprint(w.srv.Requests()[1].Messages), "START-ONE"); n != 1 {
-		t.Errorf("resumed request carries the session:start text %d times, want 1", n)
-	}
+	assert.Equal(t, 1, starts, "session:start events after resume")
+	n := strings.Count(fmt.Sprint(w.srv.Requests()[1].Messages), "START-ONE")
+	assert.Equal(t, 1, n, "resumed request carries the session:start text")
 }
 
 // Protects: resume (C6, C8): a second OpenSession with Resume continues the
@@ -918,33 +819,21 @@ func TestAgentResume(t *testing.T) {
 	agRun(t, s, "first prompt")
 	id := s.ID()
 	firstLen := s.Log().Len()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, s.Close())
 
 	r := w.open(t, kernel.SessionConfig{Resume: id})
-	if r.ID() != id {
-		t.Fatalf("resumed session ID = %s, want %s", r.ID(), id)
-	}
-	if got := agRun(t, r, "second prompt"); got != "second answer" {
-		t.Errorf("answer = %q", got)
-	}
-	if n := len(probe.calls()); n != 4 {
-		t.Errorf("Echo ran %d times, want 4", n)
-	}
+	require.Equal(t, id, r.ID(), "resumed session ID")
+	assert.Equal(t, "second answer", agRun(t, r, "second prompt"), "answer")
+	n := len(probe.calls())
+	assert.Equal(t, 4, n, "Echo ran")
 
 	evs := agEvents(r.Log())
-	if len(evs) <= firstLen {
-		t.Fatalf("log has %d events after resume, %d before", len(evs), firstLen)
-	}
+	require.Greater(t, len(evs), firstLen, "log has %d events after resume, %d before", len(evs), firstLen)
 	for i, ev := range evs {
-		if ev.Seq != int64(i+1) {
-			t.Errorf("event %d has Seq %d; want the log to continue without a gap", i, ev.Seq)
-		}
+		assert.Equal(t, int64(i+1), ev.Seq, "event %d has Seq %d; want the log to continue without a gap", i, ev.Seq)
 	}
-	if evs[firstLen].Type != session.User || evs[firstLen].Text != "second prompt" {
-		t.Errorf("first event after resume = %+v; want the second prompt", evs[firstLen])
-	}
+	assert.Equal(t, session.User, evs[firstLen].Type, "first event after resume = %+v; want the second prompt", evs[firstLen])
+	assert.Equal(t, "second prompt", evs[firstLen].Text, "first event after resume = %+v; want the second prompt", evs[firstLen])
 	agCheckLogPairs(t, r.Log())
 	var ids []string
 	for _, ev := range evs {
@@ -952,16 +841,14 @@ func TestAgentResume(t *testing.T) {
 			ids = append(ids, ev.ToolUseID)
 		}
 	}
-	if len(ids) != 4 || ids[0] != "call_0" {
-		t.Errorf("tool use IDs = %q; want 4, the first kept as call_0", ids)
+	if assert.Len(t, ids, 4, "tool use IDs") {
+		assert.Equal(t, "call_0", ids[0], "the first tool use ID is kept")
 	}
 
 	reqs := w.srv.Requests()
 	resumed := fmt.Sprint(reqs[3].Messages)
 	for _, s := range []string{"first prompt", "first answer", `Echo got {"n":1}`, `Echo got {"n":2}`, "second prompt"} {
-		if !strings.Contains(resumed, s) {
-			t.Errorf("first request after resume lacks %q", s)
-		}
+		assert.Contains(t, resumed, s, "first request after resume lacks %q", s)
 	}
 	for i, req := range reqs {
 		agCheckPairs(t, fmt.Sprintf("request %d", i+1), req.Messages)
@@ -974,13 +861,10 @@ func TestAgentResume(t *testing.T) {
 func TestAgentNoModel(t *testing.T) {
 	t.Run("kernel without a model", func(t *testing.T) {
 		k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Store: session.NewMemoryStore()})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer k.Close()
-		if _, err := k.OpenSession(t.Context(), kernel.SessionConfig{}); !errors.Is(err, kernel.ErrNoModel) {
-			t.Errorf("OpenSession error = %v, want ErrNoModel", err)
-		}
+		_, err = k.OpenSession(t.Context(), kernel.SessionConfig{})
+		assert.ErrorIs(t, err, kernel.ErrNoModel, "OpenSession")
 	})
 
 	tests := []struct {
@@ -1012,26 +896,21 @@ func TestAgentNoModel(t *testing.T) {
 			cfgPath := filepath.Join(dir, "helios.config.json")
 			writeFile(t, cfgPath, cfg+"}")
 			k, err := assembly.Load(t.Context(), cfgPath, assembly.Options{})
-			if err != nil {
-				t.Fatalf("assembly.Load: %v (a missing model is not an assembly error)", err)
-			}
+			require.NoError(t, err, "assembly.Load (a missing model is not an assembly error)")
 			defer k.Close()
 			s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
 			if err == nil {
 				s.Close()
-				t.Fatal("OpenSession succeeded without a usable model")
 			}
+			require.Error(t, err, "OpenSession succeeded without a usable model")
 			for _, want := range tt.want {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not mention %q", err, want)
-				}
+				assert.Contains(t, err.Error(), want, "error %q does not mention %q", err, want)
 			}
-			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
-				t.Errorf("error %v is not %v", err, tt.wantErr)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
 			}
-			if _, err := os.Stat(sessions); !os.IsNotExist(err) {
-				t.Errorf("sessions dir exists after a failed OpenSession: %v", err)
-			}
+			_, err = os.Stat(sessions)
+			assert.ErrorIs(t, err, os.ErrNotExist, "sessions dir exists after a failed OpenSession")
 		})
 	}
 }
@@ -1045,20 +924,14 @@ func TestAgentCLI(t *testing.T) {
 		home, dir := t.TempDir(), t.TempDir()
 		start := time.Now()
 		r := helios(t, home, dir, "run", "hello")
-		if r.code != 1 {
-			t.Errorf("exit code %d, want 1; stderr: %s", r.code, r.stderr)
-		}
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("took %v; want it to fail fast", d)
-		}
+		assert.Equal(t, 1, r.code, "exit code %d, want 1; stderr: %s", r.code, r.stderr)
+		d := time.Since(start)
+		assert.LessOrEqual(t, d, 20*time.Second, "took %v; want it to fail fast", d)
 		for _, want := range []string{"baseURL", "helios.config.json"} {
-			if !strings.Contains(r.stderr, want) {
-				t.Errorf("stderr = %q; want it to mention %q", r.stderr, want)
-			}
+			assert.Contains(t, r.stderr, want, "stderr = %q; want it to mention %q", r.stderr, want)
 		}
-		if _, err := os.Stat(filepath.Join(home, ".helios", "sessions")); !os.IsNotExist(err) {
-			t.Errorf("a sessions dir was created: %v", err)
-		}
+		_, err := os.Stat(filepath.Join(home, ".helios", "sessions"))
+		assert.True(t, os.IsNotExist(err), "a sessions dir was created: %v", err)
 	})
 
 	t.Run("run without a key", func(t *testing.T) {
@@ -1066,9 +939,8 @@ func TestAgentCLI(t *testing.T) {
 		home, dir := t.TempDir(), t.TempDir()
 		writeFile(t, filepath.Join(dir, "helios.config.json"), `{"model": {"baseURL": "http://127.0.0.1:9/v1", "name": "m"}}`)
 		r := helios(t, home, dir, "run", "hello")
-		if r.code != 1 || !strings.Contains(r.stderr, assembly.DefaultAPIKeyEnv) {
-			t.Errorf("exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
-		}
+		assert.Equal(t, 1, r.code, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
+		assert.Contains(t, r.stderr, assembly.DefaultAPIKeyEnv, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
 	})
 
 	t.Run("run, list, show, resume", func(t *testing.T) {
@@ -1090,43 +962,32 @@ func TestAgentCLI(t *testing.T) {
   "sessions": {"dir": "`+sessions+`"}
 }`)
 		r := helios(t, home, dir, "run", "What do the notes say?")
-		if r.code != 0 {
-			t.Fatalf("helios run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-		}
+		require.Zero(t, r.code, "helios run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		out := r.stdout
 		readLine := `→ Read {"path":"notes.txt"}`
 		globLine := `→ Glob {"pattern":"*.txt"}`
 		i, j, k := strings.Index(out, readLine), strings.Index(out, globLine), strings.Index(out, "The notes say forty-two.")
-		if i < 0 || j < 0 || k < 0 || !(i < j && j < k) {
-			t.Errorf("stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
-		}
-		if n := strings.Count(out, "→ "); n != 2 {
-			t.Errorf("%d tool call lines, want 2:\n%s", n, out)
-		}
-		if n := strings.Count(out, "  ok (1 line(s)): "); n != 2 {
-			t.Errorf("%d tool outcome lines, want 2:\n%s", n, out)
-		}
-		if !strings.Contains(out, "  ok (1 line(s)): 1 forty-two\n") || !strings.Contains(out, "  ok (1 line(s)): notes.txt\n") {
-			t.Errorf("tool outcomes not shown:\n%s", out)
-		}
+		assert.True(t, i >= 0 && j >= 0 && k >= 0 && i < j && j < k, "stdout lacks, or misorders, the tool call lines and the answer:\n%s", out)
+		n := strings.Count(out, "→ ")
+		assert.Equal(t, 2, n, "%d tool call lines, want 2:\n%s", n, out)
+		assert.Equal(t, 2, strings.Count(out, "  ok (1 line(s)): "), "tool outcome lines:\n%s", out)
+		assert.Contains(t, out, "  ok (1 line(s)): 1 forty-two\n", "tool outcomes not shown")
+		assert.Contains(t, out, "  ok (1 line(s)): notes.txt\n", "tool outcomes not shown")
 		m := regexp.MustCompile(`session (\S+) \(helios run --resume`).FindStringSubmatch(out)
-		if m == nil {
-			t.Fatalf("stdout names no session:\n%s", out)
-		}
+		require.NotNil(t, m, "stdout names no session:\n%s", out)
 		id := m[1]
 
 		r = helios(t, home, dir, "sessions", "list", "--json")
-		if r.code != 0 {
-			t.Fatalf("sessions list: exit %d: %s", r.code, r.stderr)
-		}
+		require.Zero(t, r.code, "sessions list: exit %d: %s", r.code, r.stderr)
 		var list struct {
 			Sessions []session.Info `json:"sessions"`
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
-			t.Fatalf("sessions list --json: %v\n%s", err, r.stdout)
-		}
-		if len(list.Sessions) != 1 || list.Sessions[0].ID != id || list.Sessions[0].Events != 8 || !strings.Contains(list.Sessions[0].Title, "What do the notes say?") {
-			t.Errorf("sessions = %+v; want only %s with 8 events, titled by the prompt", list.Sessions, id)
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &list), "sessions list --json\n%s", r.stdout)
+		if assert.Len(t, list.Sessions, 1, "sessions = %+v; want only %s", list.Sessions, id) {
+			got := list.Sessions[0]
+			assert.Equal(t, id, got.ID, "session ID")
+			assert.Equal(t, 8, got.Events, "session events")
+			assert.Contains(t, got.Title, "What do the notes say?", "session title: want the prompt")
 		}
 
 		type brief struct {
@@ -1137,24 +998,16 @@ func TestAgentCLI(t *testing.T) {
 		show := func() []brief {
 			t.Helper()
 			r := helios(t, home, dir, "sessions", "show", id, "--json")
-			if r.code != 0 {
-				t.Fatalf("sessions show: exit %d: %s", r.code, r.stderr)
-			}
+			require.Zero(t, r.code, "sessions show: exit %d: %s", r.code, r.stderr)
 			var got struct {
 				ID     string          `json:"id"`
 				Events []session.Event `json:"events"`
 			}
-			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-				t.Fatalf("sessions show --json: %v\n%s", err, r.stdout)
-			}
-			if got.ID != id {
-				t.Errorf("shown session %q, want %q", got.ID, id)
-			}
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), "sessions show --json\n%s", r.stdout)
+			assert.Equal(t, id, got.ID, "shown session %q, want %q", got.ID, id)
 			var out []brief
 			for i, ev := range got.Events {
-				if ev.Seq != int64(i+1) {
-					t.Errorf("event %d has Seq %d", i, ev.Seq)
-				}
+				assert.Equal(t, int64(i+1), ev.Seq, "event %d has Seq %d", i, ev.Seq)
 				b := brief{Type: ev.Type, ToolName: ev.ToolName}
 				if ev.Type == session.User || (ev.Type == session.Assistant && ev.Text != "") {
 					b.Text = ev.Text
@@ -1169,22 +1022,17 @@ func TestAgentCLI(t *testing.T) {
 			{Type: session.Assistant}, {Type: session.ToolUse, ToolName: "Glob"}, {Type: session.ToolResult, ToolName: "Glob"},
 			{Type: session.Assistant, Text: "The notes say forty-two."},
 		}
-		if d := cmp.Diff(want, show()); d != "" {
-			t.Errorf("sessions show events (-want +got):\n%s", d)
-		}
+		assert.Empty(t, cmp.Diff(want, show()), "sessions show events (-want +got)")
 
 		r = helios(t, home, dir, "run", "--resume", id, "And now?")
-		if r.code != 0 || !strings.Contains(r.stdout, "Still forty-two.") {
-			t.Fatalf("helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-		}
+		require.Zero(t, r.code, "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		require.Contains(t, r.stdout, "Still forty-two.", "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		last := srv.Requests()[3]
-		if msgs := fmt.Sprint(last.Messages); !strings.Contains(msgs, "What do the notes say?") || !strings.Contains(msgs, "The notes say forty-two.") {
-			t.Errorf("resumed request lacks the earlier conversation: %s", msgs)
-		}
+		msgs := fmt.Sprint(last.Messages)
+		assert.Contains(t, msgs, "What do the notes say?", "resumed request lacks the earlier conversation")
+		assert.Contains(t, msgs, "The notes say forty-two.", "resumed request lacks the earlier conversation")
 		want = append(want, brief{Type: session.User, Text: "And now?"}, brief{Type: session.Assistant, Text: "Still forty-two."})
-		if d := cmp.Diff(want, show()); d != "" {
-			t.Errorf("events after resume (-want +got):\n%s", d)
-		}
+		assert.Empty(t, cmp.Diff(want, show()), "events after resume (-want +got)")
 	})
 }
 
@@ -1232,13 +1080,9 @@ func agNewWorld(t *testing.T, setup agSetup, script ...modeltest.Step) *agWorld 
 	w := &agWorld{work: t.TempDir()}
 	w.srv = modeltest.NewServer(t, script...)
 	client, err := openai.New(openai.Config{BaseURL: w.srv.URL(), Model: "scripted", MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	port, err := workfs.New(w.work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w.k, err = kernel.New(kernel.Config{
 		WorkDir:        w.work,
 		UserSkillRoots: []string{},
@@ -1256,8 +1100,8 @@ func agNewWorld(t *testing.T, setup agSetup, script ...modeltest.Step) *agWorld 
 	})
 	if err != nil {
 		port.Close()
-		t.Fatal(err)
 	}
+	require.NoError(t, err)
 	t.Cleanup(func() { w.k.Close() })
 	return w
 }
@@ -1265,9 +1109,7 @@ func agNewWorld(t *testing.T, setup agSetup, script ...modeltest.Step) *agWorld 
 func (w *agWorld) open(t *testing.T, cfg kernel.SessionConfig) *kernel.Session {
 	t.Helper()
 	s, err := w.k.OpenSession(t.Context(), cfg)
-	if err != nil {
-		t.Fatalf("OpenSession: %v", err)
-	}
+	require.NoError(t, err, "OpenSession")
 	t.Cleanup(func() { s.Close() })
 	return s
 }
@@ -1284,9 +1126,7 @@ func agRun(t *testing.T, s *kernel.Session, prompt string) string {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	answer, err := s.Run(ctx, prompt)
-	if err != nil {
-		t.Fatalf("Run(%q): %v", prompt, err)
-	}
+	require.NoError(t, err, "Run(%q)", prompt)
 	return answer
 }
 
@@ -1393,29 +1233,23 @@ func agCheckLogPairs(t *testing.T, l session.Log) {
 	for _, ev := range agEvents(l) {
 		switch ev.Type {
 		case session.ToolUse:
-			if _, dup := uses[ev.ToolUseID]; dup {
-				t.Errorf("tool use ID %q used twice", ev.ToolUseID)
-			}
+			_, dup := uses[ev.ToolUseID]
+			assert.False(t, dup, "tool use ID %q used twice", ev.ToolUseID)
 			uses[ev.ToolUseID] = ev
 		case session.ToolResult:
 			use, ok := uses[ev.ToolUseID]
-			switch {
-			case !ok:
-				t.Errorf("result %q has no call before it", ev.ToolUseID)
-			case answered[ev.ToolUseID]:
-				t.Errorf("call %q answered twice", ev.ToolUseID)
-			case use.ToolName != ev.ToolName:
-				t.Errorf("result %q is for %s, its call for %s", ev.ToolUseID, ev.ToolName, use.ToolName)
-			case strings.HasPrefix(ev.Text, ev.ToolName+" got ") && ev.Text != ev.ToolName+" got "+string(use.Input):
-				t.Errorf("result %q = %q does not answer its call's input %s", ev.ToolUseID, ev.Text, use.Input)
+			// The first failed check is reported; the later ones depend on it.
+			if assert.True(t, ok, "result %q has no call before it", ev.ToolUseID) &&
+				assert.False(t, answered[ev.ToolUseID], "call %q answered twice", ev.ToolUseID) &&
+				assert.Equal(t, use.ToolName, ev.ToolName, "result %q: tool of its call", ev.ToolUseID) &&
+				strings.HasPrefix(ev.Text, ev.ToolName+" got ") {
+				assert.Equal(t, ev.ToolName+" got "+string(use.Input), ev.Text, "result %q does not answer its call's input", ev.ToolUseID)
 			}
 			answered[ev.ToolUseID] = true
 		}
 	}
 	for id := range uses {
-		if !answered[id] {
-			t.Errorf("call %q has no result", id)
-		}
+		assert.True(t, answered[id], "call %q has no result", id)
 	}
 }
 
@@ -1426,21 +1260,15 @@ func agCheckPairs(t *testing.T, what string, msgs []model.Message) {
 	answered := map[string]bool{}
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
-			if calls[c.ID] {
-				t.Errorf("%s: tool call ID %q used twice", what, c.ID)
-			}
+			assert.False(t, calls[c.ID], "%s: tool call ID %q used twice", what, c.ID)
 			calls[c.ID] = true
 		}
 		if m.Role == model.RoleTool {
-			if !calls[m.ToolCallID] || answered[m.ToolCallID] {
-				t.Errorf("%s: tool message for %q has no call before it, or repeats", what, m.ToolCallID)
-			}
+			assert.True(t, calls[m.ToolCallID] && !answered[m.ToolCallID], "%s: tool message for %q has no call before it, or repeats", what, m.ToolCallID)
 			answered[m.ToolCallID] = true
 		}
 	}
 	for id := range calls {
-		if !answered[id] {
-			t.Errorf("%s: call %q has no result", what, id)
-		}
+		assert.True(t, answered[id], "%s: call %q has no result", what, id)
 	}
 }

@@ -7,7 +7,6 @@ package unit_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -20,6 +19,8 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: strict decoding (STYLE.md 5). Every malformed config is an error
@@ -56,15 +57,11 @@ func TestAssemblyConfigStrictErrors(t *testing.T) {
 			k, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: work})
 			if err == nil {
 				k.Close()
-				t.Fatalf("Load(%s) succeeded; want an error naming %q", tt.json, tt.want)
 			}
-			if !errors.Is(err, assembly.ErrConfig) {
-				t.Errorf("Load error does not wrap assembly.ErrConfig: %v", err)
-			}
+			require.Error(t, err, "Load(%s) succeeded; want an error naming %q", tt.json, tt.want)
+			assert.ErrorIs(t, err, assembly.ErrConfig, "Load error does not wrap assembly.ErrConfig")
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Load error = %q; want it to contain %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "Load error = %q; want it to contain %q", err, w)
 			}
 		})
 	}
@@ -75,9 +72,7 @@ func TestAssemblyConfigStrictErrors(t *testing.T) {
 func TestAssemblyConfigErrorNamesFile(t *testing.T) {
 	path := asmWriteConfig(t, asmTempDir(t), `{"skills": {"mdoe": "tools"}}`)
 	_, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: asmTempDir(t)})
-	if err == nil || !strings.Contains(err.Error(), path) {
-		t.Fatalf("Load error = %v; want it to name %s", err, path)
-	}
+	require.ErrorContains(t, err, path, "Load error = %v; want it to name %s", err, path)
 }
 
 // Protects: durations are strings such as "500ms"; numbers (ambiguous units)
@@ -105,17 +100,11 @@ func TestAssemblyDurationUnmarshal(t *testing.T) {
 			check := func(t *testing.T, got time.Duration, err error) {
 				t.Helper()
 				if tt.wantErr == "" {
-					if err != nil {
-						t.Fatalf("unmarshal %s: %v", tt.in, err)
-					}
-					if got != tt.want {
-						t.Fatalf("unmarshal %s = %v; want %v", tt.in, got, tt.want)
-					}
+					require.NoError(t, err, "unmarshal %s", tt.in)
+					require.Equal(t, tt.want, got, "unmarshal %s", tt.in)
 					return
 				}
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("unmarshal %s: err = %v; want one containing %q", tt.in, err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr, "unmarshal %s: err = %v; want one containing %q", tt.in, err, tt.wantErr)
 			}
 			t.Run("UnmarshalJSON", func(t *testing.T) {
 				var d assembly.Duration
@@ -137,24 +126,15 @@ func TestAssemblyDurationUnmarshal(t *testing.T) {
 // unchanged (encoding/json's convention for Unmarshalers).
 func TestAssemblyDurationMarshalAndNull(t *testing.T) {
 	b, err := json.Marshal(assembly.Duration(1500 * time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != `"1.5s"` {
-		t.Fatalf("Marshal(1.5s) = %s; want \"1.5s\"", b)
-	}
+	require.NoError(t, err)
+	require.Equal(t, `"1.5s"`, string(b), "Marshal(1.5s) = %s", b)
 	var v struct {
 		D assembly.Duration `json:"d"`
 	}
-	if err := json.Unmarshal(b, &v.D); err != nil || time.Duration(v.D) != 1500*time.Millisecond {
-		t.Fatalf("round trip = %v, %v; want 1.5s", time.Duration(v.D), err)
-	}
-	if err := json.Unmarshal([]byte(`{"d": null}`), &v); err != nil {
-		t.Fatalf("null: %v", err)
-	}
-	if time.Duration(v.D) != 1500*time.Millisecond {
-		t.Fatalf("null changed the duration to %v", time.Duration(v.D))
-	}
+	require.NoError(t, json.Unmarshal(b, &v.D), "round trip")
+	require.Equal(t, 1500*time.Millisecond, time.Duration(v.D), "round trip")
+	require.NoError(t, json.Unmarshal([]byte(`{"d": null}`), &v), "null")
+	require.Equal(t, 1500*time.Millisecond, time.Duration(v.D), "null changed the duration to %v", time.Duration(v.D))
 }
 
 // Protects: no config at all (and an empty or {} config) is a working kernel:
@@ -200,25 +180,14 @@ func TestAssemblyDefaultsWithoutConfig(t *testing.T) {
 				path = asmWriteConfig(t, cfgDir, *tt.config)
 			}
 			k := asmLoad(t, path, assembly.Options{})
-			if k.WorkDir() != work {
-				t.Errorf("WorkDir() = %q; want the current directory %q", k.WorkDir(), work)
-			}
-			if diff := cmp.Diff(wantUserRoots, k.UserSkillRoots()); diff != "" {
-				t.Errorf("UserSkillRoots (-want +got):\n%s", diff)
-			}
-			if k.SkillsMode() != skills.ModeCatalog {
-				t.Errorf("SkillsMode() = %v; want catalog", k.SkillsMode())
-			}
+			assert.Equal(t, work, k.WorkDir(), "WorkDir() = %q; want the current directory %q", k.WorkDir(), work)
+			assert.Empty(t, cmp.Diff(wantUserRoots, k.UserSkillRoots()), "UserSkillRoots (-want +got)")
+			assert.Equal(t, skills.ModeCatalog, k.SkillsMode(), "SkillsMode()")
 			cat := k.Catalog(context.Background())
-			if diff := cmp.Diff(want, asmEntries(cat)); diff != "" {
-				t.Errorf("catalog (-want +got):\n%s", diff)
-			}
-			if !cat.Complete || len(cat.Warnings) != 0 {
-				t.Errorf("catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
-			}
-			if got := k.Extensions(); got != "" {
-				t.Errorf("Extensions() = %q; want empty (the project skills capability is not listed)", got)
-			}
+			assert.Empty(t, cmp.Diff(want, asmEntries(cat)), "catalog (-want +got)")
+			assert.True(t, cat.Complete, "catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
+			assert.Empty(t, cat.Warnings, "catalog complete=%v warnings=%v; want complete with none", cat.Complete, cat.Warnings)
+			assert.Empty(t, k.Extensions(), "Extensions(); want empty (the project skills capability is not listed)")
 		})
 	}
 }
@@ -239,37 +208,25 @@ func TestAssemblyWorkDir(t *testing.T) {
 
 	t.Run("relative to the config folder", func(t *testing.T) {
 		k := asmLoad(t, path, assembly.Options{})
-		if k.WorkDir() != proj {
-			t.Errorf("WorkDir() = %q; want %q", k.WorkDir(), proj)
-		}
+		assert.Equal(t, proj, k.WorkDir(), "WorkDir()")
 		want := []asmEntry{{"in-proj", "project", filepath.Join(proj, ".helios", "skills", "in-proj")}}
-		if diff := cmp.Diff(want, asmEntries(k.Catalog(context.Background()))); diff != "" {
-			t.Errorf("catalog (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, asmEntries(k.Catalog(context.Background()))), "catalog (-want +got)")
 	})
 	t.Run("dot is the config folder", func(t *testing.T) {
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, `{"workDir": "."}`), assembly.Options{})
-		if k.WorkDir() != cfgDir {
-			t.Errorf("WorkDir() = %q; want %q", k.WorkDir(), cfgDir)
-		}
+		assert.Equal(t, cfgDir, k.WorkDir(), "WorkDir()")
 	})
 	t.Run("opts.WorkDir overrides", func(t *testing.T) {
 		k := asmLoad(t, path, assembly.Options{WorkDir: other})
-		if k.WorkDir() != other {
-			t.Errorf("WorkDir() = %q; want %q", k.WorkDir(), other)
-		}
+		assert.Equal(t, other, k.WorkDir(), "WorkDir()")
 		want := []asmEntry{{"in-other", "project", filepath.Join(other, ".helios", "skills", "in-other")}}
-		if diff := cmp.Diff(want, asmEntries(k.Catalog(context.Background()))); diff != "" {
-			t.Errorf("catalog (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, asmEntries(k.Catalog(context.Background()))), "catalog (-want +got)")
 	})
 	t.Run("missing work dir is an error naming it", func(t *testing.T) {
 		missing := filepath.Join(base, "no-such-dir")
 		p := asmWriteConfig(t, cfgDir, `{"workDir": "../no-such-dir"}`)
 		_, err := assembly.Load(context.Background(), p, assembly.Options{})
-		if err == nil || !strings.Contains(err.Error(), missing) {
-			t.Fatalf("Load = %v; want an error naming %s", err, missing)
-		}
+		require.ErrorContains(t, err, missing, "Load = %v; want an error naming %s", err, missing)
 	})
 }
 
@@ -293,26 +250,18 @@ func TestAssemblyUserRoots(t *testing.T) {
 		cfg := `{"skills": {"userRoots": ["~/mine", "rel", ` + asmQuote(abs) + `]}}`
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, cfg), assembly.Options{WorkDir: work})
 		wantRoots := []string{filepath.Join(home, "mine"), filepath.Join(cfgDir, "rel"), abs}
-		if diff := cmp.Diff(wantRoots, k.UserSkillRoots()); diff != "" {
-			t.Errorf("UserSkillRoots (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(wantRoots, k.UserSkillRoots()), "UserSkillRoots (-want +got)")
 		want := []asmEntry{
 			{"from-absolute", "user", filepath.Join(abs, "from-absolute")},
 			{"from-relative", "user", filepath.Join(cfgDir, "rel", "from-relative")},
 			{"from-tilde", "user", filepath.Join(home, "mine", "from-tilde")},
 		}
-		if diff := cmp.Diff(want, asmEntries(k.Catalog(context.Background()))); diff != "" {
-			t.Errorf("catalog (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, asmEntries(k.Catalog(context.Background()))), "catalog (-want +got)")
 	})
 	t.Run("empty list reads none", func(t *testing.T) {
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, `{"skills": {"userRoots": []}}`), assembly.Options{WorkDir: work})
-		if got := k.UserSkillRoots(); len(got) != 0 {
-			t.Errorf("UserSkillRoots() = %q; want none", got)
-		}
-		if got := asmEntries(k.Catalog(context.Background())); len(got) != 0 {
-			t.Errorf("catalog = %v; want no skills", got)
-		}
+		assert.Empty(t, k.UserSkillRoots(), "UserSkillRoots()")
+		assert.Empty(t, asmEntries(k.Catalog(context.Background())), "catalog; want no skills")
 	})
 }
 
@@ -329,21 +278,15 @@ func TestAssemblyProjectRoots(t *testing.T) {
 	t.Run("replaced", func(t *testing.T) {
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, `{"skills": {"projectRoots": ["custom/skills"]}}`), assembly.Options{WorkDir: work})
 		want := []asmEntry{{"custom-proj", "project", filepath.Join(work, "custom", "skills", "custom-proj")}}
-		if diff := cmp.Diff(want, asmEntries(k.Catalog(context.Background()))); diff != "" {
-			t.Errorf("catalog (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, asmEntries(k.Catalog(context.Background()))), "catalog (-want +got)")
 	})
 	t.Run("empty list reads none", func(t *testing.T) {
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, `{"skills": {"projectRoots": []}}`), assembly.Options{WorkDir: work})
-		if got := asmEntries(k.Catalog(context.Background())); len(got) != 0 {
-			t.Errorf("catalog = %v; want no skills", got)
-		}
+		assert.Empty(t, asmEntries(k.Catalog(context.Background())), "catalog; want no skills")
 	})
 	t.Run("mode tools", func(t *testing.T) {
 		k := asmLoad(t, asmWriteConfig(t, cfgDir, `{"skills": {"mode": "tools"}}`), assembly.Options{WorkDir: work})
-		if k.SkillsMode() != skills.ModeTools {
-			t.Errorf("SkillsMode() = %v; want tools", k.SkillsMode())
-		}
+		assert.Equal(t, skills.ModeTools, k.SkillsMode(), "SkillsMode()")
 	})
 }
 
@@ -366,24 +309,14 @@ func TestAssemblyExtensions(t *testing.T) {
 		{"aa-style", "capability:docs-style", filepath.Join(cfgDir, "ext", "style", "skills", "aa-style")},
 	}
 	cat := k.Catalog(context.Background())
-	if diff := cmp.Diff(want, asmEntries(cat)); diff != "" {
-		t.Errorf("catalog (-want +got):\n%s", diff)
-	}
-	if len(cat.Warnings) != 0 {
-		t.Errorf("warnings = %v; want none", cat.Warnings)
-	}
+	assert.Empty(t, cmp.Diff(want, asmEntries(cat)), "catalog (-want +got)")
+	assert.Empty(t, cat.Warnings, "warnings")
 	ext := k.Extensions()
 	for _, line := range []string{"docs-style: House style for user-facing documentation.", "bare-ext: An extension without skills."} {
-		if !strings.Contains(ext, line) {
-			t.Errorf("Extensions() = %q; want a line %q", ext, line)
-		}
+		assert.Contains(t, ext, line, "Extensions() = %q; want a line %q", ext, line)
 	}
-	if strings.Index(ext, "docs-style") > strings.Index(ext, "bare-ext") {
-		t.Errorf("Extensions() = %q; want config order", ext)
-	}
-	if strings.Contains(ext, "skills:") {
-		t.Errorf("Extensions() = %q; the project skills capability must not be listed", ext)
-	}
+	assert.LessOrEqual(t, strings.Index(ext, "docs-style"), strings.Index(ext, "bare-ext"), "Extensions() = %q; want config order", ext)
+	assert.NotContains(t, ext, "skills:", "Extensions(); the project skills capability must not be listed")
 }
 
 // Protects: a missing extension dir is an error naming extensions[i] and the
@@ -418,23 +351,17 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 				k, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: work})
 				if err == nil {
 					k.Close()
-					t.Fatalf("Load succeeded; want an error containing %q", tt.want)
 				}
-				if k != nil {
-					t.Errorf("Load returned a kernel with its error")
-				}
+				require.Error(t, err, "Load succeeded; want an error containing %q", tt.want)
+				assert.Nil(t, k, "Load returned a kernel with its error")
 				return err
 			}
 			err := load()
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("Load error = %q; want it to contain %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "Load error = %q; want it to contain %q", err, w)
 			}
 			// errors.Join puts each closing failure on its own line.
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("Load error = %q; want only the cause, no closing errors", err)
-			}
+			assert.NotContains(t, err.Error(), "\n", "Load error = %q; want only the cause, no closing errors", err)
 			// The project capability holds the work dir open; after a failed
 			// Load nothing may. No GC meanwhile: a cleanup must not hide a leak.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -443,16 +370,15 @@ func TestAssemblyFailedLoadLeavesNothingOpen(t *testing.T) {
 			}
 			if n, ok := asmFDsOn(work); !ok {
 				t.Log("no /proc/self/fd on this system; leak check skipped")
-			} else if n != 0 {
-				t.Errorf("%d file descriptors still refer to the work dir after failed loads; the failed assembly leaks", n)
+			} else {
+				assert.Zero(t, n, "file descriptors still referring to the work dir after failed loads: the failed assembly leaks")
 			}
 			k := asmLoad(t, "", assembly.Options{WorkDir: work})
-			if got := asmEntries(k.Catalog(context.Background())); len(got) != 1 || got[0].Name != "proj" {
-				t.Errorf("catalog after the failed loads = %v; want [proj]", got)
+			got := asmEntries(k.Catalog(context.Background()))
+			if assert.Len(t, got, 1, "catalog after the failed loads") {
+				assert.Equal(t, "proj", got[0].Name, "catalog after the failed loads")
 			}
-			if err := k.Close(); err != nil {
-				t.Errorf("Close after the failed loads: %v", err)
-			}
+			assert.NoError(t, k.Close(), "Close after the failed loads")
 		})
 	}
 }
@@ -468,18 +394,12 @@ func TestAssemblyCloseReleases(t *testing.T) {
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	k, err := assembly.Load(context.Background(), "", assembly.Options{WorkDir: work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := asmFDsOn(work); n == 0 {
-		t.Errorf("no file descriptor refers to the open kernel's work dir; the leak checks would prove nothing")
-	}
-	if err := k.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if n, _ := asmFDsOn(work); n != 0 {
-		t.Errorf("%d file descriptors still refer to the work dir after Close", n)
-	}
+	require.NoError(t, err)
+	n, _ := asmFDsOn(work)
+	assert.NotZero(t, n, "no file descriptor refers to the open kernel's work dir; the leak checks would prove nothing")
+	require.NoError(t, k.Close(), "Close")
+	n, _ = asmFDsOn(work)
+	assert.Zero(t, n, "%d file descriptors still refer to the work dir after Close", n)
 }
 
 // asmEntry is what a catalog test compares: name, source, base dir.
@@ -500,9 +420,7 @@ func asmEntries(cat skills.Catalog) []asmEntry {
 func asmTempDir(t *testing.T) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -531,13 +449,9 @@ func asmExtension(t *testing.T, dir, name, desc string) {
 func asmLoad(t *testing.T, path string, opts assembly.Options) *kernel.Kernel {
 	t.Helper()
 	k, err := assembly.Load(context.Background(), path, opts)
-	if err != nil {
-		t.Fatalf("Load(%q): %v", path, err)
-	}
+	require.NoError(t, err, "Load(%q)", path)
 	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
+		assert.NoError(t, k.Close(), "Close")
 	})
 	return k
 }

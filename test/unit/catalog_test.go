@@ -16,9 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // catFakeWatcher is a RootWatcher whose changes the test fires by hand.
@@ -144,13 +144,9 @@ func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
 	p := &catProvider{names: []string{"a"}, watch: true}
 	reg.Register("user", p)
 	for range 3 {
-		if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a"}) {
-			t.Fatalf("Snapshot = %v, want [a]", got)
-		}
+		require.Equal(t, []string{"a"}, catNames(reg.Snapshot(ctx)), "Snapshot")
 	}
-	if n := p.callCount(); n != 1 {
-		t.Errorf("provider asked %d times for three clean snapshots, want 1", n)
-	}
+	assert.Equal(t, 1, p.callCount(), "provider asked for three clean snapshots")
 
 	// A provider that cannot watch itself is asked every time: its answer
 	// cannot be trusted past the moment it was given.
@@ -159,9 +155,7 @@ func TestCatalogCleanSnapshotServedFromCache(t *testing.T) {
 	reg2.Register("user", unwatched)
 	reg2.Snapshot(ctx)
 	reg2.Snapshot(ctx)
-	if n := unwatched.callCount(); n != 2 {
-		t.Errorf("unwatched provider asked %d times for two snapshots, want 2", n)
-	}
+	assert.Equal(t, 2, unwatched.callCount(), "unwatched provider: calls for two snapshots")
 }
 
 // C4: invalidation marks exactly the registration that asked, by identity.
@@ -179,12 +173,10 @@ func TestCatalogInvalidateMarksExactlyOneProvider(t *testing.T) {
 
 	a.set("a", "a2")
 	a.invalidate()
-	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "a2", "b", "b2"}; !cmp.Equal(got, want) {
-		t.Errorf("after invalidating a: %v, want %v", got, want)
-	}
-	if a.callCount() != 2 || b.callCount() != 1 || b2.callCount() != 1 {
-		t.Errorf("calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
-	}
+	assert.Equal(t, []string{"a", "a2", "b", "b2"}, catNames(reg.Snapshot(ctx)), "after invalidating a")
+	assert.Equal(t, 2, a.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
+	assert.Equal(t, 1, b.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
+	assert.Equal(t, 1, b2.callCount(), "calls a=%d b=%d b2=%d, want 2 1 1: only the invalidated provider is asked again", a.callCount(), b.callCount(), b2.callCount())
 }
 
 // C4: a callback from a registration that was closed or replaced does nothing.
@@ -209,15 +201,9 @@ func TestCatalogStaleRegistrationCannotInvalidate(t *testing.T) {
 	defer cancel()
 	staleInvalidate()
 	reg.Snapshot(ctx)
-	if n := fresh.callCount(); n != 1 {
-		t.Errorf("fresh provider asked %d times, want 1: a stale callback invalidated it", n)
-	}
-	if n := signals.Load(); n != 0 {
-		t.Errorf("stale callback sent %d change signals, want 0", n)
-	}
-	if old.callCount() != 0 {
-		t.Errorf("closed provider asked %d times", old.callCount())
-	}
+	assert.Equal(t, 1, fresh.callCount(), "fresh provider calls: a stale callback invalidated it")
+	assert.Zero(t, signals.Load(), "change signals sent by a stale callback")
+	assert.Zero(t, old.callCount(), "closed provider asked")
 }
 
 // C4: an incomplete observation (or a provider error) is never cached and
@@ -239,24 +225,17 @@ func TestCatalogIncompleteNeverCached(t *testing.T) {
 			p.mu.Lock()
 			tc.breakIt(p)
 			p.mu.Unlock()
-			if c := reg.Snapshot(ctx); c.Complete {
-				t.Fatalf("Snapshot complete=%v with a failing provider", c.Complete)
-			}
+			require.False(t, reg.Snapshot(ctx).Complete, "Snapshot complete with a failing provider")
 			// No invalidation happened, yet the next snapshot must ask again.
 			p.mu.Lock()
 			tc.fix(p)
 			p.mu.Unlock()
 			c := reg.Snapshot(ctx)
-			if !c.Complete || !cmp.Equal(catNames(c), []string{"a"}) {
-				t.Errorf("after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
-			}
-			if n := p.callCount(); n != 2 {
-				t.Errorf("provider asked %d times, want 2 (the incomplete answer must not be cached)", n)
-			}
+			assert.True(t, c.Complete, "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
+			assert.Equal(t, []string{"a"}, catNames(c), "after recovery: complete=%v %v, want complete [a]", c.Complete, catNames(c))
+			assert.Equal(t, 2, p.callCount(), "provider calls (the incomplete answer must not be cached)")
 			reg.Snapshot(ctx)
-			if n := p.callCount(); n != 2 {
-				t.Errorf("provider asked %d times after a complete answer, want it cached (2)", n)
-			}
+			assert.Equal(t, 2, p.callCount(), "provider calls after a complete answer (it must be cached)")
 		})
 	}
 }
@@ -277,13 +256,8 @@ func TestCatalogGenerationRetryUnderConcurrentInvalidation(t *testing.T) {
 		a.set("a-v2")
 		a.invalidate()
 	}
-	got := catNames(reg.Snapshot(ctx))
-	if want := []string{"a-v2", "b"}; !cmp.Equal(got, want) {
-		t.Errorf("Snapshot = %v, want %v (retry after the generation moved)", got, want)
-	}
-	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"a-v2", "b"}) {
-		t.Errorf("cached Snapshot = %v", got)
-	}
+	assert.Equal(t, []string{"a-v2", "b"}, catNames(reg.Snapshot(ctx)), "Snapshot (retry after the generation moved)")
+	assert.Equal(t, []string{"a-v2", "b"}, catNames(reg.Snapshot(ctx)), "cached Snapshot")
 }
 
 // C4: change listeners get a bare signal; one that panics does not affect
@@ -299,9 +273,7 @@ func TestCatalogPanickingListenerDoesNotAffectOthers(t *testing.T) {
 	defer c2()
 	p.invalidate()
 	p.invalidate()
-	if n := got.Load(); n != 2 {
-		t.Errorf("healthy listener called %d times, want 2", n)
-	}
+	assert.Equal(t, int64(2), got.Load(), "healthy listener called")
 }
 
 // catWriteSkill writes root/name/SKILL.md.
@@ -330,9 +302,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	reg.Register("project", catDirSource(root, w, nil))
 	cat := reg.Snapshot(ctx)
 	s, ok := cat.Lookup("deploy")
-	if !ok {
-		t.Fatalf("deploy not in %v", catNames(cat))
-	}
+	require.True(t, ok, "deploy not in %v", catNames(cat))
 
 	// The file now says another name; no OS event has arrived yet.
 	writeFile(t, file, skillMD("name: ship\ndescription: Deploy things.", "v2"))
@@ -340,23 +310,16 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	cancel := reg.OnChange(func() { signals.Add(1) })
 	defer cancel()
 	_, err := s.Load(ctx)
-	if !errors.Is(err, skills.ErrStaleSkill) {
-		t.Fatalf("Load after rename: err = %v, want ErrStaleSkill", err)
-	}
-	if signals.Load() == 0 {
-		t.Error("stale load did not invalidate the provider")
-	}
+	require.ErrorIs(t, err, skills.ErrStaleSkill, "Load after rename")
+	assert.NotZero(t, signals.Load(), "stale load did not invalidate the provider")
 	// The catalog tool turns it into a result the model can read.
 	tools, _ := skills.ToSkillTools(cat.Skills, skills.ModeCatalog)
 	res, err := tools[0].Call(ctx, []byte(`{"name":"deploy"}`))
-	if err != nil || !res.IsError {
-		t.Errorf("skill tool on a stale name: %+v, %v; want an error result", res, err)
-	}
+	assert.NoError(t, err, "skill tool on a stale name: %+v; want an error result", res)
+	assert.True(t, res.IsError, "skill tool on a stale name: %+v; want an error result", res)
 	// The next snapshot rescans the entry and publishes the new name.
 	w.fire([]string{"deploy"}, false)
-	if got := catNames(reg.Snapshot(ctx)); !cmp.Equal(got, []string{"ship"}) {
-		t.Errorf("after refresh: %v, want [ship]", got)
-	}
+	assert.Equal(t, []string{"ship"}, catNames(reg.Snapshot(ctx)), "after refresh")
 }
 
 // C4: no body cache — every load re-reads and re-parses the current file.
@@ -370,9 +333,8 @@ func TestCatalogLoadRereadsBody(t *testing.T) {
 	for _, body := range []string{"second body", "third body"} {
 		writeFile(t, file, skillMD("name: notes\ndescription: Take notes.", body))
 		c, err := s.Load(ctx)
-		if err != nil || c.Body != body {
-			t.Errorf("Load = %q, %v; want the current body %q", c.Body, err, body)
-		}
+		assert.NoError(t, err, "Load = %q, %v; want the current body %q", c.Body, err, body)
+		assert.Equal(t, body, c.Body, "Load = %q, %v; want the current body %q", c.Body, err, body)
 	}
 }
 
@@ -390,24 +352,14 @@ func TestCatalogFirstPartyInvalidationVisibleAtNextSnapshot(t *testing.T) {
 	reg.Snapshot(ctx)
 
 	p := catWriteSkill(t, root, "b", "B.", "")
-	if !reg.InvalidatePath(p) {
-		t.Fatal("InvalidatePath(new SKILL.md) = false")
-	}
-	if got, want := catNames(reg.Snapshot(ctx)), []string{"a", "b", "z"}; !cmp.Equal(got, want) {
-		t.Errorf("next snapshot = %v, want %v", got, want)
-	}
-	if other.callCount() != 1 {
-		t.Errorf("unrelated provider asked %d times, want 1", other.callCount())
-	}
+	require.True(t, reg.InvalidatePath(p), "InvalidatePath(new SKILL.md) = false")
+	assert.Equal(t, []string{"a", "b", "z"}, catNames(reg.Snapshot(ctx)), "next snapshot")
+	assert.Equal(t, 1, other.callCount(), "unrelated provider asked")
 
 	script := filepath.Join(root, "b", "scripts", "run.sh")
 	writeFile(t, script, "echo hi")
-	if reg.InvalidatePath(script) {
-		t.Error("InvalidatePath(deep resource) = true; resources never change the catalog")
-	}
-	if reg.InvalidatePath(filepath.Join(t.TempDir(), "x", "SKILL.md")) {
-		t.Error("InvalidatePath(path outside every root) = true")
-	}
+	assert.False(t, reg.InvalidatePath(script), "InvalidatePath(deep resource) = true; resources never change the catalog")
+	assert.False(t, reg.InvalidatePath(filepath.Join(t.TempDir(), "x", "SKILL.md")), "InvalidatePath(path outside every root) = true")
 }
 
 // C4 (O(changed)): after one entry changes, a refresh reads only that entry.
@@ -421,35 +373,22 @@ func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
 	w := newCatFakeWatcher()
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, fsys))
-	if n := len(reg.Snapshot(ctx).Skills); n != 40 {
-		t.Fatalf("%d skills, want 40", n)
-	}
-	if n := fsys.reads.Swap(0); n != 40 {
-		t.Fatalf("first scan read %d files, want 40", n)
-	}
+	require.Len(t, reg.Snapshot(ctx).Skills, 40, "skills")
+	require.Equal(t, int64(40), fsys.reads.Swap(0), "files read by the first scan")
 
 	catWriteSkill(t, root, "s07", "Changed.", "")
 	w.fire([]string{"s07"}, false)
 	cat := reg.Snapshot(ctx)
-	if n := fsys.reads.Swap(0); n != 1 {
-		t.Errorf("refresh after one edit read %d files, want 1", n)
-	}
-	if s, _ := cat.Lookup("s07"); s.Description != "Changed." {
-		t.Errorf("s07 description = %q", s.Description)
-	}
+	assert.Equal(t, int64(1), fsys.reads.Swap(0), "files read by a refresh after one edit")
+	s, _ := cat.Lookup("s07")
+	assert.Equal(t, "Changed.", s.Description, "s07 description")
 
-	if err := os.RemoveAll(filepath.Join(root, "s08")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "s08")))
 	w.fire([]string{"s08"}, false)
-	if n := len(reg.Snapshot(ctx).Skills); n != 39 {
-		t.Errorf("after removing s08: %d skills, want 39", n)
-	}
+	assert.Len(t, reg.Snapshot(ctx).Skills, 39, "skills after removing s08")
 	w.fire(nil, true)
 	reg.Snapshot(ctx)
-	if n := fsys.reads.Load(); n != 39 {
-		t.Errorf("a rescan read %d files, want 39", n)
-	}
+	assert.Equal(t, int64(39), fsys.reads.Load(), "files read by a rescan")
 }
 
 // C4/C7: a body-only edit changes neither membership nor the digest.
@@ -464,17 +403,11 @@ func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
 	catWriteSkill(t, root, "a", "A.", "body 2, much longer")
 	w.fire([]string{"a"}, false)
 	after := reg.Snapshot(ctx)
-	if before.Digest() != after.Digest() {
-		t.Error("digest changed on a body-only edit")
-	}
-	if skills.RenderCatalog(before.Skills) != skills.RenderCatalog(after.Skills) {
-		t.Error("rendered catalog changed on a body-only edit")
-	}
+	assert.Equal(t, after.Digest(), before.Digest(), "digest changed on a body-only edit")
+	assert.Equal(t, skills.RenderCatalog(after.Skills), skills.RenderCatalog(before.Skills), "rendered catalog changed on a body-only edit")
 	catWriteSkill(t, root, "a", "A, now described differently.", "body 2")
 	w.fire([]string{"a"}, false)
-	if reg.Snapshot(ctx).Digest() == before.Digest() {
-		t.Error("digest unchanged after a description change")
-	}
+	assert.NotEqual(t, before.Digest(), reg.Snapshot(ctx).Digest(), "digest unchanged after a description change")
 }
 
 // C4: while the watcher cannot observe reliably, results are incomplete
@@ -488,14 +421,12 @@ func TestCatalogUnhealthyWatcherMakesIncomplete(t *testing.T) {
 	reg.Register("project", catDirSource(root, w, nil))
 	w.healthy.Store(false)
 	w.fire(nil, true)
-	if c := reg.Snapshot(ctx); c.Complete {
-		t.Error("snapshot complete while the watcher is unhealthy")
-	}
+	assert.False(t, reg.Snapshot(ctx).Complete, "snapshot complete while the watcher is unhealthy")
 	w.healthy.Store(true)
 	w.fire(nil, true)
-	if c := reg.Snapshot(ctx); !c.Complete || len(c.Skills) != 1 {
-		t.Errorf("after recovery: complete=%v skills=%v", c.Complete, catNames(c))
-	}
+	c := reg.Snapshot(ctx)
+	assert.True(t, c.Complete, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
+	assert.Len(t, c.Skills, 1, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
 }
 
 // C4: a missing root is a real, complete absence; a root that cannot be
@@ -504,14 +435,13 @@ func TestCatalogMissingRootCompleteTransientIncomplete(t *testing.T) {
 	ctx := context.Background()
 	missing := filepath.Join(t.TempDir(), "nope", "skills")
 	set, err := catDirSource(missing, nil, nil).Skills(ctx)
-	if err != nil || set.Incomplete || len(set.Skills) != 0 {
-		t.Errorf("missing root: %+v, %v; want complete and empty", set, err)
-	}
+	assert.NoError(t, err, "missing root: %+v; want complete and empty", set)
+	assert.False(t, set.Incomplete, "missing root: %+v; want complete and empty", set)
+	assert.Empty(t, set.Skills, "missing root: %+v; want complete and empty", set)
 	flaky := catFlakyFS{err: errors.New("input/output error")}
 	set, _ = catDirSource(t.TempDir(), nil, flaky).Skills(ctx)
-	if !set.Incomplete || len(set.Warnings) == 0 {
-		t.Errorf("listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
-	}
+	assert.True(t, set.Incomplete, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
+	assert.NotEmpty(t, set.Warnings, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
 }
 
 type catFlakyFS struct {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // cliList mirrors the `skills list --json` contract.
@@ -104,9 +106,7 @@ func TestCLISkillsListJSON(t *testing.T) {
 	w := newCLIWorld(t)
 	r := w.run(t, "skills", "list", "--json")
 	cliExpect(t, r, 0)
-	if r.stderr != "" {
-		t.Errorf("stderr = %q; want nothing (warnings belong in the JSON)", r.stderr)
-	}
+	assert.Empty(t, r.stderr, "stderr; want nothing (warnings belong in the JSON)")
 	got := cliDecodeList(t, r.stdout)
 
 	hs := filepath.Join(w.home, ".helios", "skills")
@@ -119,29 +119,18 @@ func TestCLISkillsListJSON(t *testing.T) {
 		{"hidden", "Only a person starts this.", "project", filepath.Join(ps, "hidden")},
 		{"aaa", "Capability aaa.", "capability:ext-one", filepath.Join(w.ext, "skills", "aaa")},
 	}
-	if diff := cmp.Diff(want, got.Skills); diff != "" {
-		t.Errorf("skills (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got.Skills), "skills (-want +got)")
 	for _, s := range got.Skills {
-		if !filepath.IsAbs(s.BaseDir) {
-			t.Errorf("skill %s: baseDir %q is not absolute", s.Name, s.BaseDir)
-		}
+		assert.True(t, filepath.IsAbs(s.BaseDir), "skill %s: baseDir %q is not absolute", s.Name, s.BaseDir)
 	}
-	if !got.Complete {
-		t.Errorf("complete = false; want true (every source was read)")
-	}
-	if len(got.Warnings) != 2 {
-		t.Fatalf("warnings = %+v; want 2 (no-desc skipped, zeta conflict)", got.Warnings)
-	}
+	assert.True(t, got.Complete, "complete = false; want true (every source was read)")
+	require.Len(t, got.Warnings, 2, "warnings; want 2 (no-desc skipped, zeta conflict)")
 	noDesc := cliFindWarning(t, got.Warnings, filepath.Join(ps, "no-desc", "SKILL.md"))
-	if noDesc.Source != "project" || !strings.Contains(noDesc.Message, "description") {
-		t.Errorf("no-desc warning = %+v; want source project and a message about the description", noDesc)
-	}
+	assert.Equal(t, "project", noDesc.Source, "no-desc warning = %+v; want source project and a message about the description", noDesc)
+	assert.Contains(t, noDesc.Message, "description", "no-desc warning = %+v; want source project and a message about the description", noDesc)
 	conflict := cliFindWarning(t, got.Warnings, filepath.Join(ps, "zeta", "SKILL.md"))
 	for _, origin := range []string{filepath.Join(hs, "zeta", "SKILL.md"), filepath.Join(ps, "zeta", "SKILL.md")} {
-		if !strings.Contains(conflict.Message, origin) {
-			t.Errorf("conflict warning %q does not name %s", conflict.Message, origin)
-		}
+		assert.Contains(t, conflict.Message, origin, "conflict warning %q does not name %s", conflict.Message, origin)
 	}
 }
 
@@ -152,9 +141,9 @@ func TestCLISkillsListJSONEmpty(t *testing.T) {
 	r := helios(t, home, work, "skills", "list", "--json")
 	cliExpect(t, r, 0)
 	got := cliDecodeList(t, r.stdout)
-	if !got.Complete || len(got.Skills) != 0 || len(got.Warnings) != 0 {
-		t.Errorf("list = %+v; want complete, no skills, no warnings", got)
-	}
+	assert.True(t, got.Complete, "list = %+v; want complete, no skills, no warnings", got)
+	assert.Empty(t, got.Skills, "list = %+v; want complete, no skills, no warnings", got)
+	assert.Empty(t, got.Warnings, "list = %+v; want complete, no skills, no warnings", got)
 }
 
 // Protects: without --json, a readable table (every skill with its source)
@@ -163,27 +152,17 @@ func TestCLISkillsListTable(t *testing.T) {
 	w := newCLIWorld(t)
 	r := w.run(t, "skills", "list")
 	cliExpect(t, r, 0)
-	if strings.HasPrefix(strings.TrimSpace(r.stdout), "{") {
-		t.Fatalf("plain output is JSON:\n%s", r.stdout)
-	}
+	require.False(t, strings.HasPrefix(strings.TrimSpace(r.stdout), "{"), "plain output is JSON:\n%s", r.stdout)
 	lastSkill := 0
 	for _, s := range [][2]string{{"alpha-user", "user"}, {"zeta", "user"}, {"alpha-proj", "project"}, {"beta", "project"}, {"hidden", "project"}, {"aaa", "capability:ext-one"}} {
 		i := cliLineIndex(r.stdout, s[0], s[1])
-		if i < 0 {
-			t.Errorf("no table line shows %s with source %s:\n%s", s[0], s[1], r.stdout)
-		}
+		assert.GreaterOrEqual(t, i, 0, "no table line shows %s with source %s:\n%s", s[0], s[1], r.stdout)
 		lastSkill = max(lastSkill, i)
 	}
 	warn := cliLineIndex(r.stdout, filepath.Join(w.work, ".helios", "skills", "no-desc", "SKILL.md"), "description")
-	if warn < 0 {
-		t.Fatalf("no warning line names no-desc and its reason:\n%s", r.stdout)
-	}
-	if warn < lastSkill {
-		t.Errorf("the warnings come before the table:\n%s", r.stdout)
-	}
-	if cliLineIndex(r.stdout, filepath.Join(w.work, ".helios", "skills", "zeta", "SKILL.md"), "zeta") < 0 {
-		t.Errorf("no warning line names the zeta conflict:\n%s", r.stdout)
-	}
+	require.GreaterOrEqual(t, warn, 0, "no warning line names no-desc and its reason:\n%s", r.stdout)
+	assert.GreaterOrEqual(t, warn, lastSkill, "the warnings come before the table:\n%s", r.stdout)
+	assert.GreaterOrEqual(t, cliLineIndex(r.stdout, filepath.Join(w.work, ".helios", "skills", "zeta", "SKILL.md"), "zeta"), 0, "no warning line names the zeta conflict:\n%s", r.stdout)
 }
 
 // Protects: `skills load NAME` prints exactly the load text the model gets
@@ -220,9 +199,7 @@ func TestCLISkillsLoadBodyEndings(t *testing.T) {
 			content := skillMD("name: ender\ndescription: Ends.", body)
 			writeFile(t, file, content)
 			doc, err := frontmatter.Parse(file, []byte(content))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			r := helios(t, home, work, "skills", "load", "ender")
 			cliExpect(t, r, 0)
 			cliCompareLoad(t, r.stdout, skills.LoadText(filepath.Dir(file), doc.Body))
@@ -247,16 +224,10 @@ func TestCLISkillsLoadUnknown(t *testing.T) {
 		t.Run(tt.ask, func(t *testing.T) {
 			r := w.run(t, "skills", "load", tt.ask)
 			cliExpect(t, r, 1)
-			if r.stdout != "" {
-				t.Errorf("stdout = %q; want nothing", r.stdout)
-			}
-			if !strings.Contains(r.stderr, `"`+tt.ask+`"`) {
-				t.Errorf("stderr = %q; want it to name %q", r.stderr, tt.ask)
-			}
+			assert.Empty(t, r.stdout, "stdout")
+			assert.Contains(t, r.stderr, `"`+tt.ask+`"`, "stderr; want it to name %q", tt.ask)
 			for _, s := range tt.suggest {
-				if !strings.Contains(r.stderr, s) {
-					t.Errorf("stderr = %q; want it to suggest %q", r.stderr, s)
-				}
+				assert.Contains(t, r.stderr, s, "stderr = %q; want it to suggest %q", r.stderr, s)
 			}
 		})
 	}
@@ -331,12 +302,10 @@ func TestCLISkillsValidate(t *testing.T) {
 						parts[i] = filepath.Join(dir, tt.files[0].rel)
 					}
 				}
-				if cliLineIndex(out, parts...) < 0 {
-					t.Errorf("no output line holds %q:\n%s", parts, out)
-				}
+				assert.GreaterOrEqual(t, cliLineIndex(out, parts...), 0, "no output line holds %q:\n%s", parts, out)
 			}
-			if tt.noErrors && cliLineIndex(out, ": error") >= 0 {
-				t.Errorf("an error was reported:\n%s", out)
+			if tt.noErrors {
+				assert.Negative(t, cliLineIndex(out, ": error"), "an error was reported:\n%s", out)
 			}
 		})
 	}
@@ -359,36 +328,26 @@ func TestCLISkillsValidateConfiguredRoots(t *testing.T) {
 	r := helios(t, home, cwd, "--work-dir", work, "skills", "validate")
 	cliExpect(t, r, 1)
 	for _, line := range [][]string{{userBad, "error", "uppercase"}, {projBad, "error", "folder"}, {projWarn, "warning", "x-extra"}} {
-		if cliLineIndex(r.stdout, line...) < 0 {
-			t.Errorf("no output line holds %q:\n%s", line, r.stdout)
-		}
+		assert.GreaterOrEqual(t, cliLineIndex(r.stdout, line...), 0, "no output line holds %q:\n%s", line, r.stdout)
 	}
-	if strings.Contains(r.stdout, "CwdBad") {
-		t.Errorf("validate read the cwd, not --work-dir:\n%s", r.stdout)
-	}
+	assert.NotContains(t, r.stdout, "CwdBad", "validate read the cwd, not --work-dir")
 
 	r = helios(t, home, cwd, "--work-dir", work, "skills", "validate", "--json")
 	cliExpect(t, r, 1)
 	var m map[string]any
 	cliDecodeOne(t, r.stdout, &m)
-	if m["errors"] != float64(2) || m["warnings"] != float64(1) {
-		t.Errorf("validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
-	}
+	assert.Equal(t, float64(2), m["errors"], "validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
+	assert.Equal(t, float64(1), m["warnings"], "validate --json: errors=%v warnings=%v; want 2 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
 
 	// Only warnings: exit 0.
-	if err := os.RemoveAll(filepath.Dir(userBad)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Dir(projBad)); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.RemoveAll(filepath.Dir(userBad)))
+	require.NoError(t, os.RemoveAll(filepath.Dir(projBad)))
 	r = helios(t, home, cwd, "--work-dir", work, "skills", "validate", "--json")
 	cliExpect(t, r, 0)
 	m = nil
 	cliDecodeOne(t, r.stdout, &m)
-	if m["errors"] != float64(0) || m["warnings"] != float64(1) {
-		t.Errorf("validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
-	}
+	assert.Equal(t, float64(0), m["errors"], "validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
+	assert.Equal(t, float64(1), m["warnings"], "validate --json: errors=%v warnings=%v; want 0 and 1:\n%s", m["errors"], m["warnings"], r.stdout)
 
 	// No configured root exists: nothing to check, and nothing wrong.
 	r = helios(t, asmTempDir(t), asmTempDir(t), "skills", "validate")
@@ -416,30 +375,20 @@ func TestCLIHooksDescribe(t *testing.T) {
 			for _, p := range got.Points {
 				gotPoints = append(gotPoints, [2]string{p.Name, p.Kind})
 				for _, h := range p.Handlers {
-					if h.Origin != "builtin" && h.Origin != "plugin" {
-						t.Errorf("point %s: handler %s has origin %q", p.Name, h.Name, h.Origin)
-					}
+					assert.Contains(t, []string{"builtin", "plugin"}, h.Origin, "point %s: handler %s origin", p.Name, h.Name)
 				}
 			}
-			if len(gotPoints) < len(wantPoints) {
-				t.Fatalf("points = %v; want at least the five standard points", gotPoints)
-			}
-			if diff := cmp.Diff(wantPoints, gotPoints[:len(wantPoints)]); diff != "" {
-				t.Errorf("standard points (-want +got):\n%s", diff)
-			}
+			require.GreaterOrEqual(t, len(gotPoints), len(wantPoints), "points = %v; want at least the five standard points", gotPoints)
+			assert.Empty(t, cmp.Diff(wantPoints, gotPoints[:len(wantPoints)]), "standard points (-want +got)")
 
 			var m map[string]any
 			cliDecodeOne(t, r.stdout, &m)
 			points, ok := m["points"].([]any)
-			if !ok {
-				t.Fatalf("points is %T; want a list", m["points"])
-			}
+			require.True(t, ok, "points is %T; want a list", m["points"])
 			for _, p := range points {
 				pm := cliObject(t, "point", p, "name", "kind")
 				hs, ok := pm["handlers"].([]any)
-				if !ok {
-					t.Errorf("point %v: handlers is %v (%T); want a list, [] when empty", pm["name"], pm["handlers"], pm["handlers"])
-				}
+				assert.True(t, ok, "point %v: handlers is %v (%T); want a list, [] when empty", pm["name"], pm["handlers"], pm["handlers"])
 				for _, h := range hs {
 					cliObject(t, "handler", h, "name", "origin")
 				}
@@ -453,15 +402,11 @@ func TestCLIHooksDescribe(t *testing.T) {
 func TestCLIHooksDescribeText(t *testing.T) {
 	r := helios(t, asmTempDir(t), asmTempDir(t), "hooks", "describe")
 	cliExpect(t, r, 0)
-	if strings.HasPrefix(strings.TrimSpace(r.stdout), "{") {
-		t.Fatalf("plain output is JSON:\n%s", r.stdout)
-	}
+	require.False(t, strings.HasPrefix(strings.TrimSpace(r.stdout), "{"), "plain output is JSON:\n%s", r.stdout)
 	last := -1
 	for _, p := range [][2]string{{"session:start", "concat"}, {"context:prepare", "concat"}, {"context:compact", "firstWin"}, {"tool:before", "firstWin"}, {"turn:end", "firstWin"}} {
 		i := cliLineIndex(r.stdout, p[0], p[1])
-		if i <= last {
-			t.Errorf("point %s (%s) missing or out of order:\n%s", p[0], p[1], r.stdout)
-		}
+		assert.Greater(t, i, last, "point %s (%s) missing or out of order:\n%s", p[0], p[1], r.stdout)
 		last = i
 	}
 }
@@ -490,8 +435,9 @@ func TestCLIWorkDirFlag(t *testing.T) {
 			r := helios(t, home, tt.dir, tt.args...)
 			cliExpect(t, r, 0)
 			got := cliDecodeList(t, r.stdout)
-			if len(got.Skills) != 1 || got.Skills[0].Name != tt.want || got.Skills[0].Source != "project" {
-				t.Errorf("skills = %+v; want only %s from project", got.Skills, tt.want)
+			if assert.Len(t, got.Skills, 1, "skills = %+v; want only %s from project", got.Skills, tt.want) {
+				assert.Equal(t, tt.want, got.Skills[0].Name, "skills = %+v; want only %s from project", got.Skills, tt.want)
+				assert.Equal(t, "project", got.Skills[0].Source, "skills = %+v; want only %s from project", got.Skills, tt.want)
 			}
 		})
 	}
@@ -529,9 +475,7 @@ func TestCLIConfigFlag(t *testing.T) {
 					names = append(names, s.Name)
 				}
 			}
-			if diff := cmp.Diff(tt.want, names); diff != "" {
-				t.Errorf("user skills (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(tt.want, names), "user skills (-want +got)")
 		})
 	}
 }
@@ -577,12 +521,10 @@ func TestCLIErrors(t *testing.T) {
 			r := helios(t, home, tt.dir, tt.args...)
 			cliExpect(t, r, tt.code)
 			for _, s := range tt.stderr {
-				if !strings.Contains(r.stderr, s) {
-					t.Errorf("stderr = %q; want it to contain %q", r.stderr, s)
-				}
+				assert.Contains(t, r.stderr, s, "stderr = %q; want it to contain %q", r.stderr, s)
 			}
-			if tt.code == 1 && r.stdout != "" {
-				t.Errorf("stdout = %q; want nothing on failure", r.stdout)
+			if tt.code == 1 {
+				assert.Empty(t, r.stdout, "stdout: want nothing on failure")
 			}
 		})
 	}
@@ -593,12 +535,9 @@ func TestCLIErrors(t *testing.T) {
 // exactly the two documented warnings.
 func TestCLIDemo(t *testing.T) {
 	demo, err := filepath.Abs(filepath.Join("..", "..", "examples", "demo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if demo, err = filepath.EvalSymlinks(demo); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	demo, err = filepath.EvalSymlinks(demo)
+	require.NoError(t, err)
 	home := asmTempDir(t)
 	cliSkillAt(t, filepath.Join(home, ".helios", "skills"), "home-decoy", "The demo's userRoots replace HOME's.", "")
 	const config = "../../examples/demo/helios.config.json"
@@ -607,9 +546,7 @@ func TestCLIDemo(t *testing.T) {
 	r := helios(t, home, ".", "--config", config, "skills", "list", "--json")
 	cliExpect(t, r, 0)
 	got := cliDecodeList(t, r.stdout)
-	if !got.Complete {
-		t.Errorf("complete = false; want true")
-	}
+	assert.True(t, got.Complete, "complete = false")
 	type entry struct{ Name, Source, BaseDir string }
 	var gotEntries []entry
 	for _, s := range got.Skills {
@@ -623,33 +560,21 @@ func TestCLIDemo(t *testing.T) {
 		{"docs-style", "capability:docs-style", filepath.Join(demo, "extensions", "docs-style", "skills", "docs-style")},
 		{"release-notes", "capability:release-notes", filepath.Join(demo, "..", "..", "bin", "plugins", "release-notes", "skills", "release-notes")},
 	}
-	if diff := cmp.Diff(want, gotEntries); diff != "" {
-		t.Errorf("demo skills (-want +got):\n%s", diff)
-	}
-	if len(got.Warnings) != 2 {
-		t.Fatalf("warnings = %+v; want exactly 2", got.Warnings)
-	}
+	assert.Empty(t, cmp.Diff(want, gotEntries), "demo skills (-want +got)")
+	require.Len(t, got.Warnings, 2, "warnings; want exactly 2")
 	broken := cliFindWarning(t, got.Warnings, filepath.Join(demo, ".helios", "skills", "Broken_Skill", "SKILL.md"))
-	if !strings.Contains(broken.Message, "description") {
-		t.Errorf("Broken_Skill warning %q does not say the description is missing", broken.Message)
-	}
+	assert.Contains(t, broken.Message, "description", "Broken_Skill warning %q does not say the description is missing", broken.Message)
 	conflict := cliFindWarning(t, got.Warnings, filepath.Join(demo, ".agents", "skills", "changelog", "SKILL.md"))
 	for _, f := range []string{filepath.Join(demo, ".helios", "skills", "changelog", "SKILL.md"), filepath.Join(demo, ".agents", "skills", "changelog", "SKILL.md")} {
-		if !strings.Contains(conflict.Message, f) {
-			t.Errorf("changelog conflict warning %q does not name %s", conflict.Message, f)
-		}
+		assert.Contains(t, conflict.Message, f, "changelog conflict warning %q does not name %s", conflict.Message, f)
 	}
 
 	// The README's next step: what loading changelog returns.
 	file := filepath.Join(demo, ".helios", "skills", "changelog", "SKILL.md")
 	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	doc, err := frontmatter.Parse(file, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r = helios(t, home, ".", "--config", config, "skills", "load", "changelog")
 	cliExpect(t, r, 0)
 	cliCompareLoad(t, r.stdout, skills.LoadText(filepath.Dir(file), doc.Body))
@@ -666,9 +591,7 @@ func cliSkillAt(t *testing.T, root, name, desc, extra string) {
 // cliExpect checks the exit code, showing both streams when it is wrong.
 func cliExpect(t *testing.T, r cliResult, code int) {
 	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit code = %d; want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
-	}
+	require.Equal(t, code, r.code, "exit code\nstdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 }
 
 // cliDecodeList decodes `skills list --json` twice: into the contract's
@@ -681,13 +604,10 @@ func cliDecodeList(t *testing.T, out string) cliList {
 	cliDecodeOne(t, out, &l)
 	var m map[string]any
 	cliDecodeOne(t, out, &m)
-	if _, ok := m["complete"].(bool); !ok {
-		t.Errorf("complete is %v (%T); want a boolean", m["complete"], m["complete"])
-	}
+	assert.IsType(t, true, m["complete"], "complete: want a boolean")
 	for key, fields := range map[string][]string{"skills": {"name", "description", "source", "baseDir"}, "warnings": {"source", "path", "message"}} {
 		list, ok := m[key].([]any)
-		if !ok {
-			t.Errorf("%s is %v (%T); want a list, [] when empty", key, m[key], m[key])
+		if !assert.True(t, ok, "%s is %v (%T); want a list, [] when empty", key, m[key], m[key]) {
 			continue
 		}
 		for _, el := range list {
@@ -701,14 +621,12 @@ func cliDecodeList(t *testing.T, out string) cliList {
 func cliObject(t *testing.T, what string, v any, keys ...string) map[string]any {
 	t.Helper()
 	obj, ok := v.(map[string]any)
-	if !ok {
-		t.Errorf("%s element is %T; want an object", what, v)
+	if !assert.True(t, ok, "%s element is %T; want an object", what, v) {
 		return nil
 	}
 	for _, k := range keys {
-		if _, ok := obj[k].(string); !ok {
-			t.Errorf("%s element %v: %q is %v (%T); want a string", what, obj, k, obj[k], obj[k])
-		}
+		_, ok := obj[k].(string)
+		assert.True(t, ok, "%s element %v: %q is %v (%T); want a string", what, obj, k, obj[k], obj[k])
 	}
 	return obj
 }
@@ -717,22 +635,19 @@ func cliObject(t *testing.T, what string, v any, keys ...string) map[string]any 
 func cliDecodeOne(t *testing.T, out string, v any) {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(out))
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("decode %T: %v\n%s", v, err, out)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		t.Fatalf("more than one JSON value in the output:\n%s", out)
-	}
+	require.NoError(t, dec.Decode(v), "decode %T\n%s", v, out)
+	_, err := dec.Token()
+	require.Same(t, io.EOF, err, "more than one JSON value in the output:\n%s", out)
 }
 
 // cliCompareLoad compares `skills load` output with the load text: byte for
 // byte, except that a text not ending in a newline gets exactly one.
 func cliCompareLoad(t *testing.T, got, want string) {
 	t.Helper()
-	if got == want || (!strings.HasSuffix(want, "\n") && got == want+"\n") {
+	if !strings.HasSuffix(want, "\n") && got == want+"\n" {
 		return
 	}
-	t.Errorf("load output differs from skills.LoadText (-want +got):\n%s", cmp.Diff(want, got))
+	assert.Empty(t, cmp.Diff(want, got), "load output differs from skills.LoadText (-want +got)")
 }
 
 // cliFindWarning returns the only warning about path.
@@ -744,9 +659,7 @@ func cliFindWarning(t *testing.T, ws []cliWarning, path string) cliWarning {
 			found = append(found, w)
 		}
 	}
-	if len(found) != 1 {
-		t.Fatalf("warnings about %s = %+v; want exactly one among %+v", path, found, ws)
-	}
+	require.Len(t, found, 1, "warnings about %s; want exactly one among %+v", path, ws)
 	return found[0]
 }
 

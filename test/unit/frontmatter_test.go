@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // lines joins its arguments with LF and ends with one, so test inputs read
@@ -175,30 +177,18 @@ func TestFrontmatterParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := frontmatter.Parse("skills/pdf/SKILL.md", []byte(tt.in))
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
+			require.NoError(t, err, "Parse")
 			got := want{Keys: doc.Keys, Scalars: map[string]string{}, Body: doc.Body, BodyLine: doc.BodyLine}
 			for k := range tt.want.Scalars {
 				v, ok := doc.Scalar(k)
-				if !ok {
-					t.Errorf("Scalar(%q): ok = false, want true", k)
-				}
+				assert.True(t, ok, "Scalar(%q): ok = false", k)
 				got.Scalars[k] = v
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Parse(%q) mismatch (-want +got):\n%s", tt.in, diff)
-			}
-			if doc.File != "skills/pdf/SKILL.md" {
-				t.Errorf("File = %q, want the name given to Parse", doc.File)
-			}
-			if len(doc.Fields) != len(doc.Keys) {
-				t.Errorf("len(Fields) = %d, len(Keys) = %d; want equal", len(doc.Fields), len(doc.Keys))
-			}
+			assert.Empty(t, cmp.Diff(tt.want, got), "Parse(%q) mismatch (-want +got)", tt.in)
+			assert.Equal(t, "skills/pdf/SKILL.md", doc.File, "File, want the name given to Parse")
+			assert.Len(t, doc.Fields, len(doc.Keys), "len(Fields), len(Keys)")
 			for _, k := range doc.Keys {
-				if !doc.Has(k) {
-					t.Errorf("Has(%q) = false for a listed key", k)
-				}
+				assert.True(t, doc.Has(k), "Has(%q) = false for a listed key", k)
 			}
 		})
 	}
@@ -248,27 +238,16 @@ func TestFrontmatterErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := frontmatter.Parse("skills/pdf/SKILL.md", []byte(tt.in))
-			if err == nil {
-				t.Fatalf("Parse(%q) = %+v, want error %v", tt.in, doc, tt.wantErr)
-			}
-			if doc != nil {
-				t.Errorf("Parse returned a document with an error")
-			}
+			require.Error(t, err, "Parse(%q) = %+v, want error %v", tt.in, doc, tt.wantErr)
+			assert.Nil(t, doc, "Parse returned a document with an error")
 			var fe *frontmatter.Error
-			if !errors.As(err, &fe) {
-				t.Fatalf("error %v (%T) is not a *frontmatter.Error", err, err)
-			}
+			require.ErrorAs(t, err, &fe, "error () is not a *frontmatter.Error")
 			for _, s := range sentinels {
-				if got, want := errors.Is(err, s), s == tt.wantErr; got != want {
-					t.Errorf("errors.Is(%v, %v) = %v, want %v", err, s, got, want)
-				}
+				assert.Equal(t, s == tt.wantErr, errors.Is(err, s), "errors.Is(%v, %v)", err, s)
 			}
-			if fe.File != "skills/pdf/SKILL.md" || fe.Line != tt.wantLine {
-				t.Errorf("error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
-			}
-			if !strings.Contains(fe.Reason, tt.wantReason) {
-				t.Errorf("Reason = %q, want it to contain %q", fe.Reason, tt.wantReason)
-			}
+			assert.Equal(t, "skills/pdf/SKILL.md", fe.File, "error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
+			assert.Equal(t, tt.wantLine, fe.Line, "error at %s:%d, want skills/pdf/SKILL.md:%d (%v)", fe.File, fe.Line, tt.wantLine, err)
+			assert.Contains(t, fe.Reason, tt.wantReason, "Reason = %q, want it to contain %q", fe.Reason, tt.wantReason)
 		})
 	}
 }
@@ -276,9 +255,7 @@ func TestFrontmatterErrors(t *testing.T) {
 func TestFrontmatterErrorMessage(t *testing.T) {
 	_, err := frontmatter.Parse("path/SKILL.md", []byte(lines("---", "name: a", "  bad: b", "---")))
 	want := "path/SKILL.md:3: frontmatter is not valid YAML: mapping values are not allowed in this context"
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
-	}
+	assert.EqualError(t, err, want)
 }
 
 func TestFrontmatterScalarBoolHas(t *testing.T) {
@@ -296,9 +273,7 @@ func TestFrontmatterScalarBoolHas(t *testing.T) {
 		"aliased: *x",
 		"nothing:",
 		"---")))
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
+	require.NoError(t, err, "Parse")
 	type result struct {
 		Scalar   string
 		ScalarOK bool
@@ -330,9 +305,7 @@ func TestFrontmatterScalarBoolHas(t *testing.T) {
 			got.Scalar, got.ScalarOK = doc.Scalar(tt.key)
 			got.Bool, got.BoolOK = doc.Bool(tt.key)
 			got.Has = doc.Has(tt.key)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("key %q (-want +got):\n%s", tt.key, diff)
-			}
+			assert.Empty(t, cmp.Diff(tt.want, got), "key %q (-want +got)", tt.key)
 		})
 	}
 }
@@ -350,21 +323,14 @@ func TestFrontmatterDecode(t *testing.T) {
 		"    tags: [a, b]",
 		"  version: 2.0",
 		"---")))
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
-	}
+	require.NoError(t, err, "Parse")
 
 	t.Run("list", func(t *testing.T) {
 		var tools []string
-		if err := doc.Decode("allowed-tools", &tools); err != nil {
-			t.Fatalf("Decode: %v", err)
-		}
-		if diff := cmp.Diff([]string{"Read", "Bash(git:*)"}, tools); diff != "" {
-			t.Errorf("allowed-tools (-want +got):\n%s", diff)
-		}
-		if _, ok := doc.Scalar("allowed-tools"); ok {
-			t.Errorf("Scalar(allowed-tools) ok = true for a list")
-		}
+		require.NoError(t, doc.Decode("allowed-tools", &tools), "Decode")
+		assert.Empty(t, cmp.Diff([]string{"Read", "Bash(git:*)"}, tools), "allowed-tools (-want +got)")
+		_, ok := doc.Scalar("allowed-tools")
+		assert.False(t, ok, "Scalar(allowed-tools) ok = true for a list")
 	})
 
 	t.Run("nested mapping with a date", func(t *testing.T) {
@@ -377,32 +343,24 @@ func TestFrontmatterDecode(t *testing.T) {
 			Version string `yaml:"version"`
 		}
 		var got meta
-		if err := doc.Decode("metadata", &got); err != nil {
-			t.Fatalf("Decode: %v", err)
-		}
+		require.NoError(t, doc.Decode("metadata", &got), "Decode")
 		var want meta
 		want.Updated = time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC)
 		want.Author.Name = "Ada"
 		want.Author.Tags = []string{"a", "b"}
 		want.Version = "2.0"
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("metadata (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, got), "metadata (-want +got)")
 	})
 
 	t.Run("raw map", func(t *testing.T) {
 		var got map[string]any
-		if err := doc.Decode("metadata", &got); err != nil {
-			t.Fatalf("Decode: %v", err)
-		}
+		require.NoError(t, doc.Decode("metadata", &got), "Decode")
 		want := map[string]any{
 			"updated": time.Date(2024, 3, 5, 0, 0, 0, 0, time.UTC),
 			"author":  map[string]any{"name": "Ada", "tags": []any{"a", "b"}},
 			"version": 2.0,
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("metadata (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, got), "metadata (-want +got)")
 	})
 
 	errTests := []struct {
@@ -426,17 +384,12 @@ func TestFrontmatterDecode(t *testing.T) {
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := doc.Decode(tt.key, tt.into)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Decode(%q) error = %v, want %v", tt.key, err, tt.wantErr)
-			}
+			require.ErrorIs(t, err, tt.wantErr, "Decode(%q)", tt.key)
 			var fe *frontmatter.Error
-			if !errors.As(err, &fe) || fe.Line != tt.wantLine {
-				t.Errorf("error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
-			}
+			assert.ErrorAs(t, err, &fe, "error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
+			assert.Equal(t, tt.wantLine, fe.Line, "error %v: want a *frontmatter.Error on line %d", err, tt.wantLine)
 			for _, m := range tt.wantMsg {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error %q does not contain %q", err, m)
-				}
+				assert.Contains(t, err.Error(), m, "error %q does not contain %q", err, m)
 			}
 		})
 	}

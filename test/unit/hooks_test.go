@@ -24,6 +24,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: M16 (plugin mounts run first). Every builtin of a point runs before
@@ -59,30 +61,18 @@ func TestHooksPluginBandAfterBuiltins(t *testing.T) {
 				}
 				hooksRequireBothBands(t, h.reg, pt.Name)
 
-				if diff := cmp.Diff(wantDescribe, hooksDescribeHandlers(t, h.reg, pt.Name)); diff != "" {
-					t.Errorf("Describe(%s) handlers (-want +got):\n%s", pt.Name, diff)
-				}
+				assert.Empty(t, cmp.Diff(wantDescribe, hooksDescribeHandlers(t, h.reg, pt.Name)), "Describe(%s) handlers (-want +got)", pt.Name)
 				switch pt.Kind {
 				case hooks.Concat:
 					got, err := h.reg.DispatchConcat(context.Background(), pt.Name, "payload")
-					if err != nil {
-						t.Fatalf("DispatchConcat(%s): %v", pt.Name, err)
-					}
-					if diff := cmp.Diff(hooksAnys(wantOrder...), got); diff != "" {
-						t.Errorf("DispatchConcat(%s) values (-want +got):\n%s", pt.Name, diff)
-					}
+					require.NoError(t, err, "DispatchConcat(%s)", pt.Name)
+					assert.Empty(t, cmp.Diff(hooksAnys(wantOrder...), got), "DispatchConcat(%s) values (-want +got)", pt.Name)
 				case hooks.FirstWin:
 					got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-					if err != nil {
-						t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-					}
-					if diff := cmp.Diff(hooks.Pass, got); diff != "" {
-						t.Errorf("DispatchFirstWin(%s) with every handler passing (-want +got):\n%s", pt.Name, diff)
-					}
+					require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+					assert.Empty(t, cmp.Diff(hooks.Pass, got), "DispatchFirstWin(%s) with every handler passing (-want +got)", pt.Name)
 				}
-				if diff := cmp.Diff(wantOrder, h.calls()); diff != "" {
-					t.Errorf("call order on %s (-want +got):\n%s", pt.Name, diff)
-				}
+				assert.Empty(t, cmp.Diff(wantOrder, h.calls()), "call order on %s (-want +got)", pt.Name)
 				h.requireNoWarnings(t)
 			})
 		}
@@ -100,15 +90,9 @@ func TestHooksPluginBandAfterBuiltins(t *testing.T) {
 			)
 			hooksRequireBothBands(t, h.reg, pt.Name)
 			got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-			if err != nil {
-				t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-			}
-			if diff := cmp.Diff(hooks.Handled("b2"), got); diff != "" {
-				t.Errorf("DispatchFirstWin(%s) (-want +got):\n%s", pt.Name, diff)
-			}
-			if diff := cmp.Diff([]string{"b1", "b2"}, h.calls()); diff != "" {
-				t.Errorf("call order on %s; plugins must never be called (-want +got):\n%s", pt.Name, diff)
-			}
+			require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+			assert.Empty(t, cmp.Diff(hooks.Handled("b2"), got), "DispatchFirstWin(%s) (-want +got)", pt.Name)
+			assert.Empty(t, cmp.Diff([]string{"b1", "b2"}, h.calls()), "call order on %s; plugins must never be called (-want +got)", pt.Name)
 			h.requireNoWarnings(t)
 		})
 	}
@@ -130,15 +114,9 @@ func TestHooksPluginNotInsertedAmongBuiltins(t *testing.T) {
 				)
 				hooksRequireBothBands(t, h.reg, pt.Name)
 				got, err := h.reg.DispatchConcat(context.Background(), pt.Name, "payload")
-				if err != nil {
-					t.Fatalf("DispatchConcat(%s): %v", pt.Name, err)
-				}
-				if diff := cmp.Diff(hooksAnys("b1", "b2", "p1"), got); diff != "" {
-					t.Errorf("DispatchConcat(%s) values (-want +got):\n%s", pt.Name, diff)
-				}
-				if diff := cmp.Diff([]string{"b1", "b2", "p1"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s (-want +got):\n%s", pt.Name, diff)
-				}
+				require.NoError(t, err, "DispatchConcat(%s)", pt.Name)
+				assert.Empty(t, cmp.Diff(hooksAnys("b1", "b2", "p1"), got), "DispatchConcat(%s) values (-want +got)", pt.Name)
+				assert.Empty(t, cmp.Diff([]string{"b1", "b2", "p1"}, h.calls()), "call order on %s (-want +got)", pt.Name)
 			case hooks.FirstWin:
 				h.mount(t, pt.Name,
 					hooksSpec{name: "b1", origin: hooks.Builtin, res: hooks.Pass},
@@ -147,24 +125,15 @@ func TestHooksPluginNotInsertedAmongBuiltins(t *testing.T) {
 				)
 				hooksRequireBothBands(t, h.reg, pt.Name)
 				got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-				if err != nil {
-					t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-				}
-				if diff := cmp.Diff(hooks.Handled("b2"), got); diff != "" {
-					t.Errorf("DispatchFirstWin(%s) (-want +got):\n%s", pt.Name, diff)
-				}
-				if n := hooksCount(h.calls(), "p1"); n != 0 {
-					t.Errorf("plugin p1 on %s called %d times, want 0 (a builtin decided)", pt.Name, n)
-				}
-				if diff := cmp.Diff([]string{"b1", "b2"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s (-want +got):\n%s", pt.Name, diff)
-				}
+				require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+				assert.Empty(t, cmp.Diff(hooks.Handled("b2"), got), "DispatchFirstWin(%s) (-want +got)", pt.Name)
+				n := hooksCount(h.calls(), "p1")
+				assert.Zero(t, n, "plugin p1 on %s called %d times, want 0 (a builtin decided)", pt.Name, n)
+				assert.Empty(t, cmp.Diff([]string{"b1", "b2"}, h.calls()), "call order on %s (-want +got)", pt.Name)
 			}
-			if diff := cmp.Diff([]hooks.HandlerInfo{
+			assert.Empty(t, cmp.Diff([]hooks.HandlerInfo{
 				{Name: "b1", Origin: "builtin"}, {Name: "b2", Origin: "builtin"}, {Name: "p1", Origin: "plugin"},
-			}, hooksDescribeHandlers(t, h.reg, pt.Name)); diff != "" {
-				t.Errorf("Describe(%s) handlers (-want +got):\n%s", pt.Name, diff)
-			}
+			}, hooksDescribeHandlers(t, h.reg, pt.Name)), "Describe(%s) handlers (-want +got)", pt.Name)
 			h.requireNoWarnings(t)
 		})
 	}
@@ -216,9 +185,7 @@ func TestHooksSessionCompactorBeatsPlugin(t *testing.T) {
 					}
 					return hooksCompactOut{By: "compactor", Kept: in.Budget / 2}, true, nil
 				})
-				if err != nil {
-					t.Fatalf("mount compactor: %v", err)
-				}
+				require.NoError(t, err, "mount compactor")
 			}
 			mountPlugin := func() {
 				err := compact.Mount(h.reg, "summarizer", hooks.Plugin, func(_ context.Context, in hooksCompactIn) (hooksCompactOut, bool, error) {
@@ -227,9 +194,7 @@ func TestHooksSessionCompactorBeatsPlugin(t *testing.T) {
 					mu.Unlock()
 					return hooksCompactOut{By: "plugin", Kept: in.Tokens}, true, nil
 				})
-				if err != nil {
-					t.Fatalf("mount plugin: %v", err)
-				}
+				require.NoError(t, err, "mount plugin")
 			}
 			if tt.pluginFirst {
 				mountPlugin()
@@ -241,23 +206,17 @@ func TestHooksSessionCompactorBeatsPlugin(t *testing.T) {
 			hooksRequireBothBands(t, h.reg, hooks.ContextCompact.Name)
 
 			got, handled, err := compact.Dispatch(context.Background(), h.reg, tt.in)
-			if err != nil || !handled {
-				t.Fatalf("Dispatch(context:compact) = %+v, handled=%v, err=%v; want handled, no error", got, handled, err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("context:compact decision (-want +got):\n%s", diff)
-			}
+			require.NoError(t, err, "Dispatch(context:compact) = %+v, handled, err; want handled, no", got)
+			require.True(t, handled, "Dispatch(context:compact) = %+v, handled, err; want handled, no", got)
+			assert.Empty(t, cmp.Diff(tt.want, got), "context:compact decision (-want +got)")
 			mu.Lock()
 			gotCompactor, gotPlugin := compactorCalls, pluginCalls
 			mu.Unlock()
-			if gotCompactor != tt.wantCompactor || gotPlugin != tt.wantPlugin {
-				t.Errorf("calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
-			}
-			if diff := cmp.Diff([]hooks.HandlerInfo{
+			assert.Equal(t, tt.wantCompactor, gotCompactor, "calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
+			assert.Equal(t, tt.wantPlugin, gotPlugin, "calls: compactor=%d plugin=%d, want compactor=%d plugin=%d", gotCompactor, gotPlugin, tt.wantCompactor, tt.wantPlugin)
+			assert.Empty(t, cmp.Diff([]hooks.HandlerInfo{
 				{Name: "compactor", Origin: "builtin"}, {Name: "summarizer", Origin: "plugin"},
-			}, hooksDescribeHandlers(t, h.reg, hooks.ContextCompact.Name)); diff != "" {
-				t.Errorf("Describe(context:compact) handlers (-want +got):\n%s", diff)
-			}
+			}, hooksDescribeHandlers(t, h.reg, hooks.ContextCompact.Name)), "Describe(context:compact) handlers (-want +got)")
 			h.requireNoWarnings(t)
 		})
 	}
@@ -282,33 +241,19 @@ func TestHooksPluginBandKeepsRegistrationOrder(t *testing.T) {
 			switch pt.Kind {
 			case hooks.Concat:
 				got, err := h.reg.DispatchConcat(context.Background(), pt.Name, "payload")
-				if err != nil {
-					t.Fatalf("DispatchConcat(%s): %v", pt.Name, err)
-				}
-				if diff := cmp.Diff(hooksAnys("b1", "b2", "p1", "p2", "p3"), got); diff != "" {
-					t.Errorf("DispatchConcat(%s) values (-want +got):\n%s", pt.Name, diff)
-				}
-				if diff := cmp.Diff([]string{"b1", "b2", "p1", "p2", "p3"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s (-want +got):\n%s", pt.Name, diff)
-				}
+				require.NoError(t, err, "DispatchConcat(%s)", pt.Name)
+				assert.Empty(t, cmp.Diff(hooksAnys("b1", "b2", "p1", "p2", "p3"), got), "DispatchConcat(%s) values (-want +got)", pt.Name)
+				assert.Empty(t, cmp.Diff([]string{"b1", "b2", "p1", "p2", "p3"}, h.calls()), "call order on %s (-want +got)", pt.Name)
 			case hooks.FirstWin:
 				got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-				if err != nil {
-					t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-				}
-				if diff := cmp.Diff(hooks.Handled("p2"), got); diff != "" {
-					t.Errorf("DispatchFirstWin(%s) (-want +got):\n%s", pt.Name, diff)
-				}
-				if diff := cmp.Diff([]string{"b1", "b2", "p1", "p2"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s; p3 must not be called (-want +got):\n%s", pt.Name, diff)
-				}
+				require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+				assert.Empty(t, cmp.Diff(hooks.Handled("p2"), got), "DispatchFirstWin(%s) (-want +got)", pt.Name)
+				assert.Empty(t, cmp.Diff([]string{"b1", "b2", "p1", "p2"}, h.calls()), "call order on %s; p3 must not be called (-want +got)", pt.Name)
 			}
-			if diff := cmp.Diff([]hooks.HandlerInfo{
+			assert.Empty(t, cmp.Diff([]hooks.HandlerInfo{
 				{Name: "b1", Origin: "builtin"}, {Name: "b2", Origin: "builtin"},
 				{Name: "p1", Origin: "plugin"}, {Name: "p2", Origin: "plugin"}, {Name: "p3", Origin: "plugin"},
-			}, hooksDescribeHandlers(t, h.reg, pt.Name)); diff != "" {
-				t.Errorf("Describe(%s) handlers (-want +got):\n%s", pt.Name, diff)
-			}
+			}, hooksDescribeHandlers(t, h.reg, pt.Name)), "Describe(%s) handlers (-want +got)", pt.Name)
 			h.requireNoWarnings(t)
 		})
 	}
@@ -331,9 +276,7 @@ func TestHooksHandlerErrorWarnsAndContinues(t *testing.T) {
 					hooksSpec{name: "next", origin: origin, res: hooks.Handled("next")},
 				)
 				hooksDispatchExpectNext(t, h, pt)
-				if diff := cmp.Diff([]string{"broken", "next"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s; dispatch must go on after a failure (-want +got):\n%s", pt.Name, diff)
-				}
+				assert.Empty(t, cmp.Diff([]string{"broken", "next"}, h.calls()), "call order on %s; dispatch must go on after a failure (-want +got)", pt.Name)
 				hooksCheckOneWarning(t, h, pt.Name, "broken", origin, errBroken.Error())
 			})
 		}
@@ -352,9 +295,7 @@ func TestHooksHandlerPanicWarnsAndContinues(t *testing.T) {
 					hooksSpec{name: "next", origin: origin, res: hooks.Handled("next")},
 				)
 				hooksDispatchExpectNext(t, h, pt)
-				if diff := cmp.Diff([]string{"broken", "next"}, h.calls()); diff != "" {
-					t.Errorf("call order on %s; dispatch must go on after a panic (-want +got):\n%s", pt.Name, diff)
-				}
+				assert.Empty(t, cmp.Diff([]string{"broken", "next"}, h.calls()), "call order on %s; dispatch must go on after a panic (-want +got)", pt.Name)
 				hooksCheckOneWarning(t, h, pt.Name, "broken", origin, "index out of range [7]")
 			})
 		}
@@ -371,12 +312,8 @@ func TestHooksFailedBuiltinLetsPluginDecideWithWarning(t *testing.T) {
 		hooksSpec{name: "summarizer", origin: hooks.Plugin, res: hooks.Handled("summarizer")},
 	)
 	got, err := h.reg.DispatchFirstWin(context.Background(), hooks.ContextCompact.Name, "payload")
-	if err != nil {
-		t.Fatalf("DispatchFirstWin: %v", err)
-	}
-	if diff := cmp.Diff(hooks.Handled("summarizer"), got); diff != "" {
-		t.Errorf("DispatchFirstWin (-want +got):\n%s", diff)
-	}
+	require.NoError(t, err, "DispatchFirstWin")
+	assert.Empty(t, cmp.Diff(hooks.Handled("summarizer"), got), "DispatchFirstWin (-want +got)")
 	hooksCheckOneWarning(t, h, hooks.ContextCompact.Name, "compactor", hooks.Builtin, "bad payload")
 }
 
@@ -407,27 +344,17 @@ func TestHooksConcatJoinsInOrder(t *testing.T) {
 				echo("b3", hooks.Handled("builtin three")),
 			}
 			for _, m := range mounts {
-				if err := h.reg.Mount(m); err != nil {
-					t.Fatalf("Mount(%s): %v", m.Name, err)
-				}
+				require.NoError(t, h.reg.Mount(m), "Mount(%s)", m.Name)
 			}
 			got, err := h.reg.DispatchConcat(context.Background(), pt.Name, "the payload")
-			if err != nil {
-				t.Fatalf("DispatchConcat(%s): %v", pt.Name, err)
-			}
+			require.NoError(t, err, "DispatchConcat(%s)", pt.Name)
 			want := hooksAnys("builtin one", "builtin three", "plugin one", "plugin three")
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("DispatchConcat(%s) joined values (-want +got):\n%s", pt.Name, diff)
-			}
-			if diff := cmp.Diff([]string{"b1", "b2", "b3", "p1", "p2", "p3"}, h.calls()); diff != "" {
-				t.Errorf("call order on %s (-want +got):\n%s", pt.Name, diff)
-			}
+			assert.Empty(t, cmp.Diff(want, got), "DispatchConcat(%s) joined values (-want +got)", pt.Name)
+			assert.Empty(t, cmp.Diff([]string{"b1", "b2", "b3", "p1", "p2", "p3"}, h.calls()), "call order on %s (-want +got)", pt.Name)
 			mu.Lock()
 			gotPayloads := payloads
 			mu.Unlock()
-			if diff := cmp.Diff(hooksAnys("the payload", "the payload", "the payload", "the payload", "the payload", "the payload"), gotPayloads); diff != "" {
-				t.Errorf("payload seen by each handler (-want +got):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(hooksAnys("the payload", "the payload", "the payload", "the payload", "the payload", "the payload"), gotPayloads), "payload seen by each handler (-want +got)")
 			h.requireNoWarnings(t)
 		})
 	}
@@ -503,15 +430,9 @@ func TestHooksFirstWinStopsAtFirstHandled(t *testing.T) {
 				h := newHooksHarness(pt.Scope)
 				h.mount(t, pt.Name, tt.mounts...)
 				got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-				if err != nil {
-					t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-				}
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("DispatchFirstWin(%s) (-want +got):\n%s", pt.Name, diff)
-				}
-				if diff := cmp.Diff(tt.wantCalls, h.calls()); diff != "" {
-					t.Errorf("calls on %s (-want +got):\n%s", pt.Name, diff)
-				}
+				require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+				assert.Empty(t, cmp.Diff(tt.want, got), "DispatchFirstWin(%s) (-want +got)", pt.Name)
+				assert.Empty(t, cmp.Diff(tt.wantCalls, h.calls()), "calls on %s (-want +got)", pt.Name)
 				h.requireNoWarnings(t)
 			})
 		}
@@ -523,15 +444,13 @@ func TestHooksFirstWinStopsAtFirstHandled(t *testing.T) {
 // order with their origin; and that order is the order in which the same
 // registry really calls them.
 func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
-	if diff := cmp.Diff([]hooks.Point{
+	assert.Empty(t, cmp.Diff([]hooks.Point{
 		{Name: "session:start", Kind: hooks.Concat, Scope: hooks.ScopeSession},
 		{Name: "context:prepare", Kind: hooks.Concat, Scope: hooks.ScopeRun},
 		{Name: "context:compact", Kind: hooks.FirstWin, Scope: hooks.ScopeSession},
 		{Name: "tool:before", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
 		{Name: "turn:end", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
-	}, hooks.StandardPoints()); diff != "" {
-		t.Errorf("StandardPoints() in lifecycle order (-want +got):\n%s", diff)
-	}
+	}, hooks.StandardPoints()), "StandardPoints() in lifecycle order (-want +got)")
 
 	custom := map[hooks.Scope]hooks.Point{
 		hooks.ScopeRun:     {Name: "review:after", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
@@ -556,9 +475,7 @@ func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.scope.String(), func(t *testing.T) {
 			h := newHooksHarness(tt.scope)
-			if err := h.reg.Declare(custom[tt.scope]); err != nil {
-				t.Fatalf("Declare(%v): %v", custom[tt.scope], err)
-			}
+			require.NoError(t, h.reg.Declare(custom[tt.scope]), "Declare(%v)", custom[tt.scope])
 			// Each point gets a different interleaving, prefixed by its
 			// position so that no two points share handler names.
 			orders := [][]string{
@@ -580,9 +497,7 @@ func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
 				pi.Handlers = append(bands[hooks.Builtin], bands[hooks.Plugin]...)
 			}
 			got := h.reg.Describe()
-			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
-				t.Fatalf("Describe() (-want +got):\n%s", diff)
-			}
+			require.Empty(t, cmp.Diff(tt.want, got, cmpopts.EquateEmpty()), "Describe() (-want +got)")
 
 			// Behavioural check on the same registry: each point's real call
 			// order equals what Describe printed for it.
@@ -597,19 +512,13 @@ func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
 				default:
 					t.Fatalf("Describe() point %s has kind %q", pi.Name, pi.Kind)
 				}
-				if err != nil {
-					t.Fatalf("dispatch %s: %v", pi.Name, err)
-				}
+				require.NoError(t, err, "dispatch %s", pi.Name)
 				var described []string
 				for _, hi := range pi.Handlers {
 					described = append(described, hi.Name)
 				}
-				if len(described) < 2 {
-					t.Fatalf("point %s has %d handlers; the comparison needs at least 2", pi.Name, len(described))
-				}
-				if diff := cmp.Diff(described, h.calls()); diff != "" {
-					t.Errorf("%s: dispatch order differs from Describe order (-describe +dispatch):\n%s", pi.Name, diff)
-				}
+				require.GreaterOrEqual(t, len(described), 2, "point %s has %d handlers; the comparison needs at least 2", pi.Name, len(described))
+				assert.Empty(t, cmp.Diff(described, h.calls()), "%s: dispatch order differs from Describe order (-describe +dispatch)", pi.Name)
 			}
 			h.requireNoWarnings(t)
 		})
@@ -635,21 +544,13 @@ func TestHooksWrongScopeMountFails(t *testing.T) {
 				h := newHooksHarness(tt.registry)
 				before := h.reg.Describe()
 				err := h.reg.Mount(hooks.Mount{Point: tt.point, Name: "misplaced", Origin: origin, Handler: h.handler("misplaced", hooksReturn(hooks.Handled("x")))})
-				if !errors.Is(err, hooks.ErrWrongScope) {
-					t.Fatalf("Mount(%s) into %s registry: err = %v, want ErrWrongScope", tt.point, tt.registry, err)
-				}
-				if diff := cmp.Diff(before, h.reg.Describe()); diff != "" {
-					t.Errorf("a refused mount changed Describe() (-before +after):\n%s", diff)
-				}
-				if _, err := h.reg.DispatchConcat(context.Background(), tt.point, "payload"); !errors.Is(err, hooks.ErrUnknownPoint) {
-					t.Errorf("DispatchConcat(%s) in %s registry: err = %v, want ErrUnknownPoint", tt.point, tt.registry, err)
-				}
-				if _, err := h.reg.DispatchFirstWin(context.Background(), tt.point, "payload"); !errors.Is(err, hooks.ErrUnknownPoint) {
-					t.Errorf("DispatchFirstWin(%s) in %s registry: err = %v, want ErrUnknownPoint", tt.point, tt.registry, err)
-				}
-				if calls := h.calls(); len(calls) != 0 {
-					t.Errorf("refused handler was called: %v", calls)
-				}
+				require.ErrorIs(t, err, hooks.ErrWrongScope, "Mount(%s) into %s registry", tt.point, tt.registry)
+				assert.Empty(t, cmp.Diff(before, h.reg.Describe()), "a refused mount changed Describe() (-before +after)")
+				_, err = h.reg.DispatchConcat(context.Background(), tt.point, "payload")
+				assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchConcat(%s) in %s registry", tt.point, tt.registry)
+				_, err = h.reg.DispatchFirstWin(context.Background(), tt.point, "payload")
+				assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchFirstWin(%s) in %s registry", tt.point, tt.registry)
+				assert.Empty(t, h.calls(), "refused handler was called")
 			})
 		}
 	}
@@ -657,12 +558,8 @@ func TestHooksWrongScopeMountFails(t *testing.T) {
 	t.Run("declare a point of the other scope", func(t *testing.T) {
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		err := r.Declare(hooks.Point{Name: "session:end", Kind: hooks.Concat, Scope: hooks.ScopeSession})
-		if !errors.Is(err, hooks.ErrWrongScope) {
-			t.Errorf("Declare(session point) into run registry: err = %v, want ErrWrongScope", err)
-		}
-		if err := r.Declare(hooks.ContextCompact); !errors.Is(err, hooks.ErrWrongScope) {
-			t.Errorf("Declare(context:compact) into run registry: err = %v, want ErrWrongScope", err)
-		}
+		assert.ErrorIs(t, err, hooks.ErrWrongScope, "Declare(session point) into run registry")
+		assert.ErrorIs(t, r.Declare(hooks.ContextCompact), hooks.ErrWrongScope, "Declare(context:compact) into run registry")
 	})
 
 	// A standard point's name cannot be re-declared with this registry's scope
@@ -673,13 +570,9 @@ func TestHooksWrongScopeMountFails(t *testing.T) {
 			{Name: "tool:before", Kind: hooks.Concat, Scope: hooks.ScopeSession},
 		} {
 			r := hooks.New(hooks.Config{Scope: p.Scope})
-			if err := r.Declare(p); !errors.Is(err, hooks.ErrConflict) {
-				t.Errorf("Declare(%+v): err = %v, want ErrConflict", p, err)
-			}
+			assert.ErrorIs(t, r.Declare(p), hooks.ErrConflict, "Declare(%+v)", p)
 			err := r.Mount(hooks.Mount{Point: p.Name, Name: "smuggled", Handler: hooksReturn(hooks.Pass)})
-			if !errors.Is(err, hooks.ErrWrongScope) {
-				t.Errorf("Mount(%s) into %s registry after Declare: err = %v, want ErrWrongScope", p.Name, p.Scope, err)
-			}
+			assert.ErrorIs(t, err, hooks.ErrWrongScope, "Mount(%s) into %s registry after Declare", p.Name, p.Scope)
 		}
 	})
 }
@@ -690,51 +583,30 @@ func TestHooksUnknownPointFails(t *testing.T) {
 		t.Run(scope.String(), func(t *testing.T) {
 			h := newHooksHarness(scope)
 			err := h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "x", Handler: h.handler("x", hooksReturn(hooks.Handled("x")))})
-			if !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("Mount(no:such:point): err = %v, want ErrUnknownPoint", err)
-			}
-			if errors.Is(err, hooks.ErrWrongScope) {
-				t.Errorf("Mount(no:such:point): err = %v, must not be ErrWrongScope", err)
-			}
-			if _, err := h.reg.DispatchConcat(context.Background(), "no:such:point", nil); !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("DispatchConcat(no:such:point): err = %v, want ErrUnknownPoint", err)
-			}
-			if _, err := h.reg.DispatchFirstWin(context.Background(), "no:such:point", nil); !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("DispatchFirstWin(no:such:point): err = %v, want ErrUnknownPoint", err)
-			}
-			if err := h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "nil"}); err == nil {
-				t.Errorf("Mount with a nil handler: err = nil, want an error")
-			}
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "Mount(no:such:point)")
+			assert.NotErrorIs(t, err, hooks.ErrWrongScope, "Mount(no:such:point): err, must not be ErrWrongScope")
+			_, err = h.reg.DispatchConcat(context.Background(), "no:such:point", nil)
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchConcat(no:such:point)")
+			_, err = h.reg.DispatchFirstWin(context.Background(), "no:such:point", nil)
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "DispatchFirstWin(no:such:point)")
+			assert.Error(t, h.reg.Mount(hooks.Mount{Point: "no:such:point", Name: "nil"}), "Mount with a nil handler")
 
 			// Once declared, the point works; declaring it again is a no-op
 			// and declaring it with another kind is ErrConflict.
 			p := hooks.Point{Name: "no:such:point", Kind: hooks.Concat, Scope: scope}
-			if err := h.reg.Declare(p); err != nil {
-				t.Fatalf("Declare(%+v): %v", p, err)
-			}
+			require.NoError(t, h.reg.Declare(p), "Declare(%+v)", p)
 			h.mount(t, p.Name, hooksSpec{name: "x", res: hooks.Handled("x")})
-			if err := h.reg.Declare(p); err != nil {
-				t.Errorf("Declare(%+v) again: %v, want nil", p, err)
-			}
-			if err := h.reg.Declare(hooks.Point{Name: p.Name, Kind: hooks.FirstWin, Scope: scope}); !errors.Is(err, hooks.ErrConflict) {
-				t.Errorf("Declare with another kind: err = %v, want ErrConflict", err)
-			}
+			assert.NoError(t, h.reg.Declare(p), "Declare(%+v) again", p)
+			assert.ErrorIs(t, h.reg.Declare(hooks.Point{Name: p.Name, Kind: hooks.FirstWin, Scope: scope}), hooks.ErrConflict, "Declare with another kind")
 			got, err := h.reg.DispatchConcat(context.Background(), p.Name, nil)
-			if err != nil {
-				t.Fatalf("DispatchConcat(%s): %v", p.Name, err)
-			}
-			if diff := cmp.Diff(hooksAnys("x"), got); diff != "" {
-				t.Errorf("DispatchConcat(%s) after Declare (-want +got):\n%s", p.Name, diff)
-			}
+			require.NoError(t, err, "DispatchConcat(%s)", p.Name)
+			assert.Empty(t, cmp.Diff(hooksAnys("x"), got), "DispatchConcat(%s) after Declare (-want +got)", p.Name)
 
 			// Dispatching a point as the other kind is an error and calls nothing.
 			h.resetCalls()
-			if _, err := h.reg.DispatchFirstWin(context.Background(), p.Name, nil); err == nil {
-				t.Errorf("DispatchFirstWin on a concat point: err = nil, want an error")
-			}
-			if calls := h.calls(); len(calls) != 0 {
-				t.Errorf("kind-mismatched dispatch called %v", calls)
-			}
+			_, err = h.reg.DispatchFirstWin(context.Background(), p.Name, nil)
+			assert.Error(t, err, "DispatchFirstWin on a concat point: err = nil, want an error")
+			assert.Empty(t, h.calls(), "kind-mismatched dispatch called")
 		})
 	}
 }
@@ -752,9 +624,7 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 				h.record(name)
 				return fn(in)
 			})
-			if err != nil {
-				t.Fatalf("Mount(%s): %v", name, err)
-			}
+			require.NoError(t, err, "Mount(%s)", name)
 		}
 		mount("plugin-notes", hooks.Plugin, func(in []string) (string, bool, error) { return "notes for " + in[0], true, nil })
 		mount("agents-md", hooks.Builtin, func(in []string) (string, bool, error) { return "AGENTS.md of " + in[0], true, nil })
@@ -763,25 +633,16 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 		mount("skills", hooks.Builtin, func(in []string) (string, bool, error) { return strings.Join(in, "+"), true, nil })
 
 		got, err := prepare.Dispatch(context.Background(), h.reg, []string{"repo", "x"})
-		if err != nil {
-			t.Fatalf("Dispatch: %v", err)
-		}
-		if diff := cmp.Diff([]string{"AGENTS.md of repo", "repo+x", "notes for repo"}, got); diff != "" {
-			t.Errorf("typed concat (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff([]string{"agents-md", "nothing", "skills", "plugin-notes", "failing"}, h.calls()); diff != "" {
-			t.Errorf("typed concat calls (-want +got):\n%s", diff)
-		}
+		require.NoError(t, err, "Dispatch")
+		assert.Empty(t, cmp.Diff([]string{"AGENTS.md of repo", "repo+x", "notes for repo"}, got), "typed concat (-want +got)")
+		assert.Empty(t, cmp.Diff([]string{"agents-md", "nothing", "skills", "plugin-notes", "failing"}, h.calls()), "typed concat calls (-want +got)")
 		hooksCheckOneWarning(t, h, hooks.ContextPrepare.Name, "failing", hooks.Plugin, "timeout")
 
 		// The wrong payload type is that handler's failure, not a silent skip.
 		h2 := newHooksHarness(hooks.ScopeRun)
-		if err := prepare.Mount(h2.reg, "typed", hooks.Builtin, func(context.Context, []string) (string, bool, error) { return "x", true, nil }); err != nil {
-			t.Fatalf("Mount: %v", err)
-		}
-		if _, err := h2.reg.DispatchConcat(context.Background(), hooks.ContextPrepare.Name, 42); err != nil {
-			t.Fatalf("DispatchConcat: %v", err)
-		}
+		require.NoError(t, prepare.Mount(h2.reg, "typed", hooks.Builtin, func(context.Context, []string) (string, bool, error) { return "x", true, nil }), "Mount")
+		_, err = h2.reg.DispatchConcat(context.Background(), hooks.ContextPrepare.Name, 42)
+		require.NoError(t, err, "DispatchConcat")
 		hooksCheckOneWarning(t, h2, hooks.ContextPrepare.Name, "typed", hooks.Builtin, "int")
 	})
 
@@ -796,46 +657,32 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 				h.record(name)
 				return fn(in)
 			})
-			if err != nil {
-				t.Fatalf("Mount(%s): %v", name, err)
-			}
+			require.NoError(t, err, "Mount(%s)", name)
 		}
 		mount("plugin-guard", hooks.Plugin, func(in call) (verdict, bool, error) { return verdict{Deny: false}, true, nil })
 		mount("rm-guard", hooks.Builtin, func(in call) (verdict, bool, error) { return verdict{Deny: true}, in.Tool == "rm", nil })
 
 		got, handled, err := before.Dispatch(context.Background(), h.reg, call{Tool: "rm"})
-		if err != nil || !handled {
-			t.Fatalf("Dispatch(rm) = %+v, %v, %v; want handled", got, handled, err)
-		}
-		if diff := cmp.Diff(verdict{Deny: true}, got); diff != "" {
-			t.Errorf("Dispatch(rm) (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff([]string{"rm-guard"}, h.calls()); diff != "" {
-			t.Errorf("Dispatch(rm) calls (-want +got):\n%s", diff)
-		}
+		require.NoError(t, err, "Dispatch(rm) = %+v", got)
+		require.True(t, handled, "Dispatch(rm) = %+v", got)
+		assert.Empty(t, cmp.Diff(verdict{Deny: true}, got), "Dispatch(rm) (-want +got)")
+		assert.Empty(t, cmp.Diff([]string{"rm-guard"}, h.calls()), "Dispatch(rm) calls (-want +got)")
 
 		h.resetCalls()
 		got, handled, err = before.Dispatch(context.Background(), h.reg, call{Tool: "ls"})
-		if err != nil || !handled {
-			t.Fatalf("Dispatch(ls) = %+v, %v, %v; want handled by the plugin", got, handled, err)
-		}
-		if diff := cmp.Diff(verdict{Deny: false}, got); diff != "" {
-			t.Errorf("Dispatch(ls) (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff([]string{"rm-guard", "plugin-guard"}, h.calls()); diff != "" {
-			t.Errorf("Dispatch(ls) calls (-want +got):\n%s", diff)
-		}
+		require.NoError(t, err, "Dispatch(ls) = %+v; want handled by the plugin", got)
+		require.True(t, handled, "Dispatch(ls) = %+v; want handled by the plugin", got)
+		assert.Empty(t, cmp.Diff(verdict{Deny: false}, got), "Dispatch(ls) (-want +got)")
+		assert.Empty(t, cmp.Diff([]string{"rm-guard", "plugin-guard"}, h.calls()), "Dispatch(ls) calls (-want +got)")
 		h.requireNoWarnings(t)
 
 		// All pass: handled=false and the zero Out.
 		h3 := newHooksHarness(hooks.ScopeRun)
-		if err := before.Mount(h3.reg, "pass", hooks.Builtin, func(context.Context, call) (verdict, bool, error) { return verdict{Deny: true}, false, nil }); err != nil {
-			t.Fatalf("Mount: %v", err)
-		}
+		require.NoError(t, before.Mount(h3.reg, "pass", hooks.Builtin, func(context.Context, call) (verdict, bool, error) { return verdict{Deny: true}, false, nil }), "Mount")
 		got, handled, err = before.Dispatch(context.Background(), h3.reg, call{Tool: "ls"})
-		if err != nil || handled || got != (verdict{}) {
-			t.Errorf("Dispatch with every handler passing = %+v, %v, %v; want zero, false, nil", got, handled, err)
-		}
+		assert.NoError(t, err, "Dispatch with every handler passing; want zero, false, nil")
+		assert.False(t, handled, "Dispatch with every handler passing; want zero, false, nil")
+		assert.Equal(t, (verdict{}), got, "Dispatch with every handler passing; want zero, false, nil")
 	})
 
 	t.Run("kind mismatch panics", func(t *testing.T) {
@@ -850,9 +697,7 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 			{"NewFirstWin(context:compact)", func() { hooks.NewFirstWin[string, string](hooks.ContextCompact) }, false},
 		}
 		for _, tt := range tests {
-			if got := hooksPanics(tt.f); got != tt.wantPanic {
-				t.Errorf("%s panicked = %v, want %v", tt.name, got, tt.wantPanic)
-			}
+			assert.Equal(t, tt.wantPanic, hooksPanics(tt.f), "%s panicked", tt.name)
 		}
 	})
 }
@@ -881,12 +726,8 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 		}
 		return out
 	}
-	if diff := cmp.Diff([]string{"tool:before/m2", "context:prepare/m4", "turn:end/m6", "custom:point/m7", "tool:before/m8"}, names(run)); diff != "" {
-		t.Errorf("SplitByScope run (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"context:compact/m1", "session:start/m3", "context:compact/m5"}, names(session)); diff != "" {
-		t.Errorf("SplitByScope session (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"tool:before/m2", "context:prepare/m4", "turn:end/m6", "custom:point/m7", "tool:before/m8"}, names(run)), "SplitByScope run (-want +got)")
+	assert.Empty(t, cmp.Diff([]string{"context:compact/m1", "session:start/m3", "context:compact/m5"}, names(session)), "SplitByScope session (-want +got)")
 	for _, tt := range []struct {
 		point string
 		want  hooks.Scope
@@ -898,9 +739,7 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 		{"turn:end", hooks.ScopeRun},
 		{"custom:point", hooks.ScopeRun},
 	} {
-		if got := hooks.ScopeOf(tt.point); got != tt.want {
-			t.Errorf("ScopeOf(%q) = %s, want %s", tt.point, got, tt.want)
-		}
+		assert.Equal(t, tt.want, hooks.ScopeOf(tt.point), "ScopeOf(%q)", tt.point)
 	}
 
 	// The plugin's split mounts go in first, as a careless assembly might do;
@@ -910,23 +749,17 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 	for _, m := range run {
 		err := runReg.Mount(m)
 		if m.Point == "custom:point" {
-			if !errors.Is(err, hooks.ErrUnknownPoint) {
-				t.Errorf("Mount(custom:point) into run registry: err = %v, want ErrUnknownPoint", err)
-			}
-		} else if err != nil {
-			t.Fatalf("run Mount(%s): %v", m.Name, err)
+			assert.ErrorIs(t, err, hooks.ErrUnknownPoint, "Mount(custom:point) into run registry")
+		} else {
+			require.NoError(t, err, "run Mount(%s)", m.Name)
 		}
 	}
 	for _, m := range session {
-		if err := sessReg.Mount(m); err != nil {
-			t.Fatalf("session Mount(%s): %v", m.Name, err)
-		}
+		require.NoError(t, sessReg.Mount(m), "session Mount(%s)", m.Name)
 	}
 	for _, reg := range []*hooks.Registry{runReg, sessReg} {
 		for _, pi := range reg.Describe() {
-			if err := reg.Mount(hooks.Mount{Point: pi.Name, Name: "builtin", Origin: hooks.Builtin, Handler: hooksReturn(hooks.Handled("builtin"))}); err != nil {
-				t.Fatalf("Mount(builtin on %s): %v", pi.Name, err)
-			}
+			require.NoError(t, reg.Mount(hooks.Mount{Point: pi.Name, Name: "builtin", Origin: hooks.Builtin, Handler: hooksReturn(hooks.Handled("builtin"))}), "Mount(builtin on %s)", pi.Name)
 		}
 	}
 	want := map[string][]string{
@@ -944,9 +777,7 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("handlers per point after mounting split plugin mounts then builtins (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "handlers per point after mounting split plugin mounts then builtins (-want +got)")
 }
 
 // Protects: context cancellation stops dispatch: no later handler is called
@@ -957,35 +788,25 @@ func TestHooksContextCancellationStopsDispatch(t *testing.T) {
 			h := newHooksHarness(pt.Scope)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := h.reg.Mount(hooks.Mount{Point: pt.Name, Name: "b1", Origin: hooks.Builtin, Handler: h.handler("b1", func(context.Context, any) (hooks.Result, error) {
+			require.NoError(t, h.reg.Mount(hooks.Mount{Point: pt.Name, Name: "b1", Origin: hooks.Builtin, Handler: h.handler("b1", func(context.Context, any) (hooks.Result, error) {
 				cancel()
 				return hooks.Pass, nil
-			})}); err != nil {
-				t.Fatalf("Mount(b1): %v", err)
-			}
+			})}), "Mount(b1)")
 			h.mount(t, pt.Name,
 				hooksSpec{name: "b2", res: hooks.Handled("b2")},
 				hooksSpec{name: "p1", origin: hooks.Plugin, res: hooks.Handled("p1")},
 			)
 			err := hooksDispatch(ctx, h.reg, pt)
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("dispatch after cancel: err = %v, want context.Canceled", err)
-			}
-			if diff := cmp.Diff([]string{"b1"}, h.calls()); diff != "" {
-				t.Errorf("calls after cancel (-want +got):\n%s", diff)
-			}
+			assert.ErrorIs(t, err, context.Canceled, "dispatch after cancel")
+			assert.Empty(t, cmp.Diff([]string{"b1"}, h.calls()), "calls after cancel (-want +got)")
 		})
 		t.Run(pt.Name+"/cancelled before dispatch", func(t *testing.T) {
 			h := newHooksHarness(pt.Scope)
 			h.mount(t, pt.Name, hooksSpec{name: "b1", res: hooks.Handled("b1")})
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if err := hooksDispatch(ctx, h.reg, pt); !errors.Is(err, context.Canceled) {
-				t.Errorf("dispatch with a cancelled context: err = %v, want context.Canceled", err)
-			}
-			if calls := h.calls(); len(calls) != 0 {
-				t.Errorf("handlers called with a cancelled context: %v", calls)
-			}
+			assert.ErrorIs(t, hooksDispatch(ctx, h.reg, pt), context.Canceled, "dispatch with a cancelled context")
+			assert.Empty(t, h.calls(), "handlers called with a cancelled context")
 		})
 	}
 }
@@ -999,28 +820,20 @@ func TestHooksConcurrentMountAndDispatch(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			origin := hooks.Origin(i % 2)
-			if err := r.Mount(hooks.Mount{Point: "context:prepare", Name: fmt.Sprint(i), Origin: origin, Handler: hooksReturn(hooks.Handled(origin.String()))}); err != nil {
-				t.Errorf("Mount(%d): %v", i, err)
-			}
+			assert.NoError(t, r.Mount(hooks.Mount{Point: "context:prepare", Name: fmt.Sprint(i), Origin: origin, Handler: hooksReturn(hooks.Handled(origin.String()))}), "Mount(%d)", i)
 		})
 		wg.Go(func() {
 			got, err := r.DispatchConcat(context.Background(), "context:prepare", nil)
-			if err != nil {
-				t.Errorf("DispatchConcat: %v", err)
-			}
-			if !hooksBuiltinsFirst(got) {
-				t.Errorf("DispatchConcat mid-mount = %v, a plugin ran before a builtin", got)
-			}
+			assert.NoError(t, err, "DispatchConcat")
+			assert.True(t, hooksBuiltinsFirst(got), "DispatchConcat mid-mount = %v, a plugin ran before a builtin", got)
 			_ = r.Describe()
 		})
 	}
 	wg.Wait()
 	got, err := r.DispatchConcat(context.Background(), "context:prepare", nil)
-	if err != nil {
-		t.Fatalf("DispatchConcat: %v", err)
-	}
-	if len(got) != n || !hooksBuiltinsFirst(got) {
-		t.Errorf("after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n)
+	require.NoError(t, err, "DispatchConcat")
+	if assert.Len(t, got, n, "after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n) {
+		assert.True(t, hooksBuiltinsFirst(got), "after %d concurrent mounts DispatchConcat = %v; want %d values, builtins first", n, got, n)
 	}
 }
 
@@ -1077,9 +890,7 @@ func (h *hooksHarness) mount(t *testing.T, point string, specs ...hooksSpec) {
 			}
 			return s.res, s.err
 		}
-		if err := h.reg.Mount(hooks.Mount{Point: point, Name: s.name, Origin: s.origin, Handler: h.handler(s.name, fn)}); err != nil {
-			t.Fatalf("Mount(%s on %s): %v", s.name, point, err)
-		}
+		require.NoError(t, h.reg.Mount(hooks.Mount{Point: point, Name: s.name, Origin: s.origin, Handler: h.handler(s.name, fn)}), "Mount(%s on %s)", s.name, point)
 	}
 }
 
@@ -1111,12 +922,10 @@ func (h *hooksHarness) sinkWarnings() []contract.Warning {
 // assertion means nothing if it came from a fallback after a failure.
 func (h *hooksHarness) requireNoWarnings(t *testing.T) {
 	t.Helper()
-	if ws := h.sinkWarnings(); len(ws) != 0 {
-		t.Errorf("OnWarning received %d warnings, want none: %v", len(ws), ws)
-	}
-	if recs := h.log.records(); len(recs) != 0 {
-		t.Errorf("logger received %d records, want none: %+v", len(recs), recs)
-	}
+	ws := h.sinkWarnings()
+	assert.Empty(t, ws, "OnWarning received %d warnings, want none: %v", len(ws), ws)
+	recs := h.log.records()
+	assert.Empty(t, recs, "logger received %d records, want none: %+v", len(recs), recs)
 }
 
 // hooksCheckOneWarning asserts that exactly one handler failure was reported,
@@ -1124,29 +933,21 @@ func (h *hooksHarness) requireNoWarnings(t *testing.T) {
 func hooksCheckOneWarning(t *testing.T, h *hooksHarness, point, handler string, origin hooks.Origin, cause string) {
 	t.Helper()
 	ws := h.sinkWarnings()
-	if len(ws) != 1 {
-		t.Errorf("OnWarning received %d warnings, want 1: %v", len(ws), ws)
-	} else {
+	if assert.Len(t, ws, 1, "OnWarning received %d warnings, want 1: %v", len(ws), ws) {
 		w := ws[0]
-		if w.Source != "hook" || w.Path != point {
-			t.Errorf("warning = %+v, want Source %q and Path %q", w, "hook", point)
-		}
+		assert.Equal(t, "hook", w.Source, "warning = %+v, want Source %q and Path %q", w, "hook", point)
+		assert.Equal(t, point, w.Path, "warning = %+v, want Source %q and Path %q", w, "hook", point)
 		for _, part := range []string{handler, origin.String(), cause} {
-			if !strings.Contains(w.Message, part) {
-				t.Errorf("warning message %q does not name %q", w.Message, part)
-			}
+			assert.Contains(t, w.Message, part, "warning message %q does not name %q", w.Message, part)
 		}
 	}
 
 	recs := h.log.records()
-	if len(recs) != 1 {
-		t.Errorf("logger received %d records, want 1: %+v", len(recs), recs)
+	if !assert.Len(t, recs, 1, "logger received %d records, want 1: %+v", len(recs), recs) {
 		return
 	}
 	rec := recs[0]
-	if rec.Level != slog.LevelWarn {
-		t.Errorf("log level = %s, want WARN", rec.Level)
-	}
+	assert.Equal(t, slog.LevelWarn, rec.Level, "log level")
 	want := map[string]string{"point": point, "handler": handler, "origin": origin.String()}
 	got := map[string]string{}
 	for k := range want {
@@ -1154,12 +955,8 @@ func hooksCheckOneWarning(t *testing.T, h *hooksHarness, point, handler string, 
 			got[k] = v
 		}
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("log record attrs (-want +got):\n%s\nrecord: %+v", diff, rec)
-	}
-	if !strings.Contains(rec.Attrs["error"], cause) {
-		t.Errorf("log record error attr = %q, want it to contain %q", rec.Attrs["error"], cause)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "log record attrs (-want +got)\nrecord: %+v", rec)
+	assert.Contains(t, rec.Attrs["error"], cause, "log record error attr = %q, want it to contain %q", rec.Attrs["error"], cause)
 }
 
 // hooksDispatchExpectNext dispatches pt and checks that only "next" made it
@@ -1169,20 +966,12 @@ func hooksDispatchExpectNext(t *testing.T, h *hooksHarness, pt hooks.Point) {
 	switch pt.Kind {
 	case hooks.Concat:
 		got, err := h.reg.DispatchConcat(context.Background(), pt.Name, "payload")
-		if err != nil {
-			t.Fatalf("DispatchConcat(%s): %v", pt.Name, err)
-		}
-		if diff := cmp.Diff(hooksAnys("next"), got); diff != "" {
-			t.Errorf("DispatchConcat(%s) (-want +got):\n%s", pt.Name, diff)
-		}
+		require.NoError(t, err, "DispatchConcat(%s)", pt.Name)
+		assert.Empty(t, cmp.Diff(hooksAnys("next"), got), "DispatchConcat(%s) (-want +got)", pt.Name)
 	case hooks.FirstWin:
 		got, err := h.reg.DispatchFirstWin(context.Background(), pt.Name, "payload")
-		if err != nil {
-			t.Fatalf("DispatchFirstWin(%s): %v", pt.Name, err)
-		}
-		if diff := cmp.Diff(hooks.Handled("next"), got); diff != "" {
-			t.Errorf("DispatchFirstWin(%s) (-want +got):\n%s", pt.Name, diff)
-		}
+		require.NoError(t, err, "DispatchFirstWin(%s)", pt.Name)
+		assert.Empty(t, cmp.Diff(hooks.Handled("next"), got), "DispatchFirstWin(%s) (-want +got)", pt.Name)
 	}
 }
 
@@ -1203,9 +992,8 @@ func hooksRequireBothBands(t *testing.T, r *hooks.Registry, point string) {
 	for _, hi := range hooksDescribeHandlers(t, r, point) {
 		seen[hi.Origin]++
 	}
-	if seen["builtin"] == 0 || seen["plugin"] == 0 {
-		t.Fatalf("point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
-	}
+	require.NotZero(t, seen["builtin"], "point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
+	require.NotZero(t, seen["plugin"], "point %s has %d builtins and %d plugins; an order test needs both", point, seen["builtin"], seen["plugin"])
 }
 
 func hooksDescribeHandlers(t *testing.T, r *hooks.Registry, point string) []hooks.HandlerInfo {
@@ -1348,18 +1136,12 @@ func TestHooksTypedPointWrongTypeIsAWarnedFailure(t *testing.T) {
 		h := newHooksHarness(hooks.ScopeRun)
 		pt := hooks.NewConcat[string, string](hooks.ContextPrepare)
 		h.mount(t, pt.Name, hooksSpec{name: "foreign", origin: hooks.Builtin, res: hooks.Handled(42)})
-		if err := pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
+		require.NoError(t, pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
 			return "ok", true, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 		got, err := pt.Dispatch(ctx, h.reg, "in")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"ok"}, got); diff != "" {
-			t.Errorf("Dispatch (-want +got):\n%s", diff)
-		}
+		require.NoError(t, err)
+		assert.Empty(t, cmp.Diff([]string{"ok"}, got), "Dispatch (-want +got)")
 		hooksCheckOneWarning(t, h, pt.Name, "foreign", hooks.Builtin, "int")
 	})
 
@@ -1367,15 +1149,13 @@ func TestHooksTypedPointWrongTypeIsAWarnedFailure(t *testing.T) {
 		h := newHooksHarness(hooks.ScopeRun)
 		pt := hooks.NewFirstWin[string, string](hooks.ToolBefore)
 		h.mount(t, pt.Name, hooksSpec{name: "foreign", origin: hooks.Builtin, res: hooks.Handled(42)})
-		if err := pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
+		require.NoError(t, pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
 			return "deny", true, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 		got, handled, err := pt.Dispatch(ctx, h.reg, "in")
-		if err != nil || !handled || got != "deny" {
-			t.Errorf("Dispatch = %q, %v, %v; want the next handler's decision \"deny\"", got, handled, err)
-		}
+		assert.NoError(t, err, "Dispatch; want the next handler's decision \"deny\"")
+		assert.True(t, handled, "Dispatch; want the next handler's decision \"deny\"")
+		assert.Equal(t, "deny", got, "Dispatch; want the next handler's decision \"deny\"")
 		hooksCheckOneWarning(t, h, pt.Name, "foreign", hooks.Builtin, "int")
 	})
 }

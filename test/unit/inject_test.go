@@ -10,6 +10,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func injSkill(name, desc string) skills.Skill {
@@ -25,9 +27,7 @@ func injCatalog(complete bool, ss ...skills.Skill) skills.Catalog {
 func injLog(t *testing.T) session.Log {
 	t.Helper()
 	l, err := session.NewMemoryStore().Create(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { l.Close() })
 	return l
 }
@@ -37,25 +37,22 @@ func injStep(t *testing.T, l session.Log, cat skills.Catalog, hasTool bool) skil
 	t.Helper()
 	inj := skills.InjectCatalog(l, cat, hasTool)
 	if inj.Append {
-		if _, err := l.Append(context.Background(), inj.Event); err != nil {
-			t.Fatal(err)
-		}
+		_, err := l.Append(context.Background(), inj.Event)
+		require.NoError(t, err)
 	}
 	return inj
 }
 
 func injAppend(t *testing.T, l session.Log, evs ...session.Event) {
 	t.Helper()
-	if _, err := l.Append(context.Background(), evs...); err != nil {
-		t.Fatal(err)
-	}
+	_, err := l.Append(context.Background(), evs...)
+	require.NoError(t, err)
 }
 
 func injWant(t *testing.T, got skills.Injection, appended bool, reason string) {
 	t.Helper()
-	if got.Append != appended || got.Reason != reason {
-		t.Errorf("injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
-	}
+	assert.Equal(t, appended, got.Append, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
+	assert.Equal(t, reason, got.Reason, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
 }
 
 // C7: the life of a catalog in one session, case by case.
@@ -69,20 +66,16 @@ func TestInjectCatalogCases(t *testing.T) {
 	injWant(t, injStep(t, l, injCatalog(false, a), true), false, "incomplete")
 	// No skill tool (restricted, shadowed, or tools mode): nothing.
 	injWant(t, injStep(t, l, injCatalog(true, a), false), false, "no skill tool")
-	if l.Len() != 0 {
-		t.Fatalf("log has %d events, want 0", l.Len())
-	}
+	require.Zero(t, l.Len(), "log has %d events, want 0", l.Len())
 
 	// First complete non-empty: published as a persistent injected message.
 	first := injStep(t, l, injCatalog(true, a), true)
 	injWant(t, first, true, "first")
 	ev := l.At(l.Len() - 1)
-	if ev.Type != session.Injected || ev.Provenance != skills.CatalogProvenance || ev.Meta[skills.CatalogDigestKey] == "" {
-		t.Errorf("published event = %+v", ev)
-	}
-	if !strings.Contains(ev.Text, "<available_skills>\n- alpha: First.\n</available_skills>") {
-		t.Errorf("catalog text = %q", ev.Text)
-	}
+	assert.Equal(t, session.Injected, ev.Type, "published event = %+v", ev)
+	assert.Equal(t, skills.CatalogProvenance, ev.Provenance, "published event = %+v", ev)
+	assert.NotEmpty(t, ev.Meta[skills.CatalogDigestKey], "published event = %+v", ev)
+	assert.Contains(t, ev.Text, "<available_skills>\n- alpha: First.\n</available_skills>", "catalog text")
 
 	// Same catalog: nothing. Incomplete later: nothing (the last complete
 	// view stays).
@@ -92,15 +85,11 @@ func TestInjectCatalogCases(t *testing.T) {
 
 	// Digest changed: a full replacement.
 	injWant(t, injStep(t, l, injCatalog(true, a, b), true), true, "replacement")
-	if text := l.At(l.Len() - 1).Text; !strings.Contains(text, "- alpha: First.\n- beta: Second.\n") {
-		t.Errorf("replacement = %q, want the full list", text)
-	}
+	assert.Contains(t, l.At(l.Len()-1).Text, "- alpha: First.\n- beta: Second.\n", "replacement, want the full list")
 
 	// All gone: an explicit empty catalog (tombstone), once.
 	injWant(t, injStep(t, l, injCatalog(true), true), true, "tombstone")
-	if text := l.At(l.Len() - 1).Text; !strings.Contains(text, "<available_skills>\n</available_skills>") {
-		t.Errorf("tombstone = %q", text)
-	}
+	assert.Contains(t, l.At(l.Len()-1).Text, "<available_skills>\n</available_skills>", "tombstone")
 	injWant(t, injStep(t, l, injCatalog(true), true), false, "unchanged")
 }
 
@@ -128,15 +117,11 @@ func TestInjectCatalogReestablishedAfterCompaction(t *testing.T) {
 			last := l.At(l.Len() - 1).Seq
 			injAppend(t, l, session.Event{Type: session.Compaction, From: 1, To: last, Text: "summary"})
 			for _, e := range session.ModelView(l) {
-				if e.Type == session.Injected {
-					t.Fatalf("a catalog is still visible after compaction: %+v", e)
-				}
+				require.NotEqual(t, session.Injected, e.Type, "a catalog is still visible after compaction: %+v", e)
 			}
 			got := injStep(t, l, tc.current, true)
 			injWant(t, got, true, "re-established")
-			if !strings.Contains(got.Event.Text, tc.want) {
-				t.Errorf("re-established text = %q, want %q", got.Event.Text, tc.want)
-			}
+			assert.Contains(t, got.Event.Text, tc.want, "re-established text")
 			// Visible again: nothing more.
 			injWant(t, injStep(t, l, tc.current, true), false, "unchanged")
 		})
@@ -161,9 +146,7 @@ func TestInjectCatalogDigestOverVisibleText(t *testing.T) {
 	hidden := injSkill("deploy", "Deploy.")
 	hidden.DisableModelInvocation = true
 	injWant(t, injStep(t, l, injCatalog(true, a, hidden), true), false, "unchanged")
-	if strings.Contains(l.At(l.Len()-1).Text, "deploy") {
-		t.Error("a skill hidden from the model is in the catalog")
-	}
+	assert.NotContains(t, l.At(l.Len()-1).Text, "deploy", "a skill hidden from the model is in the catalog")
 }
 
 // C7: rendering — one line per skill by code point, whitespace collapsed,
@@ -177,18 +160,17 @@ func TestRenderCatalog(t *testing.T) {
 		injSkill("gamma", long),
 	})
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d lines: %q", len(lines), got)
-	}
-	if !strings.HasPrefix(lines[0], "- Alpha:") || !strings.HasPrefix(lines[1], "- beta:") || !strings.HasPrefix(lines[2], "- gamma:") || lines[3] != "- zeta: Last of all." {
-		t.Errorf("order or whitespace wrong: %q", lines)
-	}
-	if strings.Contains(got, "<tags>") || strings.Contains(got, "</available_skills>") || !strings.Contains(got, "&lt;tags&gt; &amp; &lt;/available_skills&gt;") {
-		t.Errorf("markup not escaped: %q", lines[1])
-	}
-	if n := len([]rune(strings.TrimPrefix(lines[2], "- gamma: "))); n > skills.CatalogDescriptionLimit || !strings.HasSuffix(lines[2], "…") {
-		t.Errorf("long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
-	}
+	require.Len(t, lines, 4, "%d lines: %q", len(lines), got)
+	assert.True(t, strings.HasPrefix(lines[0], "- Alpha:"), "order or whitespace wrong: %q", lines)
+	assert.True(t, strings.HasPrefix(lines[1], "- beta:"), "order or whitespace wrong: %q", lines)
+	assert.True(t, strings.HasPrefix(lines[2], "- gamma:"), "order or whitespace wrong: %q", lines)
+	assert.Equal(t, "- zeta: Last of all.", lines[3], "order or whitespace wrong: %q", lines)
+	assert.NotContains(t, got, "<tags>", "markup not escaped: %q", lines[1])
+	assert.NotContains(t, got, "</available_skills>", "markup not escaped: %q", lines[1])
+	assert.Contains(t, got, "&lt;tags&gt; &amp; &lt;/available_skills&gt;", "markup not escaped: %q", lines[1])
+	n := len([]rune(strings.TrimPrefix(lines[2], "- gamma: ")))
+	assert.LessOrEqual(t, n, skills.CatalogDescriptionLimit, "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
+	assert.True(t, strings.HasSuffix(lines[2], "…"), "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
 }
 
 // injCountingLog counts the events a Backward scan reads.
@@ -220,7 +202,5 @@ func TestInjectCatalogScanStopsAtNewestVisible(t *testing.T) {
 	}
 	c := &injCountingLog{Log: l}
 	injWant(t, skills.InjectCatalog(c, injCatalog(true, injSkill("alpha", "First.")), true), false, "unchanged")
-	if c.read != 6 {
-		t.Errorf("scan read %d events, want 6 (stop at the newest visible catalog)", c.read)
-	}
+	assert.Equal(t, 6, c.read, "scan read %d events, want 6 (stop at the newest visible catalog)", c.read)
 }

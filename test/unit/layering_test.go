@@ -5,6 +5,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const module = "github.com/helios-agents/helios"
@@ -25,9 +28,7 @@ var forbidden = []struct{ from, to string }{
 
 func TestLayeringNeverArrows(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Deps", module+"/...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
+	require.NoError(t, err, "go list")
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	checked := 0
 	for dec.More() {
@@ -35,9 +36,7 @@ func TestLayeringNeverArrows(t *testing.T) {
 			ImportPath string
 			Deps       []string
 		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, dec.Decode(&p))
 		if !strings.HasPrefix(p.ImportPath, module+"/") {
 			continue
 		}
@@ -47,15 +46,11 @@ func TestLayeringNeverArrows(t *testing.T) {
 			}
 			checked++
 			for _, d := range p.Deps {
-				if under(d, f.to) {
-					t.Errorf("%s imports %s: %s/... must never depend on %s/...", p.ImportPath, d, f.from, f.to)
-				}
+				assert.False(t, under(d, f.to), "%s imports %s: %s/... must never depend on %s/...", p.ImportPath, d, f.from, f.to)
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no package of the module was checked; the test would pass vacuously")
-	}
+	require.NotZero(t, checked, "no package of the module was checked; the test would pass vacuously")
 }
 
 // under reports whether pkg is the module's dir or below it.

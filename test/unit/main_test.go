@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/stretchr/testify/require"
 )
 
 // heliosBin is the helios binary built once for the CLI tests.
@@ -55,8 +56,8 @@ func helios(t *testing.T, home, dir string, args ...string) cliResult {
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run helios %v: %v", args, err)
+	} else {
+		require.NoError(t, err, "run helios %v", args)
 	}
 	return cliResult{out.String(), errb.String(), code}
 }
@@ -64,12 +65,8 @@ func helios(t *testing.T, home, dir string, args ...string) cliResult {
 // writeFile creates path (and its parents) with content.
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
 // skillMD renders a SKILL.md with the given frontmatter lines and body.

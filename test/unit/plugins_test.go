@@ -35,6 +35,8 @@ import (
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/plugins/host"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -57,9 +59,7 @@ func plExample(t *testing.T) string {
 		}
 		plBuildErr = exec.Command("cp", "-R", filepath.Join(src, "EXTENSION.md"), filepath.Join(src, "skills"), plDir).Run()
 	})
-	if plBuildErr != nil {
-		t.Fatal(plBuildErr)
-	}
+	require.NoError(t, plBuildErr)
 	return plDir
 }
 
@@ -101,9 +101,7 @@ func plDemoPlugin(t *testing.T) {
 			return os.WriteFile(filepath.Join(dst, rel), data, info.Mode().Perm())
 		})
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // plDebug is the plugin's probe folder (internal/pluginprobe): its
@@ -118,17 +116,13 @@ func (d plDebug) env() string { return d.dir.Env() }
 func (d plDebug) pids(t *testing.T, what string) []int {
 	t.Helper()
 	pids, err := d.dir.Calls(what)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return pids
 }
 
 func (d plDebug) stall(t *testing.T, on bool) {
 	t.Helper()
-	if err := d.dir.SetStall(on); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.dir.SetStall(on))
 }
 
 // plLaunch starts the example plugin under name, closed with the test.
@@ -136,9 +130,7 @@ func plLaunch(t *testing.T, cfg host.Config) *host.Capability {
 	t.Helper()
 	cfg.Command = filepath.Join(plExample(t), "release-notes")
 	c, err := host.Launch(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -198,9 +190,7 @@ func newPlWorld(t *testing.T, cfgs ...host.Config) *plWorld {
 			w.warn = append(w.warn, wn)
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	w.k = k
 	return w
@@ -226,14 +216,11 @@ func (w *plWorld) warnings() []contract.Warning {
 func (w *plWorld) prepare(t *testing.T) []string {
 	t.Helper()
 	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), kernel.PrepareIn{SessionID: "s", Step: 1, Catalog: w.k.Catalog(context.Background())})
-	if err != nil {
-		t.Fatalf("context:prepare dispatch: %v", err)
-	}
+	require.NoError(t, err, "context:prepare dispatch")
 	// The kernel's own builtin (the environment) always comes first; the
 	// tests below are about the capabilities after it.
-	if len(out) == 0 || !strings.HasPrefix(out[0], "Environment:\n") {
-		t.Fatalf("context:prepare = %q, want the kernel's environment first", out)
-	}
+	require.NotEmpty(t, out, "context:prepare, want the kernel's environment first")
+	require.True(t, strings.HasPrefix(out[0], "Environment:\n"), "context:prepare, want the kernel's environment first")
 	return out[1:]
 }
 
@@ -241,9 +228,7 @@ func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision,
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"command": command})
 	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
-	if err != nil {
-		t.Fatalf("tool:before dispatch: %v", err)
-	}
+	require.NoError(t, err, "tool:before dispatch")
 	return d, ok
 }
 
@@ -260,9 +245,7 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 	w := newPlWorld(t, host.Config{Name: "release-notes", Env: []string{dbg.env()}})
 
 	points, err := w.k.DescribeHooks()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string][]hooks.HandlerInfo{}
 	for _, p := range points {
 		got[p.Name] = p.Handlers
@@ -272,41 +255,32 @@ func TestPluginBandAfterBuiltins(t *testing.T) {
 		"tool:before":     {{Name: "house-guard", Origin: "builtin"}, {Name: "release-notes/guard-tags", Origin: "plugin"}},
 	}
 	for point, handlers := range want {
-		if diff := cmp.Diff(handlers, got[point]); diff != "" {
-			t.Errorf("Describe %s (-want +got):\n%s", point, diff)
-		}
+		assert.Empty(t, cmp.Diff(handlers, got[point]), "Describe %s (-want +got)", point)
 	}
 
 	t.Run("concat: builtin output first", func(t *testing.T) {
 		out := w.prepare(t)
-		if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
-			t.Errorf("context:prepare = %q, want BUILTIN then the plugin's reminder", out)
+		if assert.Len(t, out, 2, "context:prepare, want BUILTIN then the plugin's reminder") {
+			assert.Equal(t, "BUILTIN", out[0], "context:prepare, want BUILTIN then the plugin's reminder")
+			assert.True(t, strings.HasPrefix(out[1], plReminder), "context:prepare, want BUILTIN then the plugin's reminder")
 		}
-		if n := len(dbg.pids(t, "context:prepare")); n != 1 {
-			t.Errorf("the plugin was called %d times, want 1", n)
-		}
+		assert.Len(t, dbg.pids(t, "context:prepare"), 1, "the plugin was called")
 	})
 	t.Run("firstWin: the builtin decides, the plugin is never called", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "rm -rf build && git tag -d v1.0.0")
-		if !ok || !d.Deny || d.Reason != "house rules: no rm -rf" {
-			t.Errorf("decision = %+v, %v; want the builtin's", d, ok)
-		}
-		if n := len(dbg.pids(t, "tool:before")); n != 0 {
-			t.Errorf("the plugin was called %d times on tool:before after the builtin decided", n)
-		}
+		assert.True(t, ok, "decision = %+v; want the builtin's", d)
+		assert.True(t, d.Deny, "decision = %+v; want the builtin's", d)
+		assert.Equal(t, "house rules: no rm -rf", d.Reason, "decision = %+v; want the builtin's", d)
+		assert.Empty(t, dbg.pids(t, "tool:before"), "the plugin was called on tool:before after the builtin decided")
 	})
 	t.Run("firstWin: the builtin passes, the plugin decides", func(t *testing.T) {
 		d, ok := w.toolBefore(t, "git tag -d v1.0.0")
-		if !ok || !d.Deny || !strings.Contains(d.Reason, "release-notes refuses") {
-			t.Errorf("decision = %+v, %v; want the plugin's", d, ok)
-		}
-		if n := len(dbg.pids(t, "tool:before")); n != 1 {
-			t.Errorf("the plugin was called %d times, want 1 (the call count must be observable)", n)
-		}
+		assert.True(t, ok, "decision = %+v; want the plugin's", d)
+		assert.True(t, d.Deny, "decision = %+v; want the plugin's", d)
+		assert.Contains(t, d.Reason, "release-notes refuses", "decision = %+v; want the plugin's", d)
+		assert.Len(t, dbg.pids(t, "tool:before"), 1, "the plugin was called (the call count must be observable)")
 	})
-	if ws := w.warnings(); len(ws) != 0 {
-		t.Errorf("warnings (a builtin that failed would look like one that decided): %v", ws)
-	}
+	assert.Empty(t, w.warnings(), "warnings (a builtin that failed would look like one that decided)")
 }
 
 // Protects: M38 (a crash takes down dispatch) and M39 (a crashed plugin's
@@ -322,9 +296,7 @@ func TestPluginCrashMidCall(t *testing.T) {
 		host.Config{Name: "release-notes-b", Env: []string{dbgB.env()}})
 	a := w.plugins[0]
 
-	if out := w.prepare(t); len(out) != 3 {
-		t.Fatalf("before the crash: %q, want the builtin and both plugins", out)
-	}
+	require.Len(t, w.prepare(t), 3, "before the crash, want the builtin and both plugins")
 	w.warnings()
 	pid := a.Status().PID
 
@@ -332,64 +304,62 @@ func TestPluginCrashMidCall(t *testing.T) {
 	done := make(chan []string, 1)
 	go func() { done <- w.prepare(t) }()
 	proctest.Eventually(t, 5*time.Second, "the call to reach plugin A", func() bool { return len(dbgA.pids(t, "context:prepare")) == 2 })
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	var out []string
 	select {
 	case out = <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("dispatch did not return after the plugin died")
 	}
-	if len(out) != 2 || out[0] != "BUILTIN" || !strings.HasPrefix(out[1], plReminder) {
-		t.Errorf("dispatch during the crash = %q, want BUILTIN then plugin B's reminder", out)
+	if assert.Len(t, out, 2, "dispatch during the crash, want BUILTIN then plugin B's reminder") {
+		assert.Equal(t, "BUILTIN", out[0], "dispatch during the crash, want BUILTIN then plugin B's reminder")
+		assert.True(t, strings.HasPrefix(out[1], plReminder), "dispatch during the crash, want BUILTIN then plugin B's reminder")
 	}
 	ws := w.warnings()
-	if len(ws) != 1 || ws[0].Path != "context:prepare" || !strings.Contains(ws[0].Message, `plugin handler "release-notes" failed`) || !strings.Contains(ws[0].Message, "crashed") {
-		t.Errorf("warnings = %v, want one about release-notes crashing", ws)
+	if assert.Len(t, ws, 1, "warnings, want one about release-notes crashing") {
+		assert.Equal(t, "context:prepare", ws[0].Path, "warnings, want one about release-notes crashing")
+		assert.Contains(t, ws[0].Message, `plugin handler "release-notes" failed`, "warnings, want one about release-notes crashing")
+		assert.Contains(t, ws[0].Message, "crashed", "warnings, want one about release-notes crashing")
 	}
 	dbgA.stall(t, false)
 
 	// At once: dispatch still works, the down plugin fails fast.
 	t0 := time.Now()
-	if out := w.prepare(t); len(out) != 2 || out[0] != "BUILTIN" {
-		t.Errorf("next dispatch = %q", out)
+	out = w.prepare(t)
+	if assert.Len(t, out, 2, "next dispatch") {
+		assert.Equal(t, "BUILTIN", out[0], "next dispatch")
 	}
-	if took := time.Since(t0); took > time.Second {
-		t.Errorf("next dispatch took %v", took)
-	}
-	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "plugin is down") {
-		t.Errorf("warnings = %v, want one saying the plugin is down", ws)
+	took := time.Since(t0)
+	assert.LessOrEqual(t, took, time.Second, "next dispatch took")
+	ws = w.warnings()
+	if assert.Len(t, ws, 1, "warnings, want one saying the plugin is down") {
+		assert.Contains(t, ws[0].Message, "plugin is down", "warnings, want one saying the plugin is down")
 	}
 	// Its skills stay, from it (not from B, whose same-named skill would
 	// take the place of a dropped one), and the catalog says incomplete.
 	cat := w.k.Catalog(context.Background())
 	s, ok := cat.Lookup("release-notes")
-	if cat.Complete || !ok || s.Source != "capability:release-notes" {
-		t.Errorf("catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
-	}
-	if !plHasWarning(cat.Warnings, "capability:release-notes", "incomplete") {
-		t.Errorf("catalog warnings %v lack the plugin's", cat.Warnings)
-	}
+	assert.False(t, cat.Complete, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	assert.True(t, ok, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	assert.Equal(t, "capability:release-notes", s.Source, "catalog while down: complete=%v, release-notes from %q (found %v); want incomplete, kept from capability:release-notes", cat.Complete, s.Source, ok)
+	assert.True(t, plHasWarning(cat.Warnings, "capability:release-notes", "incomplete"), "catalog warnings %v lack the plugin's", cat.Warnings)
 	logs := w.logText()
 	for _, want := range []string{
 		`level=WARN msg="hook handler failed; continuing with the next handler" point=context:prepare handler=release-notes origin=plugin`,
 		`level=WARN msg="plugin died; it is restarted on its next use" plugin=release-notes`,
 	} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("the kernel's log lacks %s:\n%s", want, logs)
-		}
+		assert.Contains(t, logs, want, "the kernel's log lacks %s:\n%s", want, logs)
 	}
 
 	// After the backoff, the next use restarts it.
 	time.Sleep(time.Until(t0.Add(backoff)))
 	proctest.Eventually(t, 10*time.Second, "the plugin to be back", func() bool { return len(w.prepare(t)) == 3 })
-	if st := a.Status(); st.PID == pid || st.PID == 0 || st.Restarts != 1 {
-		t.Errorf("status after restart: %+v (old pid %d)", st, pid)
-	}
-	if cat := w.k.Catalog(context.Background()); !cat.Complete {
-		t.Errorf("catalog still incomplete after the restart: %v", cat.Warnings)
-	}
+	st := a.Status()
+	assert.NotEqual(t, pid, st.PID, "status after restart: %+v (old pid %d)", st, pid)
+	assert.NotZero(t, st.PID, "status after restart: %+v (old pid %d)", st, pid)
+	assert.Equal(t, 1, st.Restarts, "status after restart: %+v (old pid %d)", st, pid)
+	cat = w.k.Catalog(context.Background())
+	assert.True(t, cat.Complete, "catalog still incomplete after the restart: %v", cat.Warnings)
 	proctest.Eventually(t, 2*time.Second, "the killed process to be gone", func() bool { return !proctest.Alive(pid) })
 }
 
@@ -397,22 +367,18 @@ func TestPluginCrashMidCall(t *testing.T) {
 // its tool reaches the model and runs in the plugin.
 func TestPluginManifestAndTools(t *testing.T) {
 	w := newPlWorld(t, host.Config{Name: "release-notes"})
-	if m := w.k.Extensions(); !strings.Contains(m, "\n- release-notes: Drafts release notes from the git history") {
-		t.Errorf("manifest lacks the plugin:\n%s", m)
-	}
+	assert.Contains(t, w.k.Extensions(), "\n- release-notes: Drafts release notes from the git history", "manifest lacks the plugin")
 	ctx := context.Background()
 	tools, warns := w.k.Tools(ctx, w.k.Catalog(ctx))
-	if len(warns) != 0 {
-		t.Errorf("tool warnings: %v", warns)
-	}
+	assert.Empty(t, warns, "tool warnings")
 	for _, tool := range tools {
 		if tool.Name != "release_notes_format" {
 			continue
 		}
 		res, err := tool.Call(ctx, json.RawMessage(`{"version":"v2.0.0","log":"since: v1.0.0\nabc1234 fix: a bug\n"}`))
-		if err != nil || res.IsError || !strings.Contains(res.Content, "## Fixes\n\n- a bug (abc1234)") {
-			t.Errorf("release_notes_format = %+v, %v", res, err)
-		}
+		assert.NoError(t, err, "release_notes_format = %+v", res)
+		assert.False(t, res.IsError, "release_notes_format = %+v", res)
+		assert.Contains(t, res.Content, "## Fixes\n\n- a bug (abc1234)", "release_notes_format = %+v", res)
 		return
 	}
 	t.Errorf("no release_notes_format among %d tools", len(tools))
@@ -423,32 +389,26 @@ func TestPluginManifestAndTools(t *testing.T) {
 // signal can make a new skill appear.
 func TestPluginSkillsChangedReachTheCatalog(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "release-notes")
-	if out, err := exec.Command("cp", "-R", plExample(t), dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out, err := exec.Command("cp", "-R", plExample(t), dir).CombinedOutput()
+	require.NoError(t, err, "cp: %s", out)
 	c, err := host.Launch(context.Background(), host.Config{Name: "release-notes", Command: filepath.Join(dir, "release-notes")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Plugins: []kernel.Capability{c}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
 	ctx := context.Background()
-	if _, ok := k.Catalog(ctx).Lookup("release-notes"); !ok {
-		t.Fatal("the plugin's skill is not in the catalog")
-	}
+	_, ok := k.Catalog(ctx).Lookup("release-notes")
+	require.True(t, ok, "the plugin's skill is not in the catalog")
 	writeFile(t, filepath.Join(dir, "skills", "hotfix-notes", "SKILL.md"), skillMD("name: hotfix-notes\ndescription: Notes for a hotfix release.", "Hotfix.\n"))
 	proctest.Eventually(t, 5*time.Second, "the new skill in the catalog", func() bool {
 		s, ok := k.Catalog(ctx).Lookup("hotfix-notes")
 		return ok && s.Source == "capability:release-notes"
 	})
 	text, err := k.LoadSkill(ctx, "hotfix-notes")
-	if err != nil || !strings.HasPrefix(text, "Base directory for this skill: "+filepath.Join(dir, "skills", "hotfix-notes")) || !strings.HasSuffix(text, "Hotfix.\n") {
-		t.Errorf("load = %q, %v", text, err)
-	}
+	assert.NoError(t, err, "load = %q", text)
+	assert.True(t, strings.HasPrefix(text, "Base directory for this skill: "+filepath.Join(dir, "skills", "hotfix-notes")), "load = %q", text)
+	assert.True(t, strings.HasSuffix(text, "Hotfix.\n"), "load = %q", text)
 }
 
 // A hung handler costs its call deadline, with a warning; dispatch goes on.
@@ -460,14 +420,12 @@ func TestPluginHangHitsDeadline(t *testing.T) {
 	t0 := time.Now()
 	out := w.prepare(t)
 	took := time.Since(t0)
-	if diff := cmp.Diff([]string{"BUILTIN"}, out); diff != "" {
-		t.Errorf("dispatch (-want +got):\n%s", diff)
-	}
-	if took < timeout || took > timeout+3*time.Second {
-		t.Errorf("dispatch took %v with a %v call timeout", took, timeout)
-	}
-	if ws := w.warnings(); len(ws) != 1 || !strings.Contains(ws[0].Message, "callTimeout") {
-		t.Errorf("warnings = %v, want one naming the call timeout", ws)
+	assert.Empty(t, cmp.Diff([]string{"BUILTIN"}, out), "dispatch (-want +got)")
+	assert.GreaterOrEqual(t, took, timeout, "dispatch took %v with a %v call timeout", took, timeout)
+	assert.LessOrEqual(t, took, timeout+3*time.Second, "dispatch took %v with a %v call timeout", took, timeout)
+	ws := w.warnings()
+	if assert.Len(t, ws, 1, "warnings, want one naming the call timeout") {
+		assert.Contains(t, ws[0].Message, "callTimeout", "warnings, want one naming the call timeout")
 	}
 }
 
@@ -479,27 +437,22 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(dir, "release-notes"))
 
 	r := helios(t, home, work, "--config", cfg, "skills", "list", "--json")
-	if r.code != 0 {
-		t.Fatalf("skills list: exit %d\n%s", r.code, r.stderr)
-	}
+	require.Zero(t, r.code, "skills list: exit %d\n%s", r.code, r.stderr)
 	var list struct {
 		Complete bool
 		Skills   []struct{ Name, Source, BaseDir string }
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &list))
 	base := filepath.Join(dir, "skills", "release-notes")
 	want := []struct{ Name, Source, BaseDir string }{{"release-notes", "capability:release-notes", base}}
-	if diff := cmp.Diff(want, list.Skills); diff != "" || !list.Complete {
-		t.Errorf("skills list (complete %v) (-want +got):\n%s", list.Complete, diff)
-	}
+	assert.Empty(t, cmp.Diff(want, list.Skills), "skills list (-want +got)")
+	assert.True(t, list.Complete, "skills list complete")
 
 	r = helios(t, home, work, "--config", cfg, "skills", "load", "release-notes")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "Base directory for this skill: "+base+"\n") ||
-		!strings.Contains(r.stdout, "cd "+base) || !strings.Contains(r.stdout, "`scripts/collect.sh <repository>`") {
-		t.Fatalf("skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	require.Zero(t, r.code, "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.True(t, strings.HasPrefix(r.stdout, "Base directory for this skill: "+base+"\n"), "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "cd "+base, "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "`scripts/collect.sh <repository>`", "skills load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 
 	// Following the load text: cd to the base dir and run the script on a
 	// repository with a tag.
@@ -509,15 +462,14 @@ func TestPluginSkillsListedAndLoadable(t *testing.T) {
 		{"commit", "-q", "--allow-empty", "-m", "feat: plugins"},
 	} {
 		git := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-C", repo}, args...)...)
-		if out, err := git.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "git %v\n%s", args, out)
 	}
 	script := exec.Command("sh", "-c", "cd "+base+" && scripts/collect.sh "+repo)
 	out, err := script.CombinedOutput()
-	if err != nil || !strings.HasPrefix(string(out), "since: v0.1.0\n") || !strings.Contains(string(out), " feat: plugins") {
-		t.Errorf("collect.sh: %v\n%s", err, out)
-	}
+	assert.NoError(t, err, "collect.sh\n%s", out)
+	assert.True(t, strings.HasPrefix(string(out), "since: v0.1.0\n"), "collect.sh\n%s", out)
+	assert.Contains(t, string(out), " feat: plugins", "collect.sh\n%s", out)
 }
 
 // `helios hooks describe --json` lists the plugin's handlers with origin
@@ -527,32 +479,25 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	cfg := plConfig(t, work, `{"name": "release-notes", "command": %q}`, filepath.Join(plExample(t), "release-notes"))
 	r := helios(t, home, work, "--config", cfg, "hooks", "describe", "--json")
-	if r.code != 0 {
-		t.Fatalf("hooks describe: exit %d\n%s", r.code, r.stderr)
-	}
+	require.Zero(t, r.code, "hooks describe: exit %d\n%s", r.code, r.stderr)
 	var d struct{ Points []hooks.PointInfo }
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &d))
 	var plugins []string
 	for _, p := range d.Points {
 		seenPlugin := false
 		for _, h := range p.Handlers {
-			switch {
-			case h.Origin == "plugin":
+			if h.Origin == "plugin" {
 				seenPlugin = true
 				plugins = append(plugins, p.Name+" "+h.Name)
-			case seenPlugin:
-				t.Errorf("%s: builtin %q after a plugin: %+v", p.Name, h.Name, p.Handlers)
+				continue
 			}
+			assert.False(t, seenPlugin, "%s: builtin %q after a plugin: %+v", p.Name, h.Name, p.Handlers)
 		}
-		if p.Name == "context:compact" && (len(p.Handlers) == 0 || p.Handlers[0].Origin != "builtin") {
-			t.Errorf("context:compact does not start with the builtin compactor: %+v", p.Handlers)
+		if p.Name == "context:compact" && assert.NotEmpty(t, p.Handlers, "context:compact has no handler") {
+			assert.Equal(t, "builtin", p.Handlers[0].Origin, "context:compact does not start with the builtin compactor: %+v", p.Handlers)
 		}
 	}
-	if diff := cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins); diff != "" {
-		t.Errorf("plugin handlers (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]string{"context:prepare release-notes", "tool:before release-notes/guard-tags"}, plugins), "plugin handlers (-want +got)")
 }
 
 // Protects: M40 (checksum not verified). A wrong sha256 refuses the plugin
@@ -561,9 +506,7 @@ func TestPluginHooksDescribeJSON(t *testing.T) {
 func TestPluginChecksum(t *testing.T) {
 	bin := filepath.Join(plExample(t), "release-notes")
 	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(data)
 	right, wrong := hex.EncodeToString(sum[:]), strings.Repeat("0f", 32)
 	home, work := t.TempDir(), t.TempDir()
@@ -572,35 +515,25 @@ func TestPluginChecksum(t *testing.T) {
 
 	bad := plConfig(t, work, entry, bin, wrong, dbg.dir)
 	r := helios(t, home, work, "--config", bad, "skills", "list")
-	if r.code != 1 {
-		t.Errorf("skills list with a wrong sha256: exit %d, want 1", r.code)
-	}
+	assert.Equal(t, 1, r.code, "skills list with a wrong sha256: exit")
 	for _, part := range []string{`plugin "notes"`, "checksum mismatch", right, wrong} {
-		if !strings.Contains(r.stderr, part) {
-			t.Errorf("error does not say %s:\n%s", part, r.stderr)
-		}
+		assert.Contains(t, r.stderr, part, "error does not say %s:\n%s", part, r.stderr)
 	}
 	r = helios(t, home, work, "--config", bad, "plugins", "check")
-	if r.code != 1 || !strings.HasPrefix(r.stdout, "FAIL  notes: ") || !strings.Contains(r.stdout, right) || !strings.Contains(r.stdout, wrong) {
-		t.Errorf("plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	if pids := dbg.pids(t, "start"); len(pids) != 0 {
-		t.Errorf("the refused binary ran %d times", len(pids))
-	}
+	assert.Equal(t, 1, r.code, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "FAIL  notes: "), "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, right, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, wrong, "plugins check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	pids := dbg.pids(t, "start")
+	assert.Empty(t, pids, "the refused binary ran %d times", len(pids))
 
 	good := plConfig(t, t.TempDir(), entry, bin, right, dbg.dir)
 	r = helios(t, home, work, "--config", good, "plugins", "check")
-	if r.code != 0 {
-		t.Fatalf("plugins check with the right sha256: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	require.Zero(t, r.code, "plugins check with the right sha256: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	for _, part := range []string{"ok    notes: ", right + " (pinned, matches)", "handshake v1 with AutoMTLS", "mounts context:prepare, tool:before (guard-tags)", "skills release-notes", "tools release_notes_format", `"Drafts release notes`} {
-		if !strings.Contains(r.stdout, part) {
-			t.Errorf("plugins check line lacks %q:\n%s", part, r.stdout)
-		}
+		assert.Contains(t, r.stdout, part, "plugins check line lacks %q:\n%s", part, r.stdout)
 	}
-	if strings.Count(strings.TrimSpace(r.stdout), "\n") != 0 {
-		t.Errorf("want one line per plugin:\n%s", r.stdout)
-	}
+	assert.Zero(t, strings.Count(strings.TrimSpace(r.stdout), "\n"), "want one line per plugin:\n%s", r.stdout)
 }
 
 // No plugin process outlives the kernel: after Close, and after the
@@ -609,15 +542,9 @@ func TestPluginNoOrphans(t *testing.T) {
 	t.Run("Close", func(t *testing.T) {
 		w := newPlWorld(t, host.Config{Name: "release-notes"})
 		pid := w.plugins[0].Status().PID
-		if !proctest.Alive(pid) {
-			t.Fatalf("plugin %d not running", pid)
-		}
-		if err := w.k.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if proctest.Alive(pid) {
-			t.Errorf("plugin %d still running after Kernel.Close", pid)
-		}
+		require.True(t, proctest.Alive(pid), "plugin %d not running", pid)
+		require.NoError(t, w.k.Close())
+		assert.False(t, proctest.Alive(pid), "plugin %d still running after Kernel.Close", pid)
 	})
 	t.Run("host SIGKILLed", func(t *testing.T) {
 		home, work := t.TempDir(), t.TempDir()
@@ -627,24 +554,16 @@ func TestPluginNoOrphans(t *testing.T) {
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "HOME="+home)
 		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		// The first catalog line means the kernel is up, plugin included.
-		if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
-			t.Fatalf("helios skills watch printed nothing: %v", err)
-		}
+		_, err = bufio.NewReader(stdout).ReadString('\n')
+		require.NoError(t, err, "helios skills watch printed nothing")
 		pids := dbg.pids(t, "start")
-		if len(pids) != 1 || !proctest.Alive(pids[0]) {
-			t.Fatalf("plugin starts %v", pids)
-		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
+		require.Len(t, pids, 1, "plugin starts")
+		require.True(t, proctest.Alive(pids[0]), "plugin starts %v", pids)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 		cmd.Wait()
 		proctest.Eventually(t, 3*time.Second, "the plugin of the killed kernel to exit", func() bool { return !proctest.Alive(pids[0]) })
 	})
@@ -654,18 +573,12 @@ func TestPluginNoOrphans(t *testing.T) {
 func TestPluginConfig(t *testing.T) {
 	cfg, err := assembly.ParseConfig("c.json", []byte(`{"plugins": [{"name": "n", "command": "bin/p", "args": ["-v"],
 		"env": {"B": "2", "A": "1"}, "sha256": "ab", "startTimeout": "2s", "callTimeout": "500ms"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	hcs, err := assembly.PluginHostConfigs(cfg, "/etc/helios", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := host.Config{Name: "n", Command: "/etc/helios/bin/p", Args: []string{"-v"}, Env: []string{"A=1", "B=2"},
 		SHA256: "ab", StartTimeout: 2 * time.Second, CallTimeout: 500 * time.Millisecond}
-	if diff := cmp.Diff([]host.Config{want}, hcs); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]host.Config{want}, hcs))
 	for _, tt := range []struct{ config, want string }{
 		{`{"plugins": [{"name": "n", "command": "p", "sha": "x"}]}`, "plugins[0].sha: unknown key"},
 		{`{"plugins": [{"name": "n", "command": "p", "callTimeout": 5}]}`, "plugins[0].callTimeout: a duration must be a string"},
@@ -677,9 +590,7 @@ func TestPluginConfig(t *testing.T) {
 		if err == nil {
 			_, err = assembly.PluginHostConfigs(cfg, "/", nil)
 		}
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: err = %v, want %q", tt.config, err, tt.want)
-		}
+		assert.ErrorContains(t, err, tt.want, "%s", tt.config)
 	}
 }
 

@@ -29,6 +29,8 @@ import (
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSkillsValidateName(t *testing.T) {
@@ -55,11 +57,10 @@ func TestSkillsValidateName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := skills.ValidateName(tt.name)
-		if tt.valid && err != nil {
-			t.Errorf("ValidateName(%q) = %v, want valid", tt.name, err)
-		}
-		if !tt.valid && !errors.Is(err, skills.ErrInvalidName) {
-			t.Errorf("ValidateName(%q) = %v, want ErrInvalidName", tt.name, err)
+		if tt.valid {
+			assert.NoError(t, err, "ValidateName(%q)", tt.name)
+		} else {
+			assert.ErrorIs(t, err, skills.ErrInvalidName, "ValidateName(%q)", tt.name)
 		}
 	}
 }
@@ -70,9 +71,7 @@ func TestSkillsValidToolName(t *testing.T) {
 		"": false, "技能": false, "My Skill": false, "a.b": false, strings.Repeat("a", 65): false,
 	}
 	for name, want := range tests {
-		if got := skills.ValidToolName(name); got != want {
-			t.Errorf("ValidToolName(%q) = %v, want %v", name, got, want)
-		}
+		assert.Equal(t, want, skills.ValidToolName(name), "ValidToolName(%q)", name)
 	}
 }
 
@@ -236,29 +235,23 @@ func TestSkillsPublishedFormatsLoad(t *testing.T) {
 				writeFile(t, filepath.Join(root, p), c)
 			}
 			set := skScan(t, root)
-			if len(set.Skills) != 1 {
-				t.Fatalf("loaded %v, want one skill; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
-			}
+			require.Len(t, set.Skills, 1, "loaded %v, want one skill; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
 			s := set.Skills[0]
-			if s.Name != tt.wantName || s.Description != tt.wantDesc || s.File != file || s.BaseDir != filepath.Dir(file) || s.Source != "user" {
-				t.Errorf("skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}",
-					s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
-			}
+			assert.Equal(t, tt.wantName, s.Name, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, tt.wantDesc, s.Description, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, file, s.File, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, filepath.Dir(file), s.BaseDir, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
+			assert.Equal(t, "user", s.Source, "skill = {Name:%q Description:%q File:%q BaseDir:%q Source:%q}\nwant {Name:%q Description:%q File:%q BaseDir:%q Source:user}", s.Name, s.Description, s.File, s.BaseDir, s.Source, tt.wantName, tt.wantDesc, file, filepath.Dir(file))
 			c, err := s.Load(context.Background())
-			if err != nil {
-				t.Fatalf("load: %v", err)
-			}
-			if tt.wantBody != "" && c.Body != tt.wantBody {
-				t.Errorf("body = %q, want %q", c.Body, tt.wantBody)
+			require.NoError(t, err, "load")
+			if tt.wantBody != "" {
+				assert.Equal(t, tt.wantBody, c.Body, "body")
 			}
 			for _, w := range set.Warnings {
-				if w.Path != file || strings.Contains(w.Message, "skipped") {
-					t.Errorf("unexpected warning: %s", w)
-				}
+				assert.Equal(t, file, w.Path, "unexpected warning: %s", w)
+				assert.NotContains(t, w.Message, "skipped", "unexpected warning: %s", w)
 			}
-			if len(set.Warnings) != len(tt.wantWarn) {
-				t.Errorf("got %d warnings, want %d:\n%s", len(set.Warnings), len(tt.wantWarn), skWarningsText(set.Warnings))
-			}
+			assert.Len(t, set.Warnings, len(tt.wantWarn), "got %d warnings, want %d:\n%s", len(set.Warnings), len(tt.wantWarn), skWarningsText(set.Warnings))
 			for _, want := range tt.wantWarn {
 				skRequireWarning(t, set.Warnings, file, want...)
 			}
@@ -309,28 +302,18 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 			writeFile(t, filepath.Join(root, p), c)
 		}
 		skWriteRaw(t, filepath.Join(root, "binary", "SKILL.md"), []byte("---\nname: binary\ndescription: x\n---\n\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"))
-		if err := os.Symlink("missing-target", filepath.Join(root, "broken-link")); err != nil {
-			t.Fatal(err)
-		}
-		if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
-			t.Fatalf("mkfifo: %v", err)
-		}
+		require.NoError(t, os.Symlink("missing-target", filepath.Join(root, "broken-link")))
+		require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644), "mkfifo")
 	}
 	check := func(t *testing.T, root string, set skills.Set) {
-		if diff := cmp.Diff([]string{"aaa-good", "mmm-good", "zzz-good"}, skNames(set.Skills)); diff != "" {
-			t.Errorf("loaded skills (-want +got):\n%s\nwarnings:\n%s", diff, skWarningsText(set.Warnings))
-		}
+		assert.Empty(t, cmp.Diff([]string{"aaa-good", "mmm-good", "zzz-good"}, skNames(set.Skills)), "loaded skills (-want +got)\nwarnings:\n%s", skWarningsText(set.Warnings))
 		for _, s := range set.Skills {
-			if s.Description != "Usable." {
-				t.Errorf("skill %q has a made-up description %q", s.Name, s.Description)
-			}
+			assert.Equal(t, "Usable.", s.Description, "skill %q has a made-up description %q", s.Name, s.Description)
 		}
 		for _, b := range bads {
 			skRequireWarning(t, set.Warnings, filepath.Join(root, b.path), b.reason, "skipped")
 		}
-		if set.Incomplete {
-			t.Errorf("unusable files made the result incomplete; they are permanent, not transient")
-		}
+		assert.False(t, set.Incomplete, "unusable files made the result incomplete; they are permanent, not transient")
 	}
 
 	t.Run("user", func(t *testing.T) {
@@ -345,9 +328,7 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 		p := skProject(t, work)
 		t.Cleanup(func() { p.Close() })
 		set, err := p.Skills(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		check(t, root, set)
 	})
 	t.Run("kernel catalog", func(t *testing.T) {
@@ -373,14 +354,11 @@ func TestSkillsScanDirectChildrenOnly(t *testing.T) {
 	writeFile(t, filepath.Join(root, "bundle", "scripts", "run.sh"), "#!/bin/sh\n")
 
 	set := skScan(t, root)
-	if diff := cmp.Diff([]string{"bundle"}, skNames(set.Skills)); diff != "" {
-		t.Errorf("skills (-want +got):\n%s\nwarnings:\n%s", diff, skWarningsText(set.Warnings))
-	}
+	assert.Empty(t, cmp.Diff([]string{"bundle"}, skNames(set.Skills)), "skills (-want +got)\nwarnings:\n%s", skWarningsText(set.Warnings))
 	skRequireWarning(t, set.Warnings, filepath.Join(root, "group"), "no SKILL.md", "skipped")
 	for _, w := range set.Warnings {
-		if strings.Contains(w.Path, "hidden") || strings.Contains(w.Path, "nested") {
-			t.Errorf("a hidden or nested entry was read: %s", w)
-		}
+		assert.NotContains(t, w.Path, "hidden", "a hidden or nested entry was read: %s", w)
+		assert.NotContains(t, w.Path, "nested", "a hidden or nested entry was read: %s", w)
 	}
 }
 
@@ -392,13 +370,9 @@ func TestSkillsCodePointOrder(t *testing.T) {
 		skWriteSkill(t, root, n, "name: "+n+"\ndescription: Letter "+n+".", "")
 	}
 	want := []string{"B", "Z", "a", "é"} // bytes 0x42 0x5A 0x61 0xC3; a locale says a B é Z
-	if diff := cmp.Diff(want, skNames(skScan(t, root).Skills)); diff != "" {
-		t.Errorf("DirSource order (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, skNames(skScan(t, root).Skills)), "DirSource order (-want +got)")
 	k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{root}})
-	if diff := cmp.Diff(want, skNames(k.Catalog(context.Background()).Skills)); diff != "" {
-		t.Errorf("catalog order (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, skNames(k.Catalog(context.Background()).Skills)), "catalog order (-want +got)")
 }
 
 // A later folder of the same root (by code point) that reuses a name is not
@@ -408,9 +382,8 @@ func TestSkillsSameRootLaterFolderLoses(t *testing.T) {
 	first := skWriteSkill(t, root, "Zeta", "name: same\ndescription: From Zeta.", "")   // 'Z' 0x5A
 	later := skWriteSkill(t, root, "alpha", "name: same\ndescription: From alpha.", "") // 'a' 0x61
 	set := skScan(t, root)
-	if len(set.Skills) != 1 || set.Skills[0].Description != "From Zeta." {
-		t.Fatalf("skills = %+v, want only Zeta's", set.Skills)
-	}
+	require.Len(t, set.Skills, 1, "skills, want only Zeta's")
+	require.Equal(t, "From Zeta.", set.Skills[0].Description, "skills, want only Zeta's")
 	skRequireWarning(t, set.Warnings, later, `"same"`, first, later)
 }
 
@@ -445,15 +418,9 @@ func TestSkillsMergeFirstWins(t *testing.T) {
 		{"mid", "project", "mid from project."},
 		{"aaa-cap", "capability:ext", "aaa-cap from capability:ext."},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("merged skills (-want +got):\n%s", diff)
-	}
-	if !cat.Complete {
-		t.Errorf("catalog incomplete")
-	}
-	if len(cat.Warnings) != 3 {
-		t.Errorf("got %d warnings, want 3 conflicts:\n%s", len(cat.Warnings), skWarningsText(cat.Warnings))
-	}
+	assert.Empty(t, cmp.Diff(want, got), "merged skills (-want +got)")
+	assert.True(t, cat.Complete, "catalog incomplete")
+	assert.Len(t, cat.Warnings, 3, "got %d warnings, want 3 conflicts:\n%s", len(cat.Warnings), skWarningsText(cat.Warnings))
 	skRequireWarning(t, cat.Warnings, pf["shared"], `"shared"`, "user ("+uf["shared"]+")", "project ("+pf["shared"]+")")
 	skRequireWarning(t, cat.Warnings, cf["shared"], `"shared"`, "user ("+uf["shared"]+")", "capability:ext ("+cf["shared"]+")")
 	skRequireWarning(t, cat.Warnings, cf["beta"], `"beta"`, "project ("+pf["beta"]+")", "capability:ext ("+cf["beta"]+")")
@@ -478,9 +445,7 @@ func TestSkillsKernelSourceOrder(t *testing.T) {
 	ef := skWriteSkill(t, filepath.Join(ext, "skills"), "proj-a", "name: proj-a\ndescription: Extension's.", "")
 	skWriteSkill(t, filepath.Join(ext, "skills"), "ext-only", "name: ext-only\ndescription: Extension only.", "")
 	extCap, err := extdir.Open(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plug := &skCap{name: "plug", skills: skStatic("aaa-plugin", "shared")}
 
 	k := skNewKernel(t, kernel.Config{
@@ -504,21 +469,15 @@ func TestSkillsKernelSourceOrder(t *testing.T) {
 		{"ext-only", "capability:ext", "Extension only."},
 		{"aaa-plugin", "capability:plug", "aaa-plugin, statically."},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("catalog (-want +got):\n%s\nwarnings:\n%s", diff, skWarningsText(cat.Warnings))
-	}
-	if !cat.Complete {
-		t.Errorf("catalog incomplete:\n%s", skWarningsText(cat.Warnings))
-	}
+	assert.Empty(t, cmp.Diff(want, got), "catalog (-want +got)\nwarnings:\n%s", skWarningsText(cat.Warnings))
+	assert.True(t, cat.Complete, "catalog incomplete:\n%s", skWarningsText(cat.Warnings))
 	skRequireWarning(t, cat.Warnings, pf, `"shared"`, uf, pf)
 	skRequireWarning(t, cat.Warnings, ef, `"proj-a"`, filepath.Join(projRoot, "proj-a", "SKILL.md"), ef)
 	var plugWarned bool
 	for _, w := range cat.Warnings {
 		plugWarned = plugWarned || (w.Source == "capability:plug" && strings.Contains(w.Message, `"shared"`) && strings.Contains(w.Message, uf))
 	}
-	if !plugWarned {
-		t.Errorf("no warning names both origins of the plugin's shared:\n%s", skWarningsText(cat.Warnings))
-	}
+	assert.True(t, plugWarned, "no warning names both origins of the plugin's shared:\n%s", skWarningsText(cat.Warnings))
 }
 
 // Protects: M11 (project root scanned at the wrong path). The project roots
@@ -535,9 +494,7 @@ func TestSkillsProjectRoots(t *testing.T) {
 
 	p := skProject(t, work)
 	wantRoots := []string{filepath.Join(work, ".helios", "skills"), filepath.Join(work, ".agents", "skills")}
-	if diff := cmp.Diff(wantRoots, p.Roots()); diff != "" {
-		t.Errorf("project roots (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wantRoots, p.Roots()), "project roots (-want +got)")
 	k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: p})
 	cat := k.Catalog(context.Background())
 	got := map[string]string{}
@@ -549,9 +506,7 @@ func TestSkillsProjectRoots(t *testing.T) {
 		"helios-only": "project: Only in .helios.",
 		"agents-only": "project: Only in .agents.",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("project skills (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "project skills (-want +got)")
 	skRequireWarning(t, cat.Warnings, af, `"both"`, hf, af)
 }
 
@@ -567,18 +522,13 @@ func TestSkillsUserRootsFromHome(t *testing.T) {
 
 	roots, err := kernel.DefaultUserSkillRoots()
 	wantRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}
-	if err != nil || !cmp.Equal(roots, wantRoots) {
-		t.Errorf("DefaultUserSkillRoots = %v, %v; want %v", roots, err, wantRoots)
-	}
+	assert.NoError(t, err, "DefaultUserSkillRoots")
+	assert.Equal(t, wantRoots, roots, "DefaultUserSkillRoots")
 
 	k, err := kernel.New(kernel.Config{WorkDir: skTempDir(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
-	if !cmp.Equal(k.UserSkillRoots(), wantRoots) {
-		t.Errorf("UserSkillRoots = %v, want %v", k.UserSkillRoots(), wantRoots)
-	}
+	assert.Equal(t, wantRoots, k.UserSkillRoots(), "UserSkillRoots")
 	cat := k.Catalog(context.Background())
 	got := map[string]string{}
 	for _, s := range cat.Skills {
@@ -589,9 +539,7 @@ func TestSkillsUserRootsFromHome(t *testing.T) {
 		"both":        "user: From ~/.helios.",
 		"helios-user": "user: Only in ~/.helios.",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("user skills (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "user skills (-want +got)")
 	skRequireWarning(t, cat.Warnings, af, `"both"`, hf, af)
 }
 
@@ -616,20 +564,14 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 
 	check := func(t *testing.T, cat skills.Catalog) {
 		t.Helper()
-		if diff := cmp.Diff([]string{"user-skill", "proj-skill", "good-cap", "plug-skill"}, skNames(cat.Skills)); diff != "" {
-			t.Errorf("skills (-want +got):\n%s\nwarnings:\n%s", diff, skWarningsText(cat.Warnings))
-		}
-		if cat.Complete {
-			t.Errorf("catalog complete despite failing providers")
-		}
+		assert.Empty(t, cmp.Diff([]string{"user-skill", "proj-skill", "good-cap", "plug-skill"}, skNames(cat.Skills)), "skills (-want +got)\nwarnings:\n%s", skWarningsText(cat.Warnings))
+		assert.False(t, cat.Complete, "catalog complete despite failing providers")
 		for src, want := range map[string]string{"capability:broken": "index unreachable", "capability:panicky": "nil map in provider"} {
 			found := false
 			for _, w := range cat.Warnings {
 				found = found || (w.Source == src && strings.Contains(w.Message, want))
 			}
-			if !found {
-				t.Errorf("no warning from %s mentioning %q:\n%s", src, want, skWarningsText(cat.Warnings))
-			}
+			assert.True(t, found, "no warning from %s mentioning %q:\n%s", src, want, skWarningsText(cat.Warnings))
 		}
 	}
 
@@ -662,15 +604,15 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 func TestSkillsMissingRoot(t *testing.T) {
 	missing := filepath.Join(skTempDir(t), "nope", "skills")
 	set := skScan(t, missing)
-	if len(set.Skills) != 0 || len(set.Warnings) != 0 || set.Incomplete {
-		t.Errorf("missing root = %+v, want empty and complete", set)
-	}
+	assert.Empty(t, set.Skills, "missing root = %+v, want empty and complete", set)
+	assert.Empty(t, set.Warnings, "missing root = %+v, want empty and complete", set)
+	assert.False(t, set.Incomplete, "missing root = %+v, want empty and complete", set)
 	work := skTempDir(t)
 	k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{missing}, Project: skProject(t, work)})
 	cat := k.Catalog(context.Background())
-	if len(cat.Skills) != 0 || len(cat.Warnings) != 0 || !cat.Complete {
-		t.Errorf("catalog = %+v, want empty and complete", cat)
-	}
+	assert.Empty(t, cat.Skills, "catalog = %+v, want empty and complete", cat)
+	assert.Empty(t, cat.Warnings, "catalog = %+v, want empty and complete", cat)
+	assert.True(t, cat.Complete, "catalog = %+v, want empty and complete", cat)
 }
 
 // C5: project skills are read through the guarded port. A bundle that is a
@@ -687,55 +629,35 @@ func TestSkillsProjectSymlinkGuard(t *testing.T) {
 	root := filepath.Join(work, ".helios", "skills")
 	skWriteSkill(t, root, "plain", "name: plain\ndescription: A plain bundle.", "")
 	skWriteSkill(t, filepath.Join(work, "shared"), "inner", "name: inner\ndescription: Linked from inside.", "inner body\n")
-	if err := os.Symlink(filepath.Join(outside, "evil"), filepath.Join(root, "evil")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join("..", "..", "shared", "inner"), filepath.Join(root, "inner")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(filepath.Join(outside, "evil"), filepath.Join(root, "evil")))
+	require.NoError(t, os.Symlink(filepath.Join("..", "..", "shared", "inner"), filepath.Join(root, "inner")))
 	// A bundle inside whose SKILL.md is a link to a file outside.
 	writeFile(t, filepath.Join(work, ".helios", "skills", "linked-file", "scripts", "run.sh"), "#!/bin/sh\n")
-	if err := os.Symlink(filepath.Join(outside, "evil", "SKILL.md"), filepath.Join(root, "linked-file", "SKILL.md")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(filepath.Join(outside, "evil", "SKILL.md"), filepath.Join(root, "linked-file", "SKILL.md")))
 	userRoot := filepath.Join(base, "user")
-	if err := os.MkdirAll(userRoot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(outside, "evil"), filepath.Join(userRoot, "evil")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(userRoot, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "evil"), filepath.Join(userRoot, "evil")))
 
 	t.Run("project", func(t *testing.T) {
 		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: skProject(t, work)})
 		ctx := context.Background()
 		cat := k.Catalog(ctx)
-		if diff := cmp.Diff([]string{"inner", "plain"}, skNames(cat.Skills)); diff != "" {
-			t.Errorf("project skills (-want +got):\n%s\nwarnings:\n%s", diff, skWarningsText(cat.Warnings))
-		}
+		assert.Empty(t, cmp.Diff([]string{"inner", "plain"}, skNames(cat.Skills)), "project skills (-want +got)\nwarnings:\n%s", skWarningsText(cat.Warnings))
 		skRequireWarning(t, cat.Warnings, filepath.Join(root, "evil"), "skipped")
 		skRequireWarning(t, cat.Warnings, filepath.Join(root, "linked-file"), "skipped")
 		for _, s := range cat.Skills {
-			if s.Description == "Outside the work dir." {
-				t.Errorf("skill %q was read from outside the work dir", s.Name)
-			}
+			assert.NotEqual(t, "Outside the work dir.", s.Description, "skill %q was read from outside the work dir", s.Name)
 		}
-		if !cat.Complete {
-			t.Errorf("a refused link made the catalog incomplete")
-		}
-		if _, err := k.LoadSkill(ctx, "evil"); !errors.Is(err, kernel.ErrUnknownSkill) {
-			t.Errorf("LoadSkill(evil) = %v, want ErrUnknownSkill", err)
-		}
+		assert.True(t, cat.Complete, "a refused link made the catalog incomplete")
+		_, err := k.LoadSkill(ctx, "evil")
+		assert.ErrorIs(t, err, kernel.ErrUnknownSkill, "LoadSkill(evil)")
 		text, err := k.LoadSkill(ctx, "inner")
-		if err != nil || !strings.HasSuffix(text, "inner body\n") {
-			t.Errorf("LoadSkill(inner) = %q, %v", text, err)
-		}
+		assert.NoError(t, err, "LoadSkill(inner) = %q", text)
+		assert.True(t, strings.HasSuffix(text, "inner body\n"), "LoadSkill(inner) = %q", text)
 	})
 	t.Run("user", func(t *testing.T) {
 		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{userRoot}})
-		if got := skNames(k.Catalog(context.Background()).Skills); !cmp.Equal(got, []string{"evil"}) {
-			t.Errorf("user skills = %v, want [evil]", got)
-		}
+		assert.Equal(t, []string{"evil"}, skNames(k.Catalog(context.Background()).Skills), "user skills")
 	})
 }
 
@@ -763,28 +685,21 @@ func TestSkillsValidateStrict(t *testing.T) {
 		skWriteSkill(t, root, c.folder, c.fm, "")
 	}
 	reports, err := skills.Validate(skills.OSFS{}, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byPath := map[string]skills.Report{}
 	for _, r := range reports {
 		byPath[r.Path] = r
 	}
-	if len(reports) != len(cases) {
-		t.Errorf("got %d reports, want %d: %+v", len(reports), len(cases), reports)
-	}
+	assert.Len(t, reports, len(cases), "got %d reports, want %d: %+v", len(reports), len(cases), reports)
 	for _, c := range cases {
 		file := filepath.Join(root, c.folder, "SKILL.md")
 		r, ok := byPath[file]
-		if !ok {
-			t.Errorf("no report for %s", file)
+		if !assert.True(t, ok, "no report for %s", file) {
 			continue
 		}
 		skRequireAll(t, file+" errors", r.Errors, c.errs)
 		skRequireAll(t, file+" warnings", r.Warnings, c.warns)
-		if r.OK() != (len(c.errs) == 0) {
-			t.Errorf("%s: OK() = %v with errors %q", file, r.OK(), r.Errors)
-		}
+		assert.Equal(t, len(c.errs) == 0, r.OK(), "%s: OK() = %v with errors %q", file, r.OK(), r.Errors)
 	}
 
 	// The same files load leniently: only the one without a description is
@@ -793,40 +708,42 @@ func TestSkillsValidateStrict(t *testing.T) {
 	wantLoaded := []string{"Upper", "good", "long", "long-compat", "no-name", "other", "tools-list", "unknown-key"}
 	got := skNames(set.Skills)
 	slices.Sort(got)
-	if diff := cmp.Diff(wantLoaded, got); diff != "" {
-		t.Errorf("lenient load (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wantLoaded, got), "lenient load (-want +got)")
 
 	t.Run("folder without SKILL.md", func(t *testing.T) {
 		root := skTempDir(t)
 		writeFile(t, filepath.Join(root, "empty", "README.md"), "# Not a skill\n")
 		rs, err := skills.Validate(skills.OSFS{}, root)
-		if err != nil || len(rs) != 1 || rs[0].OK() || !strings.Contains(strings.Join(rs[0].Errors, "; "), "no SKILL.md") {
-			t.Fatalf("Validate = %+v, %v; want one report: folder has no SKILL.md", rs, err)
-		}
+		require.NoError(t, err, "Validate; want one report: folder has no SKILL.md")
+		require.Len(t, rs, 1, "Validate; want one report: folder has no SKILL.md")
+		require.False(t, rs[0].OK(), "Validate; want one report: folder has no SKILL.md")
+		require.Contains(t, strings.Join(rs[0].Errors, "; "), "no SKILL.md", "Validate; want one report: folder has no SKILL.md")
 		// `skills validate --json` prints reports: lists are lists, never null.
 		b, err := json.Marshal(rs[0])
-		if err != nil || !strings.Contains(string(b), `"warnings":[]`) {
-			t.Errorf("report JSON = %s, %v; want \"warnings\":[]", b, err)
-		}
+		assert.NoError(t, err, "report JSON = %s", b)
+		assert.Contains(t, string(b), `"warnings":[]`, "report JSON = %s", b)
 	})
 	t.Run("folder and file", func(t *testing.T) {
 		for _, p := range []string{filepath.Join(root, "Upper"), filepath.Join(root, "Upper", "SKILL.md")} {
 			rs, err := skills.Validate(skills.OSFS{}, p)
-			if err != nil || len(rs) != 1 || rs[0].OK() || rs[0].Path != filepath.Join(root, "Upper", "SKILL.md") {
-				t.Errorf("Validate(%s) = %+v, %v; want one failing report", p, rs, err)
+			assert.NoError(t, err, "Validate(%s); want one failing report", p)
+			if assert.Len(t, rs, 1, "Validate(%s); want one failing report", p) {
+				assert.False(t, rs[0].OK(), "Validate(%s); want one failing report", p)
+				assert.Equal(t, filepath.Join(root, "Upper", "SKILL.md"), rs[0].Path, "Validate(%s); want one failing report", p)
 			}
 		}
 		rs, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "good"))
-		if err != nil || len(rs) != 1 || !rs[0].OK() || len(rs[0].Warnings) != 0 || rs[0].Name != "good" {
-			t.Errorf("Validate(good) = %+v, %v; want one clean report", rs, err)
+		assert.NoError(t, err, "Validate(good); want one clean report")
+		if assert.Len(t, rs, 1, "Validate(good); want one clean report") {
+			assert.True(t, rs[0].OK(), "Validate(good); want one clean report")
+			assert.Empty(t, rs[0].Warnings, "Validate(good); want one clean report")
+			assert.Equal(t, "good", rs[0].Name, "Validate(good); want one clean report")
 		}
 	})
 	t.Run("missing path", func(t *testing.T) {
 		_, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "nope"))
-		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "nope") {
-			t.Errorf("Validate(missing) = %v, want a not-exist error naming the path", err)
-		}
+		assert.ErrorIs(t, err, fs.ErrNotExist, "Validate(missing), want a not-exist error naming the path")
+		assert.Contains(t, err.Error(), "nope", "Validate(missing), want a not-exist error naming the path")
 	})
 }
 
@@ -869,9 +786,7 @@ func skScan(t *testing.T, root string) skills.Set {
 	t.Helper()
 	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return set
 }
 
@@ -879,13 +794,10 @@ func skScan(t *testing.T, root string) skills.Set {
 // is a substring of one of them.
 func skRequireAll(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s = %q, want %d matching %q", what, got, len(want), want)
+	if !assert.Len(t, got, len(want), "%s = %q, want %d matching %q", what, got, len(want), want) {
 		return
 	}
 	for _, w := range want {
-		if !slices.ContainsFunc(got, func(g string) bool { return strings.Contains(g, w) }) {
-			t.Errorf("%s = %q, none mentions %q", what, got, w)
-		}
+		assert.True(t, slices.ContainsFunc(got, func(g string) bool { return strings.Contains(g, w) }), "%s = %q, none mentions %q", what, got, w)
 	}
 }

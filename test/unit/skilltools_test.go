@@ -15,7 +15,6 @@ package unit_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +28,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: M8 (tool name prefixed), M2 (templated description). In tools
@@ -48,37 +49,26 @@ func TestSkillToolsToolsMode(t *testing.T) {
 	}
 	// Order follows the input (the catalog's order); hidden and invalid
 	// tool names are absent.
-	if diff := cmp.Diff([]string{"MySkill", "pdf", "release-notes"}, names); diff != "" {
-		t.Fatalf("tool names (-want +got):\n%s", diff)
-	}
+	require.Empty(t, cmp.Diff([]string{"MySkill", "pdf", "release-notes"}, names), "tool names (-want +got)")
 	want := map[string]string{
 		"MySkill":       fx.desc["MySkill"],
 		"pdf":           fx.desc["pdf"],
 		"release-notes": fx.desc["release-notes"],
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("tool descriptions are not the frontmatter descriptions (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "tool descriptions are not the frontmatter descriptions (-want +got)")
 
 	// Exactly the two names that are not tool names, each named with its file.
-	if len(warns) != 2 {
-		t.Errorf("got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), skWarningsText(warns))
-	}
+	assert.Len(t, warns, 2, "got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), skWarningsText(warns))
 	skRequireWarning(t, warns, fx.file["My Skill"], `"My Skill"`, "not a valid tool name")
 	skRequireWarning(t, warns, fx.file["技能"], `"技能"`, "not a valid tool name")
 
 	for _, tl := range tools {
-		if !json.Valid(tl.Schema) {
-			t.Errorf("tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
-		}
+		assert.True(t, json.Valid(tl.Schema), "tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
 		res, err := tl.Call(context.Background(), json.RawMessage(`{}`))
-		if err != nil || res.IsError {
-			t.Fatalf("call %q: %v %+v", tl.Name, err, res)
-		}
+		require.NoError(t, err, "call %q: %v %+v", tl.Name, err, res)
+		require.False(t, res.IsError, "call %q: %v %+v", tl.Name, err, res)
 		s := skMustLookup(t, fx.set.Skills, tl.Name)
-		if want := skills.LoadText(s.BaseDir, fx.body[tl.Name]); res.Content != want {
-			t.Errorf("call %q returned\n%s\nwant the load text\n%s", tl.Name, res.Content, want)
-		}
+		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
 }
 
@@ -88,12 +78,9 @@ func TestSkillToolsToolsMode(t *testing.T) {
 func TestSkillToolsCatalogMode(t *testing.T) {
 	fx := skToolFixture(t)
 	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeCatalog)
-	if len(tools) != 1 || tools[0].Name != "skill" {
-		t.Fatalf("catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
-	}
-	if len(warns) != 0 {
-		t.Errorf("catalog mode warnings:\n%s", skWarningsText(warns))
-	}
+	require.Len(t, tools, 1, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
+	require.Equal(t, "skill", tools[0].Name, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
+	assert.Empty(t, warns, "catalog mode warnings:\n%s", skWarningsText(warns))
 	tool := tools[0]
 
 	var schema struct {
@@ -101,27 +88,23 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
 	}
-	if err := json.Unmarshal(tool.Schema, &schema); err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	if _, ok := schema.Properties["name"]; schema.Type != "object" || !ok || !cmp.Equal(schema.Required, []string{"name"}) {
-		t.Errorf("schema = %s, want an object with a required name", tool.Schema)
-	}
+	require.NoError(t, json.Unmarshal(tool.Schema, &schema), "schema")
+	_, ok := schema.Properties["name"]
+	assert.Equal(t, "object", schema.Type, "schema = %s, want an object with a required name", tool.Schema)
+	assert.True(t, ok, "schema = %s, want an object with a required name", tool.Schema)
+	assert.Equal(t, []string{"name"}, schema.Required, "schema = %s, want an object with a required name", tool.Schema)
 
 	call := func(args string) contract.ToolResult {
 		t.Helper()
 		res, err := tool.Call(context.Background(), json.RawMessage(args))
-		if err != nil {
-			t.Fatalf("call %s: a Go error, want a tool result: %v", args, err)
-		}
+		require.NoError(t, err, "call %s: a Go error, want a tool result", args)
 		return res
 	}
 	for _, name := range []string{"pdf", "技能", "My Skill"} {
 		res := call(skJSONName(name))
 		s := skMustLookup(t, fx.set.Skills, name)
-		if res.IsError || res.Content != skills.LoadText(s.BaseDir, fx.body[name]) {
-			t.Errorf("load %q = %+v, want the load text", name, res)
-		}
+		assert.False(t, res.IsError, "load %q = %+v, want the load text", name, res)
+		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
 	}
 
 	errorCases := []struct {
@@ -137,17 +120,12 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 	for _, tc := range errorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(tc.args)
-			if !res.IsError {
-				t.Fatalf("result = %+v, want IsError", res)
-			}
+			require.True(t, res.IsError, "result = %+v", res)
 			for _, w := range tc.want {
-				if !strings.Contains(res.Content, w) {
-					t.Errorf("result %q does not mention %s", res.Content, w)
-				}
+				assert.Contains(t, res.Content, w, "result %q does not mention %s", res.Content, w)
 			}
-			if strings.Contains(res.Content, "Base directory") || strings.Contains(res.Content, "hidden body") {
-				t.Errorf("an error result leaks a load: %q", res.Content)
-			}
+			assert.NotContains(t, res.Content, "Base directory", "an error result leaks a load")
+			assert.NotContains(t, res.Content, "hidden body", "an error result leaks a load")
 		})
 	}
 }
@@ -166,40 +144,28 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 
 			cat := k.Catalog(ctx)
 			s, ok := cat.Lookup("hidden-one")
-			if !ok || !s.DisableModelInvocation {
-				t.Fatalf("catalog lookup hidden-one = %+v, %v; want it, marked hidden", s, ok)
-			}
-			if got := skNames(cat.Visible()); !cmp.Equal(got, []string{"shown"}) {
-				t.Errorf("visible = %v, want [shown]", got)
-			}
+			require.True(t, ok, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
+			require.True(t, s.DisableModelInvocation, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
+			assert.Equal(t, []string{"shown"}, skNames(cat.Visible()), "visible")
 
 			tools, _ := k.SkillTools(cat)
 			for _, tl := range tools {
-				if tl.Name == "hidden-one" || strings.Contains(tl.Description, "Only for people") {
-					t.Errorf("tool %q exposes the hidden skill", tl.Name)
-				}
+				assert.NotEqual(t, "hidden-one", tl.Name, "tool %q exposes the hidden skill", tl.Name)
+				assert.NotContains(t, tl.Description, "Only for people", "tool %q exposes the hidden skill", tl.Name)
 				res, err := tl.Call(ctx, json.RawMessage(skJSONName("hidden-one")))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(res.Content, "hidden body") {
-					t.Errorf("tool %q loads the hidden skill: %q", tl.Name, res.Content)
-				}
+				require.NoError(t, err)
+				assert.NotContains(t, res.Content, "hidden body", "tool %q loads the hidden skill", tl.Name)
 			}
-			if mode == skills.ModeTools && !cmp.Equal(skToolNames(tools), []string{"shown"}) {
-				t.Errorf("tools = %v, want [shown]", skToolNames(tools))
+			if mode == skills.ModeTools {
+				assert.Equal(t, []string{"shown"}, skToolNames(tools), "tools")
 			}
 
 			text, err := k.LoadSkill(ctx, "hidden-one")
-			if err != nil {
-				t.Fatalf("a person cannot load the hidden skill: %v", err)
-			}
-			if !strings.HasSuffix(text, "hidden body\n") {
-				t.Errorf("LoadSkill(hidden-one) = %q, want its body", text)
-			}
-			if _, err := k.LoadSkill(ctx, "hiden-one"); !errors.Is(err, kernel.ErrUnknownSkill) || !strings.Contains(err.Error(), "hidden-one") {
-				t.Errorf("LoadSkill(hiden-one) = %v, want ErrUnknownSkill suggesting hidden-one", err)
-			}
+			require.NoError(t, err, "a person cannot load the hidden skill")
+			assert.True(t, strings.HasSuffix(text, "hidden body\n"), "LoadSkill(hidden-one) = %q, want its body", text)
+			_, err = k.LoadSkill(ctx, "hiden-one")
+			assert.ErrorIs(t, err, kernel.ErrUnknownSkill, "LoadSkill(hiden-one)")
+			assert.ErrorContains(t, err, "hidden-one", "LoadSkill(hiden-one): want a suggestion")
 		})
 	}
 }
@@ -222,9 +188,7 @@ func TestSkillLoadText(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			text := skills.LoadText(tt.dir, body)
 			skRequireLoadText(t, text, tt.dir, body)
-			if !strings.Contains(text, tt.cd+" ") {
-				t.Errorf("load text lacks %q:\n%s", tt.cd, text)
-			}
+			assert.Contains(t, text, tt.cd+" ", "load text lacks %q", tt.cd)
 		})
 	}
 }
@@ -239,25 +203,19 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 
 	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
 	set, err := src.Skills(context.Background())
-	if err != nil || len(set.Skills) != 1 {
-		t.Fatalf("Skills = %+v, %v; want one skill", set, err)
-	}
+	require.NoError(t, err, "Skills = %+v; want one skill", set)
+	require.Len(t, set.Skills, 1, "Skills = %+v; want one skill", set)
 	s := set.Skills[0]
-	if !filepath.IsAbs(s.BaseDir) || s.BaseDir != wantDir {
-		t.Errorf("BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
-	}
+	assert.True(t, filepath.IsAbs(s.BaseDir), "BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
+	assert.Equal(t, wantDir, s.BaseDir, "BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
 	text, err := skills.Load(context.Background(), s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 
 	// The kernel's user roots may be relative too.
 	k := skNewKernel(t, kernel.Config{WorkDir: base, UserSkillRoots: []string{filepath.Join("rel", "skills")}})
 	text, err = k.LoadSkill(context.Background(), "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 }
 
@@ -272,27 +230,20 @@ func TestSkillLoadRereadsAndQuotes(t *testing.T) {
 	ctx := context.Background()
 
 	first, err := k.LoadSkill(ctx, "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	skRequireLoadText(t, first, dir, "version one\n")
-	if !strings.Contains(first, "cd '"+dir+"' ") {
-		t.Errorf("load text does not quote the base dir after cd:\n%s", first)
-	}
+	assert.Contains(t, first, "cd '"+dir+"' ", "load text does not quote the base dir after cd")
 	tools, _ := k.SkillTools(k.Catalog(ctx))
 
 	writeFile(t, file, skillMD("name: pdf\ndescription: Fill PDF forms.", "version two\n"))
 	second, err := k.LoadSkill(ctx, "pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(second, "version one") || !strings.HasSuffix(second, "version two\n") {
-		t.Errorf("second load = %q, want the edited body", second)
-	}
+	require.NoError(t, err)
+	assert.NotContains(t, second, "version one", "second load, want the edited body")
+	assert.True(t, strings.HasSuffix(second, "version two\n"), "second load, want the edited body")
 	res, err := tools[0].Call(ctx, json.RawMessage(skJSONName("pdf")))
-	if err != nil || res.IsError || !strings.HasSuffix(res.Content, "version two\n") {
-		t.Errorf("tool load after the edit = %+v, %v; want the edited body", res, err)
-	}
+	assert.NoError(t, err, "tool load after the edit = %+v; want the edited body", res)
+	assert.False(t, res.IsError, "tool load after the edit = %+v; want the edited body", res)
+	assert.True(t, strings.HasSuffix(res.Content, "version two\n"), "tool load after the edit = %+v; want the edited body", res)
 }
 
 // Protects: M9 (skills capability in <extensions>), M13 (extension doc
@@ -314,18 +265,15 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"Lint body first line.\n"))
 
 	doc, err := kernel.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
-	if err != nil || doc.Name != "x" || doc.Description != "From the frontmatter." || doc.Body != "From the body.\n" {
-		t.Errorf("ParseExtensionDoc = %+v, %v", doc, err)
-	}
+	assert.NoError(t, err, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "x", doc.Name, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "From the frontmatter.", doc.Description, "ParseExtensionDoc = %+v", doc)
+	assert.Equal(t, "From the body.\n", doc.Body, "ParseExtensionDoc = %+v", doc)
 
 	relCap, err := extdir.Open(release)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lintCap, err := extdir.Open(lint)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := skTempDir(t)
 	k := skNewKernel(t, kernel.Config{
 		WorkDir:        work,
@@ -338,28 +286,21 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"- release: Drafts release notes from merged pull requests.\n" +
 		"- lint: Checks style and naming.\n" +
 		"</extensions>"
-	if diff := cmp.Diff(want, k.Extensions()); diff != "" {
-		t.Errorf("manifest (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, k.Extensions()), "manifest (-want +got)")
 
 	cat := k.Catalog(context.Background())
 	s, ok := cat.Lookup("notes")
-	if !ok || s.Source != "capability:release" {
-		t.Errorf("notes = %+v, %v; want source capability:release", s, ok)
-	}
+	assert.True(t, ok, "notes = %+v; want source capability:release", s)
+	assert.Equal(t, "capability:release", s.Source, "notes = %+v; want source capability:release", s)
 
 	t.Run("only the project capability", func(t *testing.T) {
 		work := skTempDir(t)
 		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: skProject(t, work)})
-		if got := k.Extensions(); got != "" {
-			t.Errorf("manifest = %q, want empty: the skills capability is not listed", got)
-		}
+		assert.Empty(t, k.Extensions(), "manifest, want empty: the skills capability is not listed")
 	})
 	t.Run("no capabilities", func(t *testing.T) {
 		k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{}})
-		if got := k.Extensions(); got != "" {
-			t.Errorf("manifest = %q, want empty", got)
-		}
+		assert.Empty(t, k.Extensions(), "manifest")
 	})
 }
 
@@ -376,13 +317,9 @@ func TestSkillsPromptDescribesByRole(t *testing.T) {
 				texts["tool "+tl.Name] = tl.Description
 			}
 			for what, text := range texts {
-				if !strings.Contains(text, "description") {
-					t.Errorf("%s does not point the model at the descriptions: %q", what, text)
-				}
+				assert.Contains(t, text, "description", "%s does not point the model at the descriptions", what)
 				for _, bad := range []string{"*", "skill_", "skills_", "caps__"} {
-					if strings.Contains(text, bad) {
-						t.Errorf("%s relies on a tool-name pattern (%q): %q", what, bad, text)
-					}
+					assert.NotContains(t, text, bad, "%s relies on a tool-name pattern", what)
 				}
 			}
 		})
@@ -424,12 +361,8 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 
 	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Skills) != 6 {
-		t.Fatalf("fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
-	}
+	require.NoError(t, err)
+	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
 	fx.set = set
 	return fx
 }
@@ -438,40 +371,29 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 // absolute base dir, then the resolution rule with its cd, then the body.
 func skRequireLoadText(t *testing.T, text, dir, body string) {
 	t.Helper()
-	if !filepath.IsAbs(dir) {
-		t.Fatalf("test bug: %q is not absolute", dir)
-	}
+	require.True(t, filepath.IsAbs(dir), "test bug: %q is not absolute", dir)
 	first, rest, _ := strings.Cut(text, "\n")
-	if !strings.Contains(strings.ToLower(first), "base directory") || !strings.HasSuffix(first, " "+dir) {
-		t.Errorf("first line = %q, want it to state the base directory %q", first, dir)
-	}
+	assert.Contains(t, strings.ToLower(first), "base directory", "first line = %q, want it to state the base directory %q", first, dir)
+	assert.True(t, strings.HasSuffix(first, " "+dir), "first line = %q, want it to state the base directory %q", first, dir)
 	for _, phrase := range []string{"resolve against that directory", "not your current working directory", "cd "} {
-		if !strings.Contains(rest, phrase) {
-			t.Errorf("load text lacks the resolution rule %q:\n%s", phrase, text)
-		}
+		assert.Contains(t, rest, phrase, "load text lacks the resolution rule %q:\n%s", phrase, text)
 	}
 	// POSIX single quotes, as a person would type them.
 	quoted := "'" + strings.ReplaceAll(dir, "'", `'\''`) + "'"
-	if !strings.Contains(rest, "cd "+dir+" ") && !strings.Contains(rest, "cd "+quoted+" ") {
-		t.Errorf("load text does not say cd %s:\n%s", dir, text)
-	}
+	assert.True(t, strings.Contains(rest, "cd "+dir+" ") || strings.Contains(rest, "cd "+quoted+" "), "load text does not say cd %s:\n%s", dir, text)
 	i := strings.Index(text, "not your current working directory")
-	if !strings.HasSuffix(text, body) || i < 0 || strings.LastIndex(text, body) < i {
-		t.Errorf("load text does not end with the body after the rule:\n%s", text)
-	}
+	assert.True(t, strings.HasSuffix(text, body), "load text does not end with the body after the rule:\n%s", text)
+	assert.GreaterOrEqual(t, i, 0, "load text does not end with the body after the rule:\n%s", text)
+	assert.GreaterOrEqual(t, strings.LastIndex(text, body), i, "load text does not end with the body after the rule:\n%s", text)
 }
 
 // skNewKernel builds a kernel and closes it when the test ends.
 func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 	t.Helper()
 	k, err := kernel.New(cfg)
-	if err != nil {
-		t.Fatalf("kernel.New: %v", err)
-	}
+	require.NoError(t, err, "kernel.New")
 	t.Cleanup(func() {
-		if err := k.Close(); err != nil {
-			t.Errorf("close kernel: %v", err)
-		}
+		assert.NoError(t, k.Close(), "close kernel")
 	})
 	return k
 }
@@ -480,9 +402,7 @@ func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 func skProject(t *testing.T, workDir string) *capskills.Capability {
 	t.Helper()
 	port, err := workfs.New(workDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return capskills.New(port, nil)
 }
 
@@ -491,9 +411,7 @@ func skProject(t *testing.T, workDir string) *capskills.Capability {
 func skTempDir(t *testing.T) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -567,10 +485,6 @@ func skRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...
 // skWriteRaw is os.WriteFile for raw bytes (binary files, CRLF).
 func skWriteRaw(t *testing.T, path string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // soakDisk mirrors what the mutator has put on disk.
@@ -37,13 +39,10 @@ type soakDisk struct {
 
 func (d *soakDisk) write(t *testing.T, name, desc, body string) {
 	p := filepath.Join(d.root, name, "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Error(err)
+	if !assert.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755)) {
 		return
 	}
-	if err := os.WriteFile(p, []byte(skillMD("name: "+name+"\ndescription: "+desc, body)), 0o644); err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, os.WriteFile(p, []byte(skillMD("name: "+name+"\ndescription: "+desc, body)), 0o644))
 }
 
 func (d *soakDisk) set(name, desc string) {
@@ -66,9 +65,7 @@ func (d *soakDisk) step(t *testing.T, r *rand.Rand, n int) {
 	switch op := r.IntN(1000); {
 	case op < 2: // delete the whole root, then bring many skills back at once
 		d.emptied.Add(1)
-		if err := os.RemoveAll(d.root); err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, os.RemoveAll(d.root))
 		for _, k := range names {
 			d.set(k, "")
 		}
@@ -88,9 +85,7 @@ func (d *soakDisk) step(t *testing.T, r *rand.Rand, n int) {
 		if len(names) == 1 {
 			d.emptied.Add(1)
 		}
-		if err := os.RemoveAll(filepath.Join(d.root, name)); err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, os.RemoveAll(filepath.Join(d.root, name)))
 		d.set(name, "")
 	case op < 650: // rename the folder (and its frontmatter name, as a person would)
 		from := pick()
@@ -98,8 +93,7 @@ func (d *soakDisk) step(t *testing.T, r *rand.Rand, n int) {
 		if _, taken := d.skills[to]; taken || from == to {
 			return
 		}
-		if err := os.Rename(filepath.Join(d.root, from), filepath.Join(d.root, to)); err != nil {
-			t.Error(err)
+		if !assert.NoError(t, os.Rename(filepath.Join(d.root, from), filepath.Join(d.root, to))) {
 			return
 		}
 		desc := d.skills[from]
@@ -153,9 +147,7 @@ func TestSoakLiveCatalog(t *testing.T) {
 	cfg := filepath.Join(work, "helios.config.json")
 	writeFile(t, cfg, `{"workDir": ".", "skills": {"userRoots": [], "watch": {"mode": "native"}}}`)
 	k, err := assembly.Load(ctx, cfg, assembly.Options{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	// Snapshotters: every complete catalog must be well formed, and may be
 	// empty only if the disk really was empty while it was taken.
@@ -180,13 +172,12 @@ func TestSoakLiveCatalog(t *testing.T) {
 				}
 				seen := map[string]bool{}
 				for _, s := range c.Skills {
-					if seen[s.Name] || s.Description == "" {
-						t.Errorf("malformed catalog entry %+v", s)
-					}
+					assert.False(t, seen[s.Name], "duplicate catalog entry %+v", s)
+					assert.NotEmpty(t, s.Description, "catalog entry without a description %+v", s)
 					seen[s.Name] = true
 				}
-				if len(c.Skills) == 0 && disk.emptied.Load() == 0 {
-					t.Error("a complete empty catalog was served although the disk never was empty")
+				if len(c.Skills) == 0 {
+					assert.NotZero(t, disk.emptied.Load(), "a complete empty catalog was served although the disk never was empty")
 				}
 			}
 		}()
@@ -230,9 +221,7 @@ func TestSoakLiveCatalog(t *testing.T) {
 	}
 	cancel()
 	t.Logf("%d operations, %d snapshots (%d incomplete), %d skills at the end", ops, snaps.Load(), incomplete.Load(), len(want))
-	if err := k.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, k.Close())
 }
 
 func soakFirstDiff(want, got map[string]string) string {

@@ -21,6 +21,8 @@ import (
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/test/internal/wait"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // spineInjected returns the catalog messages a request carried, in order.
@@ -67,45 +69,40 @@ func TestSpineEndToEnd(t *testing.T) {
 		// 1. The first catalog lists alpha; the model creates a skill.
 		func(req modeltest.Recorded) modeltest.Reply {
 			cats := spineInjected(req)
-			if len(cats) != 1 || !strings.Contains(cats[0], "alpha: The first skill.") {
-				t.Errorf("request 1 catalogs = %q, want one listing alpha", cats)
+			if assert.Len(t, cats, 1, "request 1 catalogs, want one listing alpha") {
+				assert.Contains(t, cats[0], "alpha: The first skill.", "request 1 catalogs, want one listing alpha")
 			}
-			if !strings.Contains(req.System, "skill") || strings.Contains(req.System, "skill_*") {
-				t.Errorf("system prompt does not describe skills by role: %q", req.System)
-			}
+			assert.Contains(t, req.System, "skill", "system prompt does not describe skills by role")
+			assert.NotContains(t, req.System, "skill_*", "system prompt does not describe skills by role")
 			// The kernel's environment builtin (context:prepare) tells the
 			// model where it works.
-			if real, _ := filepath.EvalSymlinks(work); !strings.Contains(req.System, "- work dir: "+real+" ") {
-				t.Errorf("system prompt lacks the work dir %s: %q", real, req.System)
-			}
+			real, _ := filepath.EvalSymlinks(work)
+			assert.Contains(t, req.System, "- work dir: "+real+" ", "system prompt lacks the work dir %s", real)
 			return modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "w1", Name: "Write", Arguments: writeArgs}}}
 		},
 		// 2. The very next request carries the replacement catalog (the
 		// Write invalidated synchronously; the OS event is still on its way).
 		func(req modeltest.Recorded) modeltest.Reply {
-			if res := spineToolResult(t, req, "w1"); strings.Contains(res, "refused") {
-				t.Errorf("Write failed: %s", res)
-			}
+			assert.NotContains(t, spineToolResult(t, req, "w1"), "refused", "Write failed")
 			cats := spineInjected(req)
-			if len(cats) != 2 || !strings.Contains(cats[1], "greet: Greet people by name.") || !strings.Contains(cats[1], "alpha") {
-				t.Errorf("request 2 catalogs = %q, want a replacement listing alpha and greet", cats)
+			if assert.Len(t, cats, 2, "request 2 catalogs, want a replacement listing alpha and greet") {
+				assert.Contains(t, cats[1], "greet: Greet people by name.", "request 2 catalogs, want a replacement listing alpha and greet")
+				assert.Contains(t, cats[1], "alpha", "request 2 catalogs, want a replacement listing alpha and greet")
 			}
 			return spineCall("s1", "skill", `{"name":"greet"}`)(req)
 		},
 		// 3. The load gives the current body with the absolute base dir.
 		func(req modeltest.Recorded) modeltest.Reply {
 			res := spineToolResult(t, req, "s1")
-			if !strings.HasPrefix(res, "Base directory for this skill: "+greetDir+"\n") || !strings.Contains(res, "cd "+greetDir) || !strings.Contains(res, "Run scripts/hello.sh with the name.") {
-				t.Errorf("skill load result = %q", res)
-			}
+			assert.True(t, strings.HasPrefix(res, "Base directory for this skill: "+greetDir+"\n"), "skill load result")
+			assert.Contains(t, res, "cd "+greetDir, "skill load result")
+			assert.Contains(t, res, "Run scripts/hello.sh with the name.", "skill load result")
 			return spineCall("b1", "Bash", `{"command":"rm -r .helios/skills/greet .helios/skills/alpha"}`)(req)
 		},
 		// 4. Both skills are gone. Wait (with a deadline) until the watcher
 		// has seen it, then try a call the tool:before policy denies.
 		func(req modeltest.Recorded) modeltest.Reply {
-			if res := spineToolResult(t, req, "b1"); strings.Contains(res, "[exit code") {
-				t.Errorf("rm failed: %s", res)
-			}
+			assert.NotContains(t, spineToolResult(t, req, "b1"), "[exit code", "rm failed")
 			wait.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
 			return spineCall("b2", "Bash", `{"command":"curl https://example.invalid"}`)(req)
 		},
@@ -113,13 +110,12 @@ func TestSpineEndToEnd(t *testing.T) {
 		// as a tool result.
 		func(req modeltest.Recorded) modeltest.Reply {
 			res := spineToolResult(t, req, "b2")
-			if !strings.Contains(res, "denied") || !strings.Contains(res, "no network") {
-				t.Errorf("denied call result = %q", res)
-			}
+			assert.Contains(t, res, "denied", "denied call result")
+			assert.Contains(t, res, "no network", "denied call result")
 			cats := spineInjected(req)
-			if n := len(cats); n < 3 || !strings.Contains(cats[n-1], "<available_skills>\n</available_skills>") {
-				t.Errorf("catalogs = %q, want a final empty catalog (tombstone)", cats)
-			}
+			n := len(cats)
+			assert.GreaterOrEqual(t, n, 3, "catalogs = %q, want a final empty catalog (tombstone)", cats)
+			assert.Contains(t, cats[n-1], "<available_skills>\n</available_skills>", "catalogs = %q, want a final empty catalog (tombstone)", cats)
 			return modeltest.Say("All done.")(req)
 		},
 	)
@@ -134,43 +130,29 @@ func TestSpineEndToEnd(t *testing.T) {
 	writeFile(t, cfgPath, cfg)
 	var err error
 	k, err = assembly.Load(ctx, cfgPath, assembly.Options{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer k.Close()
-	if err := kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	require.NoError(t, kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		if in.Call.Name == "Bash" && strings.Contains(string(in.Call.Arguments), "curl") {
 			return kernel.ToolDecision{Deny: true, Reason: "no network access"}, true, nil
 		}
 		return kernel.ToolDecision{}, false, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	}))
 
 	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer s.Close()
 	answer, err := s.Run(ctx, "Create a greeting skill, try it, then clean up.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if answer != "All done." {
-		t.Errorf("answer = %q", answer)
-	}
-	if n := len(srv.Requests()); n != 5 {
-		t.Errorf("%d requests, want 5", n)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "All done.", answer, "answer")
+	assert.Len(t, srv.Requests(), 5, "requests")
 
 	// The session is durable: reopening it yields the same log, with tool
 	// results paired to their calls.
 	id := s.ID()
 	s.Close()
 	log, err := k.SessionStore().Open(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer log.Close()
 	uses, results := map[string]bool{}, map[string]bool{}
 	for i := range log.Len() {
@@ -181,10 +163,9 @@ func TestSpineEndToEnd(t *testing.T) {
 			results[ev.ToolUseID] = true
 		}
 	}
-	if len(uses) != 4 || len(results) != 4 {
-		t.Errorf("tool uses %v, results %v: want 4 paired", uses, results)
+	if assert.Len(t, uses, 4, "tool uses %v, results %v: want 4 paired", uses, results) {
+		assert.Len(t, results, 4, "tool uses %v, results %v: want 4 paired", uses, results)
 	}
-	if _, err := os.Stat(greetDir); !os.IsNotExist(err) {
-		t.Errorf("greet still exists: %v", err)
-	}
+	_, err = os.Stat(greetDir)
+	assert.True(t, os.IsNotExist(err), "greet still exists: %v", err)
 }

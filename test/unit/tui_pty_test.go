@@ -24,6 +24,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: the live /skill: popup end to end — `helios` alone opens the UI
@@ -53,9 +55,8 @@ func TestTUIPopupFollowsSkillFolders(t *testing.T) {
 			tuiLineWith(s, "alpha-skill", "Alpha does the first thing.") != "" &&
 			strings.Contains(s, "2 skills")
 	})
-	if line := tuiLineWith(ui.text(), "› /skill:"); strings.TrimSpace(line) != "› /skill:" {
-		t.Errorf("input line = %q; want the draft untouched (%q)", line, "› /skill:")
-	}
+	line := tuiLineWith(ui.text(), "› /skill:")
+	assert.Equal(t, "› /skill:", strings.TrimSpace(line), "input line: want the draft untouched")
 
 	ui.typ(t, "\x15/quit") // Ctrl-U clears the draft
 	ui.waitScreen(t, "the /quit draft", func(s string) bool { return tuiLineWith(s, "› /quit") != "" })
@@ -87,9 +88,7 @@ func TestTUISkillLoadReachesModel(t *testing.T) {
 	ui.waitScreen(t, "the status line with the model", func(s string) bool {
 		return strings.Contains(s, "model scripted") && strings.Contains(s, "1 skill")
 	})
-	if s := ui.text(); strings.Contains(s, "no model") {
-		t.Errorf("screen shows a no-model banner with a model configured:\n%s", s)
-	}
+	assert.NotContains(t, ui.text(), "no model", "screen shows a no-model banner with a model configured")
 	ui.typ(t, "/skill:alp")
 	ui.waitScreen(t, "the popup", func(s string) bool { return tuiLineWith(s, "alpha-skill", "Alpha does") != "" })
 	ui.typ(t, "\r")
@@ -103,9 +102,7 @@ func TestTUISkillLoadReachesModel(t *testing.T) {
 	ui.checkRestored(t)
 
 	reqs := srv.Requests()
-	if len(reqs) != 1 {
-		t.Fatalf("model got %d requests; want 1", len(reqs))
-	}
+	require.Len(t, reqs, 1, "model got %d requests; want 1", len(reqs))
 	msgs := reqs[0].Messages
 	iSkill, iPrompt := -1, -1
 	for i, m := range msgs {
@@ -116,16 +113,14 @@ func TestTUISkillLoadReachesModel(t *testing.T) {
 			iPrompt = i
 		}
 	}
-	if iSkill < 0 || iPrompt < iSkill {
-		t.Errorf("model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
-	}
+	assert.GreaterOrEqual(t, iSkill, 0, "model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
+	assert.GreaterOrEqual(t, iPrompt, iSkill, "model messages: the load text at %d, the prompt at %d; want the exact load text before the prompt. Messages: %+v", iSkill, iPrompt, msgs)
 
 	// The session is named on exit and its log keeps the load's provenance.
 	after := string(ui.rawAfterAltScreen())
 	i := strings.Index(after, "session ")
-	if i < 0 || !strings.Contains(after, "--resume") {
-		t.Fatalf("output after the UI = %q; want the session named", after)
-	}
+	require.GreaterOrEqual(t, i, 0, "output after the UI; want the session named")
+	require.Contains(t, after, "--resume", "output after the UI; want the session named")
 	id := strings.Fields(after[i:])[1]
 	show := helios(t, home, work, "sessions", "show", id, "--json")
 	cliExpect(t, show, 0)
@@ -134,16 +129,12 @@ func TestTUISkillLoadReachesModel(t *testing.T) {
 			Type, Provenance, Text string
 		}
 	}
-	if err := json.Unmarshal([]byte(show.stdout), &log); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(show.stdout), &log))
 	found := false
 	for _, ev := range log.Events {
 		found = found || ev.Type == "injected" && ev.Provenance == "user:/skill" && isLoadText(ev.Text)
 	}
-	if !found {
-		t.Errorf("session log has no injected user:/skill event with the load text: %+v", log.Events)
-	}
+	assert.True(t, found, "session log has no injected user:/skill event with the load text: %+v", log.Events)
 }
 
 // tuiDeadline bounds every wait on the screen; waits end as soon as the
@@ -164,25 +155,17 @@ type tuiProc struct {
 func tuiStart(t *testing.T, home, dir string) *tuiProc {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const rows, cols = 30, 100
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: rows, Cols: cols}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: rows, Cols: cols}))
 	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cmd := exec.Command(heliosBin)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm-256color")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	p := &tuiProc{cmd: cmd, ptmx: ptmx, tty: tty, scr: newTUIScreen(rows, cols), termios: before, exited: make(chan error, 1)}
 	p.readers.Add(1)
 	go func() {
@@ -212,9 +195,8 @@ func tuiStart(t *testing.T, home, dir string) *tuiProc {
 // typ writes keys to the terminal.
 func (p *tuiProc) typ(t *testing.T, s string) {
 	t.Helper()
-	if _, err := io.WriteString(p.ptmx, s); err != nil {
-		t.Fatal(err)
-	}
+	_, err := io.WriteString(p.ptmx, s)
+	require.NoError(t, err)
 }
 
 func (p *tuiProc) text() string { return p.scr.text() }
@@ -235,9 +217,7 @@ func (p *tuiProc) waitScreen(t *testing.T, what string, ok func(screen string) b
 			t.Fatalf("helios exited (%v) while waiting for %s; screen:\n%s", err, what, s)
 		case <-time.After(20 * time.Millisecond):
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %v; screen:\n%s", what, tuiDeadline, s)
-		}
+		require.False(t, time.Now().After(deadline), "no %s within %v; screen:\n%s", what, tuiDeadline, s)
 	}
 }
 
@@ -247,9 +227,7 @@ func (p *tuiProc) waitExit(t *testing.T) {
 	select {
 	case err := <-p.exited:
 		p.exited <- err
-		if err != nil {
-			t.Fatalf("helios exited with %v; want 0; screen:\n%s", err, p.text())
-		}
+		require.NoError(t, err, "helios exited with %v; want 0; screen:\n%s", err, p.text())
 	case <-time.After(tuiDeadline):
 		t.Fatalf("helios did not exit within %v; screen:\n%s", tuiDeadline, p.text())
 	}
@@ -261,14 +239,11 @@ func (p *tuiProc) waitExit(t *testing.T) {
 func (p *tuiProc) checkRestored(t *testing.T) {
 	t.Helper()
 	after, err := unix.IoctlGetTermios(int(p.tty.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	const lflags = unix.ICANON | unix.ECHO | unix.ISIG
-	if after.Lflag&lflags != p.termios.Lflag&lflags || after.Iflag != p.termios.Iflag || after.Oflag != p.termios.Oflag {
-		t.Errorf("termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x",
-			after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
-	}
+	assert.Equal(t, p.termios.Lflag&lflags, after.Lflag&lflags, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
+	assert.Equal(t, p.termios.Iflag, after.Iflag, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
+	assert.Equal(t, p.termios.Oflag, after.Oflag, "termios after exit: lflag %#x iflag %#x oflag %#x; want as before: %#x %#x %#x", after.Lflag&lflags, after.Iflag, after.Oflag, p.termios.Lflag&lflags, p.termios.Iflag, p.termios.Oflag)
 	// Release the slave so the reader sees the end of the output.
 	p.tty.Close()
 	p.readers.Wait()
@@ -278,16 +253,12 @@ func (p *tuiProc) checkRestored(t *testing.T) {
 		{"\x1b[?25l", "\x1b[?25h", "hidden cursor"},
 		{"\x1b[?2004h", "\x1b[?2004l", "bracketed paste"},
 	} {
-		if on, off := bytes.LastIndex(raw, []byte(m.on)), bytes.LastIndex(raw, []byte(m.off)); on >= 0 && off < on {
-			t.Errorf("%s entered (%q at %d) and not left (%q at %d)", m.what, m.on, on, m.off, off)
+		if on, off := bytes.LastIndex(raw, []byte(m.on)), bytes.LastIndex(raw, []byte(m.off)); on >= 0 {
+			assert.GreaterOrEqual(t, off, on, "%s entered (%q at %d) and not left (%q at %d)", m.what, m.on, on, m.off, off)
 		}
 	}
-	if !bytes.Contains(raw, []byte("\x1b[?1049h")) {
-		t.Errorf("the UI never entered the alternate screen")
-	}
-	if p.scr.inAltScreen() {
-		t.Errorf("the emulated terminal is still on the alternate screen")
-	}
+	assert.True(t, bytes.Contains(raw, []byte("\x1b[?1049h")), "the UI never entered the alternate screen")
+	assert.False(t, p.scr.inAltScreen(), "the emulated terminal is still on the alternate screen")
 }
 
 // rawAfterAltScreen is what helios wrote after leaving the alternate screen.

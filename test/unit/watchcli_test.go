@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // `helios skills watch --json` prints the catalog, then one line per new
@@ -23,12 +26,8 @@ func TestCLISkillsWatch(t *testing.T) {
 	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()
 	lines := make(chan string)
 	go func() {
@@ -53,13 +52,9 @@ func TestCLISkillsWatch(t *testing.T) {
 		t.Helper()
 		select {
 		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("watch exited before %s", what)
-			}
+			require.True(t, ok, "watch exited before %s", what)
 			var ev event
-			if err := json.Unmarshal([]byte(l), &ev); err != nil {
-				t.Fatalf("line %q: %v", l, err)
-			}
+			require.NoError(t, json.Unmarshal([]byte(l), &ev), "line %q", l)
 			return ev
 		case <-time.After(10 * time.Second):
 			t.Fatalf("no line for %s within 10s", what)
@@ -68,35 +63,34 @@ func TestCLISkillsWatch(t *testing.T) {
 	}
 
 	first := next("the first catalog")
-	if first.Event != "catalog" || !first.Complete || len(first.Skills) != 2 || first.Digest == "" {
-		t.Fatalf("first line = %+v", first)
-	}
+	require.Equal(t, "catalog", first.Event, "first line = %+v", first)
+	require.True(t, first.Complete, "first line = %+v", first)
+	require.Len(t, first.Skills, 2, "first line = %+v", first)
+	require.NotEmpty(t, first.Digest, "first line = %+v", first)
 	writeFile(t, filepath.Join(root, "gamma", "SKILL.md"), skillMD("name: gamma\ndescription: Third.", "body"))
 	ev := next("gamma's arrival")
-	if ev.Event != "change" || len(ev.Added) != 1 || ev.Added[0] != "gamma" || ev.Digest == first.Digest {
-		t.Errorf("after adding gamma: %+v", ev)
+	assert.Equal(t, "change", ev.Event, "after adding gamma: %+v", ev)
+	if assert.Len(t, ev.Added, 1, "after adding gamma: %+v", ev) {
+		assert.Equal(t, "gamma", ev.Added[0], "after adding gamma: %+v", ev)
+		assert.NotEqual(t, first.Digest, ev.Digest, "after adding gamma: %+v", ev)
 	}
 	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First, reworded.", "body"))
-	if ev := next("alpha's change"); len(ev.Changed) != 1 || ev.Changed[0] != "alpha" {
-		t.Errorf("after rewording alpha: %+v", ev)
+	ev = next("alpha's change")
+	if assert.Len(t, ev.Changed, 1, "after rewording alpha: %+v", ev) {
+		assert.Equal(t, "alpha", ev.Changed[0], "after rewording alpha: %+v", ev)
 	}
-	if err := os.RemoveAll(filepath.Join(root, "beta")); err != nil {
-		t.Fatal(err)
-	}
-	if ev := next("beta's removal"); len(ev.Removed) != 1 || ev.Removed[0] != "beta" {
-		t.Errorf("after removing beta: %+v", ev)
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "beta")))
+	ev = next("beta's removal")
+	if assert.Len(t, ev.Removed, 1, "after removing beta: %+v", ev) {
+		assert.Equal(t, "beta", ev.Removed[0], "after removing beta: %+v", ev)
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("watch after Ctrl-C: %v, want exit 0", err)
-		}
+		assert.NoError(t, err, "watch after Ctrl-C, want exit 0")
 	case <-time.After(10 * time.Second):
 		t.Fatal("watch did not exit after SIGINT")
 	}

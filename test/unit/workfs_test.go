@@ -1,16 +1,16 @@
 package unit_test
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // workFixture is a work dir with links in and out, beside an outside dir and
@@ -44,9 +44,7 @@ type workFixture struct {
 func newWorkFixture(t *testing.T) workFixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := filepath.Join(base, "work")
 	files := map[string]string{
 		"outside/secret.txt":                "outside secret",
@@ -58,12 +56,8 @@ func newWorkFixture(t *testing.T) workFixture {
 	}
 	for name, content := range files {
 		p := filepath.Join(base, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	}
 	links := [][2]string{
 		{"work/.helios/skills/evil", filepath.Join(base, "outside")},
@@ -82,14 +76,10 @@ func newWorkFixture(t *testing.T) workFixture {
 		{"work/loop2", "loop1"},
 	}
 	for _, l := range links {
-		if err := os.Symlink(l[1], filepath.Join(base, l[0])); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(l[1], filepath.Join(base, l[0])))
 	}
 	f, err := workfs.New(work)
-	if err != nil {
-		t.Fatalf("New(%q): %v", work, err)
-	}
+	require.NoError(t, err, "New(%q)", work)
 	t.Cleanup(func() { f.Close() })
 	return workFixture{fs: f, base: base, work: work}
 }
@@ -120,9 +110,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		out[p] = string(b)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -281,25 +269,14 @@ func TestWorkFSRefuses(t *testing.T) {
 
 				err := op.do(fx.fs, path)
 
-				if !errors.Is(err, workfs.ErrOutsideWorkDir) {
-					t.Fatalf("%s(%q) error = %v, want ErrOutsideWorkDir", op.name, path, err)
-				}
+				require.ErrorIs(t, err, workfs.ErrOutsideWorkDir, "%s(%q)", op.name, path)
 				var esc *workfs.EscapeError
-				if !errors.As(err, &esc) {
-					t.Fatalf("%s(%q) error %T is not a *workfs.EscapeError", op.name, path, err)
-				}
-				if esc.Path != path {
-					t.Errorf("EscapeError.Path = %q, want the path as given %q", esc.Path, path)
-				}
-				if want := tt.reason(fx); !strings.Contains(esc.Reason, want) {
-					t.Errorf("EscapeError.Reason = %q, want it to contain %q", esc.Reason, want)
-				}
-				if errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("a refusal must not look like a missing file: %v", err)
-				}
-				if diff := cmp.Diff(before, snapshot(t, fx.base)); diff != "" {
-					t.Errorf("refused %s changed the disk (-before +after):\n%s", op.name, diff)
-				}
+				require.ErrorAs(t, err, &esc, "%s(%q) error %T is not a *workfs.EscapeError", op.name, path, err)
+				assert.Equal(t, path, esc.Path, "EscapeError.Path = %q, want the path as given %q", esc.Path, path)
+				want := tt.reason(fx)
+				assert.Contains(t, esc.Reason, want, "EscapeError.Reason = %q, want it to contain %q", esc.Reason, want)
+				assert.NotErrorIs(t, err, fs.ErrNotExist, "a refusal must not look like a missing file")
+				assert.Empty(t, cmp.Diff(before, snapshot(t, fx.base)), "refused %s changed the disk (-before +after)", op.name)
 			})
 		}
 	}
@@ -309,12 +286,8 @@ func TestWorkFSEscapeErrorMessage(t *testing.T) {
 	fx := newWorkFixture(t)
 	_, err := fx.fs.ReadFile("../x")
 	want := `workfs: "../x" is outside the work dir ` + fx.work + `: contains .. that climbs above it`
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %q", err, want)
-	}
-	if got := (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(); got != workfs.ErrOutsideWorkDir {
-		t.Errorf("Unwrap() = %v, want ErrOutsideWorkDir", got)
-	}
+	assert.EqualError(t, err, want)
+	assert.Same(t, workfs.ErrOutsideWorkDir, (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(), "Unwrap()")
 }
 
 func TestWorkFSAccepts(t *testing.T) {
@@ -339,81 +312,52 @@ func TestWorkFSAccepts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newWorkFixture(t)
-			if err := os.WriteFile(filepath.Join(fx.work, "..a.txt"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(fx.work, "..a.txt"), nil, 0o644))
 			path := tt.path(fx)
 			got, err := fx.fs.Resolve(path)
-			if err != nil {
-				t.Fatalf("Resolve(%q): %v", path, err)
-			}
-			if want := filepath.Join(fx.work, tt.wantResolve); got != want {
-				t.Errorf("Resolve(%q) = %q, want %q", path, got, want)
-			}
+			require.NoError(t, err, "Resolve(%q)", path)
+			assert.Equal(t, filepath.Join(fx.work, tt.wantResolve), got, "Resolve(%q)", path)
 			fi, err := fx.fs.Stat(path)
-			if err != nil {
-				t.Fatalf("Stat(%q): %v", path, err)
-			}
+			require.NoError(t, err, "Stat(%q)", path)
 			if fi.IsDir() {
-				if _, err := fx.fs.ReadDir(path); err != nil {
-					t.Errorf("ReadDir(%q): %v", path, err)
-				}
+				_, err := fx.fs.ReadDir(path)
+				assert.NoError(t, err, "ReadDir(%q)", path)
 				return
 			}
 			b, err := fx.fs.ReadFile(path)
-			if err != nil {
-				t.Fatalf("ReadFile(%q): %v", path, err)
-			}
-			if string(b) != tt.wantContent {
-				t.Errorf("ReadFile(%q) = %q, want %q", path, b, tt.wantContent)
-			}
+			require.NoError(t, err, "ReadFile(%q)", path)
+			assert.Equal(t, tt.wantContent, string(b), "ReadFile(%q) = %q", path, b)
 		})
 	}
 }
 
 func TestWorkFSNew(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(base, "file"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(base, "real"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("real", filepath.Join(base, "link")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(base, "real"), 0o755))
+	require.NoError(t, os.Symlink("real", filepath.Join(base, "link")))
 
 	t.Run("dir is absolute and symlink-resolved", func(t *testing.T) {
 		t.Chdir(base)
 		f, err := workfs.New("link")
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+		require.NoError(t, err, "New")
 		defer f.Close()
-		if want := filepath.Join(base, "real"); f.Dir() != want {
-			t.Errorf("Dir() = %q, want %q", f.Dir(), want)
-		}
+		assert.Equal(t, filepath.Join(base, "real"), f.Dir(), "Dir()")
 		// The absolute name New was given still leads inside.
 		for _, p := range []string{filepath.Join(base, "link", "x"), filepath.Join(base, "real", "x")} {
 			got, err := f.Resolve(p)
-			if want := filepath.Join(base, "real", "x"); err != nil || got != want {
-				t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, want)
-			}
+			assert.NoError(t, err, "Resolve(%q)", p)
+			assert.Equal(t, filepath.Join(base, "real", "x"), got, "Resolve(%q)", p)
 		}
 	})
 	t.Run("missing dir", func(t *testing.T) {
 		_, err := workfs.New(filepath.Join(base, "missing"))
-		if !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("New(missing) error = %v, want fs.ErrNotExist", err)
-		}
+		assert.ErrorIs(t, err, fs.ErrNotExist, "New(missing)")
 	})
 	t.Run("file", func(t *testing.T) {
-		if _, err := workfs.New(filepath.Join(base, "file")); err == nil {
-			t.Errorf("New(file) succeeded, want an error")
-		}
+		_, err := workfs.New(filepath.Join(base, "file"))
+		assert.Error(t, err, "New(file) succeeded, want an error")
 	})
 }
 
@@ -442,101 +386,78 @@ func TestWorkFSOrdinaryErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newWorkFixture(t)
 			err := tt.call(fx.fs)
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("error = %v, want %v", err, tt.wantErr)
-			}
-			if errors.Is(err, workfs.ErrOutsideWorkDir) {
-				t.Errorf("error %v is a refusal, want an ordinary error", err)
-			}
+			require.ErrorIs(t, err, tt.wantErr)
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "error %v is a refusal, want an ordinary error", err)
 			var pe *fs.PathError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v (%T) is not a *fs.PathError", err, err)
-			}
+			require.ErrorAs(t, err, &pe, "error () is not a *fs.PathError")
 			wantPath := tt.wantPath
 			if tt.name == "read missing by absolute path" {
 				wantPath = filepath.Join(fx.work, "nope")
 			}
-			if pe.Op != tt.wantOp || pe.Path != wantPath {
-				t.Errorf("PathError{Op: %q, Path: %q}, want {%q, %q}", pe.Op, pe.Path, tt.wantOp, wantPath)
-			}
+			assert.Equal(t, tt.wantOp, pe.Op, "PathError{Op, Path}")
+			assert.Equal(t, wantPath, pe.Path, "PathError{Op, Path}")
 		})
 	}
 
 	t.Run("not a directory on the way", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		_, err := fx.fs.ReadFile("a.txt/x")
-		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
-			t.Errorf("ReadFile(a.txt/x) error = %v, want an ordinary error", err)
+		if assert.Error(t, err, "ReadFile(a.txt/x) error, want an ordinary error") {
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "ReadFile(a.txt/x) error, want an ordinary error")
 		}
 	})
 	t.Run("symlink loop", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		_, err := fx.fs.ReadFile("loop1")
-		if err == nil || errors.Is(err, workfs.ErrOutsideWorkDir) {
-			t.Errorf("ReadFile(loop1) error = %v, want an ordinary error", err)
+		if assert.Error(t, err, "ReadFile(loop1) error, want an ordinary error") {
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, "ReadFile(loop1) error, want an ordinary error")
 		}
 	})
 	t.Run("closed", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.Close(); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		if _, err := fx.fs.ReadFile("a.txt"); err == nil {
-			t.Errorf("ReadFile after Close succeeded")
-		}
+		require.NoError(t, fx.fs.Close(), "Close")
+		_, err := fx.fs.ReadFile("a.txt")
+		assert.Error(t, err, "ReadFile after Close succeeded")
 	})
 }
 
 func TestWorkFSWrite(t *testing.T) {
 	t.Run("creates missing parents", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
+		require.NoError(t, fx.fs.WriteFile("new/deeper/x.txt", []byte("hi"), 0o644), "WriteFile")
 		b, err := os.ReadFile(filepath.Join(fx.work, "new/deeper/x.txt"))
-		if err != nil || string(b) != "hi" {
-			t.Errorf("file on disk = %q, %v; want \"hi\"", b, err)
-		}
+		assert.NoError(t, err, "file on disk = %q", b)
+		assert.Equal(t, "hi", string(b), "file on disk = %q", b)
 	})
 	t.Run("through an inside link, creating parents", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
-		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt")); err != nil || string(b) != "y" {
-			t.Errorf("sub/made/y.txt = %q, %v; want \"y\"", b, err)
-		}
+		require.NoError(t, fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644), "WriteFile")
+		b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt"))
+		assert.NoError(t, err, "sub/made/y.txt = %q", b)
+		assert.Equal(t, "y", string(b), "sub/made/y.txt = %q", b)
 	})
 	t.Run("through a dangling inside link creates its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.WriteFile("dangling-in", []byte("z"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
-		if b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt")); err != nil || string(b) != "z" {
-			t.Errorf("sub/new.txt = %q, %v; want \"z\"", b, err)
-		}
+		require.NoError(t, fx.fs.WriteFile("dangling-in", []byte("z"), 0o644), "WriteFile")
+		b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt"))
+		assert.NoError(t, err, "sub/new.txt = %q", b)
+		assert.Equal(t, "z", string(b), "sub/new.txt = %q", b)
 	})
 	t.Run("overwrites through an absolute path", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		p := filepath.Join(fx.work, "a.txt")
-		if err := fx.fs.WriteFile(p, []byte("new"), 0o644); err != nil {
-			t.Fatalf("WriteFile: %v", err)
-		}
-		if b, err := fx.fs.ReadFile("a.txt"); err != nil || string(b) != "new" {
-			t.Errorf("a.txt = %q, %v; want \"new\"", b, err)
-		}
+		require.NoError(t, fx.fs.WriteFile(p, []byte("new"), 0o644), "WriteFile")
+		b, err := fx.fs.ReadFile("a.txt")
+		assert.NoError(t, err, "a.txt = %q", b)
+		assert.Equal(t, "new", string(b), "a.txt = %q", b)
 	})
 	t.Run("MkdirAll", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
-			t.Fatalf("MkdirAll: %v", err)
-		}
-		if fi, err := fx.fs.Stat("made/a/b"); err != nil || !fi.IsDir() {
-			t.Errorf("Stat(made/a/b) = %v, %v; want a directory", fi, err)
-		}
-		if err := fx.fs.MkdirAll("made/a/b", 0o755); err != nil {
-			t.Errorf("MkdirAll on an existing dir: %v", err)
-		}
+		require.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll")
+		fi, err := fx.fs.Stat("made/a/b")
+		assert.NoError(t, err, "Stat(made/a/b) = %v; want a directory", fi)
+		assert.True(t, fi.IsDir(), "Stat(made/a/b) = %v; want a directory", fi)
+		assert.NoError(t, fx.fs.MkdirAll("made/a/b", 0o755), "MkdirAll on an existing dir")
 	})
 }
 
@@ -544,36 +465,25 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 	t.Run("Lstat describes a link that points out", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		fi, err := fx.fs.Lstat("out-file")
-		if err != nil {
-			t.Fatalf("Lstat: %v", err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			t.Errorf("Lstat(out-file) mode = %v, want a symlink", fi.Mode())
-		}
+		require.NoError(t, err, "Lstat")
+		assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "Lstat(out-file) mode = %v, want a symlink", fi.Mode())
 	})
 	t.Run("Remove deletes the link, not its target", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		if err := fx.fs.Remove("out-file"); err != nil {
-			t.Fatalf("Remove: %v", err)
-		}
-		if _, err := os.Lstat(filepath.Join(fx.work, "out-file")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("link still there: %v", err)
-		}
-		if b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt")); err != nil || string(b) != "outside secret" {
-			t.Errorf("outside target = %q, %v; want it untouched", b, err)
-		}
+		require.NoError(t, fx.fs.Remove("out-file"), "Remove")
+		_, err := os.Lstat(filepath.Join(fx.work, "out-file"))
+		assert.ErrorIs(t, err, fs.ErrNotExist, "link still there")
+		b, err := os.ReadFile(filepath.Join(fx.base, "outside/secret.txt"))
+		assert.NoError(t, err, "outside target")
+		assert.Equal(t, "outside secret", string(b), "outside target: want it untouched")
 	})
 	t.Run("ReadDir lists in byte order without following", func(t *testing.T) {
 		fx := newWorkFixture(t)
 		for _, name := range []string{"B.txt", "_x", "b.txt", "Ä.txt"} {
-			if err := os.WriteFile(filepath.Join(fx.work, name), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(fx.work, name), nil, 0o644))
 		}
 		entries, err := fx.fs.ReadDir(".")
-		if err != nil {
-			t.Fatalf("ReadDir: %v", err)
-		}
+		require.NoError(t, err, "ReadDir")
 		var got []string
 		for _, e := range entries {
 			name := e.Name()
@@ -585,9 +495,7 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 		want := []string{".helios", "B.txt", "_x", "a.txt", "b.txt", "back-in@", "chain1@", "chain2@",
 			"dangling-in@", "dangling-out@", "deep", "link-file@", "link-in@", "link-in-abs@",
 			"loop1@", "loop2@", "out-file@", "rel-out@", "sub", "Ä.txt"}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("ReadDir(.) (-want +got):\n%s", diff)
-		}
+		assert.Empty(t, cmp.Diff(want, got), "ReadDir(.) (-want +got)")
 	})
 }
 
@@ -599,30 +507,18 @@ func TestWorkFSLinksThemselves(t *testing.T) {
 func newGlobFixture(t *testing.T) workFixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	work := filepath.Join(base, "work")
 	for _, name := range []string{"outside/x.go", "work-evil/y.go", "work/.hidden.go", "work/a.go", "work/b.txt",
 		"work/sub/c.go", "work/sub/deep/d.go", "work/sub/deep/e.txt"} {
 		p := filepath.Join(base, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, nil, 0o644))
 	}
-	if err := os.Symlink("sub", filepath.Join(work, "linkdir")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../outside", filepath.Join(work, "out")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink("sub", filepath.Join(work, "linkdir")))
+	require.NoError(t, os.Symlink("../outside", filepath.Join(work, "out")))
 	f, err := workfs.New(work)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	return workFixture{fs: f, base: base, work: work}
 }
@@ -652,16 +548,12 @@ func TestWorkFSGlob(t *testing.T) {
 			fx := newGlobFixture(t)
 			pattern := tt.pattern(fx)
 			got, err := fx.fs.Glob(pattern)
-			if err != nil {
-				t.Fatalf("Glob(%q): %v", pattern, err)
-			}
+			require.NoError(t, err, "Glob(%q)", pattern)
 			var want []string
 			for _, w := range tt.want {
 				want = append(want, filepath.Join(fx.work, w))
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Glob(%q) (-want +got):\n%s", pattern, diff)
-			}
+			assert.Empty(t, cmp.Diff(want, got), "Glob(%q) (-want +got)", pattern)
 		})
 	}
 }
@@ -686,21 +578,17 @@ func TestWorkFSGlobRefuses(t *testing.T) {
 			pattern := tt.pattern(fx)
 			got, err := fx.fs.Glob(pattern)
 			var esc *workfs.EscapeError
-			if !errors.As(err, &esc) || !errors.Is(err, workfs.ErrOutsideWorkDir) {
-				t.Fatalf("Glob(%q) = %q, %v; want an *EscapeError", pattern, got, err)
-			}
-			if esc.Path != pattern || esc.Reason != tt.reason {
-				t.Errorf("EscapeError{Path: %q, Reason: %q}, want {%q, %q}", esc.Path, esc.Reason, pattern, tt.reason)
-			}
+			require.ErrorAs(t, err, &esc, "Glob(%q) = %q; want an *EscapeError", pattern, got)
+			require.ErrorIs(t, err, workfs.ErrOutsideWorkDir, "Glob(%q) = %q; want an *EscapeError", pattern, got)
+			assert.Equal(t, pattern, esc.Path, "EscapeError{Path, Reason}")
+			assert.Equal(t, tt.reason, esc.Reason, "EscapeError{Path, Reason}")
 		})
 	}
 
 	t.Run("malformed pattern", func(t *testing.T) {
 		fx := newGlobFixture(t)
 		_, err := fx.fs.Glob("sub/[")
-		if !errors.Is(err, filepath.ErrBadPattern) {
-			t.Errorf("Glob(sub/[) error = %v, want filepath.ErrBadPattern", err)
-		}
+		assert.ErrorIs(t, err, filepath.ErrBadPattern, "Glob(sub/[)")
 	})
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Protects: an incomplete catalog keeps the previous complete completions
@@ -41,20 +43,16 @@ func TestTUICatalogIncompleteKeepsCompletions(t *testing.T) {
 			k.set(tc.incomplete)
 			m.Update(m.fetchCatalog()())
 			tuiWantSuggestions(t, m, "alpha", "beta")
-			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, []string{"alpha", "beta"}) {
-				t.Errorf("catalog after an incomplete result = %v; want the last complete one", got)
-			}
-			if s := tuiScreen(m); !strings.Contains(s, "2 skills") || !strings.Contains(s, "catalog incomplete") {
-				t.Errorf("status line does not say 2 skills, catalog incomplete:\n%s", s)
-			}
+			assert.True(t, slices.Equal(tuiSkillNames(m.cat.skills), []string{"alpha", "beta"}), "catalog after an incomplete result; want the last complete one")
+			s := tuiScreen(m)
+			assert.Contains(t, s, "2 skills", "status line does not say 2 skills, catalog incomplete")
+			assert.Contains(t, s, "catalog incomplete", "status line does not say 2 skills, catalog incomplete")
 
 			// The next complete result applies again.
 			k.set(tuiCat(true, "beta"))
 			m.Update(m.fetchCatalog()())
 			tuiWantSuggestions(t, m, "beta")
-			if s := tuiScreen(m); !strings.Contains(s, "catalog complete") {
-				t.Errorf("status line does not say catalog complete:\n%s", s)
-			}
+			assert.Contains(t, tuiScreen(m), "catalog complete", "status line does not say catalog complete")
 		})
 	}
 }
@@ -72,17 +70,13 @@ func TestTUICatalogCompleteEmptyClears(t *testing.T) {
 	k.set(tuiCat(true))
 	m.Update(m.fetchCatalog()())
 	tuiWantSuggestions(t, m)
-	if m.popupVisible() {
-		t.Errorf("popup still open with no skills")
-	}
-	if m.input.Value() != "/skill:" {
-		t.Errorf("draft = %q; want it untouched", m.input.Value())
-	}
+	assert.False(t, m.popupVisible(), "popup still open with no skills")
+	assert.Equal(t, "/skill:", m.input.Value(), "draft; want it untouched")
 	tuiSetDraft(m, "/skills")
 	tuiPress(m, tea.KeyEnter)
-	if s := tuiScreen(m); !strings.Contains(s, "No skills.") || !strings.Contains(s, "0 skills") {
-		t.Errorf("screen after /skills does not say there are none:\n%s", s)
-	}
+	s := tuiScreen(m)
+	assert.Contains(t, s, "No skills.", "screen after /skills does not say there are none")
+	assert.Contains(t, s, "0 skills", "screen after /skills does not say there are none")
 }
 
 // Protects: the newest fetch wins: when two refreshes finish out of order,
@@ -111,9 +105,7 @@ func TestTUICatalogNewestWinsOutOfOrder(t *testing.T) {
 			tuiWantSuggestions(t, m, tc.want...)
 			m.Update(older) // finished late
 			tuiWantSuggestions(t, m, tc.want...)
-			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, tc.want) {
-				t.Errorf("catalog = %v; want %v", got, tc.want)
-			}
+			assert.True(t, slices.Equal(tuiSkillNames(m.cat.skills), tc.want), "catalog; want %v", tc.want)
 		})
 	}
 
@@ -147,26 +139,20 @@ func TestTUICatalogArrivesWhileTypingKeepsDraft(t *testing.T) {
 	k.set(tuiCat(true, "aleph", "alpha", "alps", "beta"))
 	m.Update(m.fetchCatalog()())
 	tuiWantSuggestions(t, m, "aleph", "alpha", "alps")
-	if got := m.input.Value(); got != "/skill:al" {
-		t.Errorf("draft = %q; want %q untouched", got, "/skill:al")
-	}
-	if got := m.input.Position(); got != pos {
-		t.Errorf("cursor = %d; want %d", got, pos)
-	}
-	if s, _ := m.pop.selected(); s.name != "alps" {
-		t.Errorf("highlighted %q; want alps kept", s.name)
-	}
+	got := m.input.Value()
+	assert.Equal(t, "/skill:al", got, "draft = %q; want %q untouched", got, "/skill:al")
+	assert.Equal(t, pos, m.input.Position(), "cursor")
+	s, _ := m.pop.selected()
+	assert.Equal(t, "alps", s.name, "highlighted %q; want alps kept", s.name)
 
 	// The highlighted skill disappears: the highlight falls back to the top.
 	k.set(tuiCat(true, "alpha", "beta"))
 	m.Update(m.fetchCatalog()())
 	tuiWantSuggestions(t, m, "alpha")
-	if got := m.input.Value(); got != "/skill:al" {
-		t.Errorf("draft = %q; want %q untouched", got, "/skill:al")
-	}
-	if s, _ := m.pop.selected(); s.name != "alpha" {
-		t.Errorf("highlighted %q; want alpha", s.name)
-	}
+	got = m.input.Value()
+	assert.Equal(t, "/skill:al", got, "draft = %q; want %q untouched", got, "/skill:al")
+	s, _ = m.pop.selected()
+	assert.Equal(t, "alpha", s.name, "highlighted %q; want alpha", s.name)
 }
 
 // Protects: nothing is applied after close — not a catalog, not a session
@@ -188,9 +174,9 @@ func TestTUINoUpdateAfterClose(t *testing.T) {
 
 			switch how {
 			case "Close":
-				if res, err := m.Close(); err != nil || res.SessionID != "s-1" {
-					t.Fatalf("Close = %+v, %v; want the session's ID", res, err)
-				}
+				res, err := m.Close()
+				require.NoError(t, err, "Close = %+v; want the session's ID", res)
+				require.Equal(t, "s-1", res.SessionID, "Close = %+v; want the session's ID", res)
 			case "Ctrl-C":
 				_, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 				tuiWantQuit(t, cmd)
@@ -200,16 +186,11 @@ func TestTUINoUpdateAfterClose(t *testing.T) {
 				tuiWantQuit(t, cmd)
 			}
 			entries, draft, sugg := len(m.entries), m.input.Value(), slices.Clone(m.pop.items)
-			if n := k.listeners(); n != 0 {
-				t.Errorf("%d change listener(s) still registered", n)
-			}
+			n := k.listeners()
+			assert.Zero(t, n, "%d change listener(s) still registered", n)
 			k.signal() // must not reach the closed UI
-			if msg := pending(); msg != nil {
-				t.Errorf("fetch after close returned %#v; want nothing", msg)
-			}
-			if k.calls() != calls {
-				t.Errorf("the kernel was asked for a catalog after close")
-			}
+			assert.Equal(t, nil, pending(), "fetch after close returned a message")
+			assert.Equal(t, calls, k.calls(), "the kernel was asked for a catalog after close")
 
 			for _, msg := range []tea.Msg{
 				catalogMsg{seq: 99, cat: tuiCat(true, "alpha", "zulu")},
@@ -220,23 +201,17 @@ func TestTUINoUpdateAfterClose(t *testing.T) {
 				skillsChangedMsg{},
 				tea.KeyPressMsg{Code: 'x', Text: "x"},
 			} {
-				if _, cmd := m.Update(msg); cmd != nil {
-					t.Errorf("Update(%T) after close returned a command", msg)
-				}
+				_, cmd := m.Update(msg)
+				assert.Nil(t, cmd, "Update(%T) after close returned a command", msg)
 			}
-			if got := tuiSkillNames(m.cat.skills); !slices.Equal(got, []string{"alpha"}) {
-				t.Errorf("catalog after close = %v; want [alpha]", got)
+			assert.True(t, slices.Equal(tuiSkillNames(m.cat.skills), []string{"alpha"}), "catalog after close")
+			if assert.Len(t, m.entries, entries, "state changed after close: %d entries (want %d), draft %q (want %q), suggestions %v (want %v)", len(m.entries), entries, m.input.Value(), draft, m.pop.items, sugg) {
+				assert.Equal(t, draft, m.input.Value(), "state changed after close: %d entries (want %d), draft %q (want %q), suggestions %v (want %v)", len(m.entries), entries, m.input.Value(), draft, m.pop.items, sugg)
+				assert.True(t, slices.Equal(m.pop.items, sugg), "state changed after close: %d entries (want %d), draft %q (want %q), suggestions %v (want %v)", len(m.entries), entries, m.input.Value(), draft, m.pop.items, sugg)
 			}
-			if len(m.entries) != entries || m.input.Value() != draft || !slices.Equal(m.pop.items, sugg) {
-				t.Errorf("state changed after close: %d entries (want %d), draft %q (want %q), suggestions %v (want %v)",
-					len(m.entries), entries, m.input.Value(), draft, m.pop.items, sugg)
-			}
-			if _, err := m.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if !sess.isClosed() {
-				t.Errorf("session not closed")
-			}
+			_, err := m.Close()
+			require.NoError(t, err)
+			assert.True(t, sess.isClosed(), "session not closed")
 		})
 	}
 }
@@ -250,21 +225,17 @@ func TestTUIChangeSignalRefetches(t *testing.T) {
 	k.signal()
 	k.signal()
 	msg := m.rt.waitChange()()
-	if _, ok := msg.(skillsChangedMsg); !ok {
-		t.Fatalf("waitChange = %#v; want skillsChangedMsg", msg)
-	}
+	_, ok := msg.(skillsChangedMsg)
+	require.True(t, ok, "waitChange = %#v", msg)
 	select {
 	case <-m.rt.changed:
 		t.Errorf("a burst of signals left more than one pending")
 	default:
 	}
 	before := m.cat.requested
-	if _, cmd := m.Update(msg); cmd == nil {
-		t.Fatal("no command after a change signal")
-	}
-	if m.cat.requested != before+1 {
-		t.Errorf("requested = %d; want %d", m.cat.requested, before+1)
-	}
+	_, cmd := m.Update(msg)
+	require.NotNil(t, cmd, "no command after a change signal")
+	assert.Equal(t, before+1, m.cat.requested, "requested")
 }
 
 // Protects: /skill:<name> with a model loads the skill's exact load text
@@ -280,19 +251,14 @@ func TestTUISkillLoadInjects(t *testing.T) {
 
 	tuiType(m, "/skill:al")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if cmd == nil || m.input.Value() != "" {
-		t.Fatalf("Enter on the popup: cmd %v, draft %q; want a load and an empty draft", cmd, m.input.Value())
-	}
+	require.NotNil(t, cmd, "Enter on the popup: cmd %v, draft %q; want a load and an empty draft", cmd, m.input.Value())
+	require.Empty(t, m.input.Value(), "Enter on the popup: cmd %v, draft %q; want a load and an empty draft", cmd, m.input.Value())
 	m.Update(cmd())
 	want := []string{SkillProvenance + "|" + k.loads["alpha"]}
-	if diff := cmp.Diff(want, sess.injectedTexts()); diff != "" {
-		t.Errorf("injected (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, sess.injectedTexts()), "injected (-want +got)")
 	s := tuiScreen(m)
 	for _, part := range []string{"/skill:alpha loaded into the conversation", "line 1", "model m1"} {
-		if !strings.Contains(s, part) {
-			t.Errorf("screen lacks %q:\n%s", part, s)
-		}
+		assert.Contains(t, s, part, "screen lacks %q:\n%s", part, s)
 	}
 
 	// An unknown name is an error on screen, and nothing is injected.
@@ -300,12 +266,8 @@ func TestTUISkillLoadInjects(t *testing.T) {
 	tuiSetDraft(m, "/skill:alpah ")
 	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m.Update(cmd())
-	if s := tuiScreen(m); !strings.Contains(s, "did you mean alpha?") {
-		t.Errorf("screen lacks the unknown-skill error:\n%s", s)
-	}
-	if n := len(sess.injectedTexts()); n != 1 {
-		t.Errorf("%d injections; want 1", n)
-	}
+	assert.Contains(t, tuiScreen(m), "did you mean alpha?", "screen lacks the unknown-skill error")
+	assert.Len(t, sess.injectedTexts(), 1, "injections")
 }
 
 // Protects: with no model the UI opens with a banner naming what to set,
@@ -319,24 +281,21 @@ func TestTUINoModel(t *testing.T) {
 	k.set(tuiCat(true, "alpha"))
 	m.Update(m.fetchCatalog()())
 	s := tuiScreen(m)
-	if !strings.Contains(s, `no model configured: set "model"`) || strings.Contains(s, "open session:") || !strings.Contains(s, "no model") {
-		t.Errorf("banner missing or not the config error:\n%s", s)
-	}
+	assert.Contains(t, s, `no model configured: set "model"`, "banner missing or not the config error")
+	assert.NotContains(t, s, "open session:", "banner missing or not the config error")
+	assert.Contains(t, s, "no model", "banner missing or not the config error")
 
 	tuiType(m, "hello")
-	if _, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter}); cmd != nil {
-		t.Errorf("a prompt without a model started a command")
-	}
-	if s := tuiScreen(m); !strings.Contains(s, "No model, so nothing was sent.") {
-		t.Errorf("screen lacks the refusal:\n%s", s)
-	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	assert.Nil(t, cmd, "a prompt without a model started a command")
+	assert.Contains(t, tuiScreen(m), "No model, so nothing was sent.", "screen lacks the refusal")
 
 	tuiSetDraft(m, "/skill:alpha")
-	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	_, cmd = m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	m.Update(cmd())
-	if s := tuiScreen(m); !strings.Contains(s, "/skill:alpha shown here only: no model") || !strings.Contains(s, "body") {
-		t.Errorf("skill not shown:\n%s", s)
-	}
+	s = tuiScreen(m)
+	assert.Contains(t, s, "/skill:alpha shown here only: no model", "skill not shown")
+	assert.Contains(t, s, "body", "skill not shown")
 }
 
 // Protects: a turn streams: text deltas join one answer, each tool call and
@@ -357,16 +316,10 @@ func TestTUITurnStreams(t *testing.T) {
 	m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open})
 	tuiType(m, "list files")
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if m.busy != inTurn {
-		t.Fatalf("not busy after a prompt")
-	}
-	if msg := cmd(); msg != nil {
-		t.Fatalf("turn command returned %#v; want its results through the event channel", msg)
-	}
+	require.Equal(t, inTurn, m.busy, "not busy after a prompt")
+	require.Equal(t, nil, cmd(), "turn command returned a message; want its results through the event channel")
 	tuiDrain(t, m)
-	if m.busy != idle {
-		t.Errorf("still busy after the turn")
-	}
+	assert.Equal(t, idle, m.busy, "still busy after the turn")
 	var got []string
 	for _, e := range m.entries {
 		got = append(got, ansi.Strip(renderEntry(e, 80)))
@@ -379,9 +332,7 @@ func TestTUITurnStreams(t *testing.T) {
 		"  ✗ error: no such file",
 		"Done.",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("conversation (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "conversation (-want +got)")
 
 	// Esc cancels a running turn.
 	started := make(chan struct{})
@@ -396,9 +347,7 @@ func TestTUITurnStreams(t *testing.T) {
 	<-started
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 	tuiDrain(t, m)
-	if s := tuiScreen(m); !strings.Contains(s, "Cancelled.") {
-		t.Errorf("screen lacks the cancellation:\n%s", s)
-	}
+	assert.Contains(t, tuiScreen(m), "Cancelled.", "screen lacks the cancellation")
 }
 
 // Protects: the popup's keys: "/" offers the commands, Tab completes the
@@ -413,33 +362,24 @@ func TestTUIPopupKeys(t *testing.T) {
 	tuiType(m, "/sk")
 	tuiWantSuggestions(t, m, "/skill:<name>", "/skills")
 	tuiPress(m, tea.KeyTab)
-	if got := m.input.Value(); got != "/skill:" {
-		t.Fatalf("Tab completed to %q; want /skill:", got)
-	}
+	got := m.input.Value()
+	require.Equal(t, "/skill:", got, "Tab completed to %q; want /skill:", got)
 	tuiWantSuggestions(t, m, "alpha", "beta", "gamma")
-	if s := tuiScreen(m); tuiLine(s, "alpha", "About alpha.") == "" {
-		t.Errorf("popup row lacks the description:\n%s", s)
-	}
+	assert.NotEmpty(t, tuiLine(tuiScreen(m), "alpha", "About alpha."), "popup row lacks the description")
 	tuiPress(m, tea.KeyUp) // wraps to the last
-	if s, _ := m.pop.selected(); s.name != "gamma" {
-		t.Errorf("up from the top highlighted %q; want gamma", s.name)
-	}
+	s, _ := m.pop.selected()
+	assert.Equal(t, "gamma", s.name, "up from the top highlighted %q; want gamma", s.name)
 	tuiPress(m, tea.KeyDown)
 	tuiPress(m, tea.KeyDown)
 	tuiPress(m, tea.KeyTab)
-	if got := m.input.Value(); got != "/skill:beta" {
-		t.Errorf("Tab completed to %q; want /skill:beta", got)
-	}
+	got = m.input.Value()
+	assert.Equal(t, "/skill:beta", got, "Tab completed to %q; want /skill:beta", got)
 
 	tuiSetDraft(m, "/skill:")
 	tuiPress(m, tea.KeyEscape)
-	if m.popupVisible() {
-		t.Errorf("popup open after Esc")
-	}
+	assert.False(t, m.popupVisible(), "popup open after Esc")
 	tuiType(m, "g")
-	if !m.popupVisible() {
-		t.Errorf("popup closed after typing on")
-	}
+	assert.True(t, m.popupVisible(), "popup closed after typing on")
 	tuiWantSuggestions(t, m, "gamma")
 }
 
@@ -453,9 +393,7 @@ func TestTUISlashCommands(t *testing.T) {
 	tuiPress(m, tea.KeyEnter)
 	s := tuiScreen(m)
 	for _, part := range []string{"/skill:<name>", "Tab", "unknown command /nope"} {
-		if !strings.Contains(s, part) {
-			t.Errorf("screen lacks %q:\n%s", part, s)
-		}
+		assert.Contains(t, s, part, "screen lacks %q:\n%s", part, s)
 	}
 }
 
@@ -501,19 +439,14 @@ func tuiWantSuggestions(t *testing.T, m *Model, want ...string) {
 	if len(want) == 0 && len(got) == 0 {
 		return
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("suggestions for %q (-want +got):\n%s", m.input.Value(), diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "suggestions for %q (-want +got)", m.input.Value())
 }
 
 func tuiWantQuit(t *testing.T, cmd tea.Cmd) {
 	t.Helper()
-	if cmd == nil {
-		t.Fatal("no command; want tea.Quit")
-	}
-	if _, ok := cmd().(tea.QuitMsg); !ok {
-		t.Fatal("command is not tea.Quit")
-	}
+	require.NotNil(t, cmd, "no command; want tea.Quit")
+	_, ok := cmd().(tea.QuitMsg)
+	require.True(t, ok, "command is not tea.Quit")
 }
 
 func tuiSkillNames(ss []skills.Skill) []string {
@@ -545,9 +478,7 @@ func tuiDrain(t *testing.T, m *Model) {
 	t.Helper()
 	for {
 		msg := m.rt.waitEvent()()
-		if msg == nil {
-			t.Fatal("event channel closed before the turn ended")
-		}
+		require.NotNil(t, msg, "event channel closed before the turn ended")
 		m.Update(msg)
 		if _, ok := msg.(turnDoneMsg); ok {
 			return

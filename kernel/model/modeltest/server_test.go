@@ -14,6 +14,8 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // recorder stands in for the test a Server reports to, so failures the
@@ -55,9 +57,7 @@ func (r *recorder) end() []string {
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	res, err := http.Post(url+"/chat/completions", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { res.Body.Close() })
 	return res
 }
@@ -70,12 +70,11 @@ func TestExhaustedScriptFailsTheTest(t *testing.T) {
 	post(t, srv.URL(), hello)
 	res := post(t, srv.URL(), hello)
 	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "script exhausted: request 2 has no step (1 scripted)") {
-		t.Errorf("second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
-	}
+	assert.Equal(t, http.StatusInternalServerError, res.StatusCode, "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
+	assert.Contains(t, string(body), "script exhausted: request 2 has no step (1 scripted)", "second request: %d %s; want 500 saying the script is exhausted", res.StatusCode, body)
 	errs := rec.end()
-	if len(errs) != 1 || !strings.Contains(errs[0], "script exhausted") {
-		t.Errorf("reported %q; want one error saying the script is exhausted", errs)
+	if assert.Len(t, errs, 1, "reported %q; want one error saying the script is exhausted", errs) {
+		assert.Contains(t, errs[0], "script exhausted")
 	}
 }
 
@@ -84,8 +83,8 @@ func TestUnfinishedScriptFailsTheTest(t *testing.T) {
 	srv := modeltest.NewServer(rec, modeltest.Say("one"), modeltest.Say("two"), modeltest.Say("three"))
 	post(t, srv.URL(), hello)
 	errs := rec.end()
-	if len(errs) != 1 || !strings.Contains(errs[0], "2 of 3 steps were never requested") {
-		t.Errorf("reported %q; want one error about 2 unused steps", errs)
+	if assert.Len(t, errs, 1, "reported %q; want one error about 2 unused steps", errs) {
+		assert.Contains(t, errs[0], "2 of 3 steps were never requested")
 	}
 }
 
@@ -102,16 +101,11 @@ func TestUnexpectedRequestsFailTheTest(t *testing.T) {
 			srv := modeltest.NewServer(rec)
 			req, _ := http.NewRequest(tt.method, strings.TrimSuffix(srv.URL(), "/v1")+tt.path, strings.NewReader(tt.body))
 			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			res.Body.Close()
-			if res.StatusCode < 400 {
-				t.Errorf("status %d, want an error", res.StatusCode)
-			}
-			if errs := rec.end(); len(errs) != 1 {
-				t.Errorf("reported %q; want one error", errs)
-			}
+			assert.GreaterOrEqual(t, res.StatusCode, 400, "status %d, want an error", res.StatusCode)
+			errs := rec.end()
+			assert.Len(t, errs, 1, "reported %q; want one error", errs)
 		})
 	}
 }
@@ -128,14 +122,10 @@ func TestRecordsRequests(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer k")
 	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res.Body.Close()
 	got := srv.Requests()
-	if len(got) != 1 {
-		t.Fatalf("%d requests recorded, want 1", len(got))
-	}
+	require.Len(t, got, 1, "requests recorded")
 	want := modeltest.Recorded{
 		Model:  "m",
 		System: "sys",
@@ -148,16 +138,10 @@ func TestRecordsRequests(t *testing.T) {
 		Tools: []model.Tool{{Name: "Read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Body:  json.RawMessage(body),
 	}
-	if got[0].Header.Get("Authorization") != "Bearer k" {
-		t.Errorf("Header %v lacks the Authorization sent", got[0].Header)
-	}
+	assert.Equal(t, "Bearer k", got[0].Header.Get("Authorization"), "Header %v lacks the Authorization sent", got[0].Header)
 	got[0].Header = nil
-	if d := cmp.Diff(want, got[0]); d != "" {
-		t.Errorf("recorded (-want +got):\n%s", d)
-	}
-	if last := got[0].Last(); last.Content != "late note" {
-		t.Errorf("Last() = %+v", last)
-	}
+	assert.Empty(t, cmp.Diff(want, got[0]), "recorded (-want +got)")
+	assert.Equal(t, "late note", got[0].Last().Content, "Last()")
 }
 
 func TestPlainJSONWhenNotStreaming(t *testing.T) {
@@ -165,21 +149,15 @@ func TestPlainJSONWhenNotStreaming(t *testing.T) {
 		return modeltest.Reply{ToolCalls: []model.ToolCall{{Name: "Glob", Arguments: json.RawMessage(`{"pattern":"*"}`)}}}
 	})
 	res := post(t, srv.URL(), hello)
-	if ct := res.Header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("Content-Type = %q", ct)
-	}
+	assert.Equal(t, "application/json", res.Header.Get("Content-Type"), "Content-Type")
 	var got any
-	if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&got))
 	var want any
 	json.Unmarshal([]byte(`{"id":"chatcmpl-modeltest-1","object":"chat.completion","created":0,"model":"m",
 		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
 			"tool_calls":[{"id":"call_1_0","type":"function","function":{"name":"Glob","arguments":"{\"pattern\":\"*\"}"}}]}}],
 		"usage":{"prompt_tokens":14,"completion_tokens":4,"total_tokens":18}}`), &want)
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("completion (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "completion (-want +got)")
 }
 
 func TestStreamWireFormat(t *testing.T) {
@@ -188,9 +166,7 @@ func TestStreamWireFormat(t *testing.T) {
 			ToolCalls: []model.ToolCall{{ID: "x", Name: "Bash", Arguments: json.RawMessage(`{"cmd":"echo hi"}`)}}}
 	})
 	res := post(t, srv.URL(), `{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[]}`)
-	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Errorf("Content-Type = %q", ct)
-	}
+	assert.Equal(t, "text/event-stream", res.Header.Get("Content-Type"), "Content-Type")
 	var data []string
 	sc := bufio.NewScanner(res.Body)
 	for sc.Scan() {
@@ -199,18 +175,14 @@ func TestStreamWireFormat(t *testing.T) {
 			continue
 		}
 		d, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			t.Fatalf("line %q is not a data line", line)
-		}
+		require.True(t, ok, "line %q is not a data line", line)
 		// The fields every chunk repeats are checked once, then dropped.
 		var m map[string]any
 		if d != "[DONE]" {
-			if err := json.Unmarshal([]byte(d), &m); err != nil {
-				t.Fatal(err)
-			}
-			if m["id"] != "chatcmpl-modeltest-1" || m["object"] != "chat.completion.chunk" || m["model"] != "m" {
-				t.Errorf("chunk %s lacks id, object or model", d)
-			}
+			require.NoError(t, json.Unmarshal([]byte(d), &m))
+			assert.Equal(t, "chatcmpl-modeltest-1", m["id"], "chunk %s lacks id, object or model", d)
+			assert.Equal(t, "chat.completion.chunk", m["object"], "chunk %s lacks id, object or model", d)
+			assert.Equal(t, "m", m["model"], "chunk %s lacks id, object or model", d)
 			delete(m, "id")
 			delete(m, "object")
 			delete(m, "model")
@@ -232,24 +204,19 @@ func TestStreamWireFormat(t *testing.T) {
 		`{"choices":[],"usage":{"completion_tokens":7,"prompt_tokens":20,"total_tokens":27}}`,
 		`[DONE]`,
 	}
-	if d := cmp.Diff(want, data); d != "" {
-		t.Errorf("events (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, data), "events (-want +got)")
 }
 
 func TestFail(t *testing.T) {
 	srv := modeltest.NewServer(t, modeltest.Fail(http.StatusTooManyRequests, "slow down"))
 	res := post(t, srv.URL(), hello)
 	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("status %d, want 429", res.StatusCode)
-	}
+	assert.Equal(t, http.StatusTooManyRequests, res.StatusCode, "status %d, want 429", res.StatusCode)
 	var e struct {
 		Error struct{ Message string } `json:"error"`
 	}
-	if err := json.Unmarshal(body, &e); err != nil || e.Error.Message != "slow down" {
-		t.Errorf("body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
-	}
+	assert.NoError(t, json.Unmarshal(body, &e), "body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
+	assert.Equal(t, "slow down", e.Error.Message, "body %s; want {\"error\":{\"message\":\"slow down\"}}", body)
 }
 
 func TestConcurrentRequests(t *testing.T) {
@@ -263,18 +230,14 @@ func TestConcurrentRequests(t *testing.T) {
 	for range n {
 		wg.Go(func() {
 			res, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(hello))
-			if err != nil {
-				t.Error(err)
+			if !assert.NoError(t, err) {
 				return
 			}
 			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				t.Errorf("status %d", res.StatusCode)
-			}
+			assert.Equal(t, http.StatusOK, res.StatusCode, "status")
 		})
 	}
 	wg.Wait()
-	if got := len(srv.Requests()); got != n {
-		t.Errorf("%d requests recorded, want %d", got, n)
-	}
+	got := len(srv.Requests())
+	assert.Equal(t, n, got, "%d requests recorded, want %d", got, n)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/openai"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkStream500Chunks: one Generate over a loopback httptest server
@@ -30,19 +31,13 @@ func BenchmarkStream500Chunks(b *testing.B) {
 	}))
 	defer srv.Close()
 	c, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	req := model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}, OnText: func(string) {}}
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
 		resp, err := c.Generate(b.Context(), req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(resp.Text) != 500*7 {
-			b.Fatalf("text length %d", len(resp.Text))
-		}
+		require.NoError(b, err)
+		require.Len(b, resp.Text, 500*7, "text length")
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/model/openai"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // newClient builds a client whose backoff is instant unless a test says
@@ -30,9 +32,7 @@ func newClient(t testing.TB, baseURL string, edit ...func(*openai.Config)) *open
 		e(&cfg)
 	}
 	c, err := openai.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -43,9 +43,7 @@ func rawServer(t testing.TB, handler func(w http.ResponseWriter, r *http.Request
 	attempts = new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := attempts.Add(1)
-		if r.URL.Path != "/v1/chat/completions" {
-			t.Errorf("path = %q, want /v1/chat/completions", r.URL.Path)
-		}
+		assert.Equal(t, "/v1/chat/completions", r.URL.Path, "path")
 		handler(w, r, int(n))
 	}))
 	t.Cleanup(srv.Close)
@@ -94,18 +92,13 @@ func TestNewValidatesConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := openai.New(tt.cfg)
 			if len(tt.wantErr) == 0 {
-				if err != nil || c == nil {
-					t.Fatalf("New() = %v, %v; want a client", c, err)
-				}
+				require.NoError(t, err, "New(); want a client")
+				require.NotNil(t, c, "New(); want a client")
 				return
 			}
-			if err == nil {
-				t.Fatal("New() succeeded; want an error")
-			}
+			require.Error(t, err, "New() succeeded; want an error")
 			for _, w := range tt.wantErr {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 			}
 		})
 	}
@@ -189,28 +182,19 @@ func TestRequestBody(t *testing.T) {
 			var body []byte
 			url, _ := rawServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 				body, _ = io.ReadAll(r.Body)
-				if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-					t.Errorf("Content-Type = %q", ct)
-				}
+				assert.Equal(t, "application/json", r.Header.Get("Content-Type"), "Content-Type")
 				sse(w, events(stopChunk, "[DONE]"))
 			})
 			edits := []func(*openai.Config){}
 			if tt.edit != nil {
 				edits = append(edits, tt.edit)
 			}
-			if _, err := newClient(t, url, edits...).Generate(t.Context(), tt.req); err != nil {
-				t.Fatal(err)
-			}
+			_, err := newClient(t, url, edits...).Generate(t.Context(), tt.req)
+			require.NoError(t, err)
 			var got, want any
-			if err := json.Unmarshal(body, &got); err != nil {
-				t.Fatalf("body is not JSON: %v\n%s", err, body)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("request body (-want +got):\n%s", d)
-			}
+			require.NoError(t, json.Unmarshal(body, &got), "body is not JSON\n%s", body)
+			require.NoError(t, json.Unmarshal([]byte(tt.want), &want))
+			assert.Empty(t, cmp.Diff(want, got), "request body (-want +got)")
 		})
 	}
 }
@@ -226,15 +210,12 @@ func TestAuthorizationHeader(t *testing.T) {
 		t.Run(fmt.Sprintf("key=%q", tt.key), func(t *testing.T) {
 			srv := modeltest.NewServer(t, modeltest.Say("ok"))
 			c := newClient(t, srv.URL(), func(c *openai.Config) { c.APIKey = tt.key })
-			if _, err := c.Generate(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}); err != nil {
-				t.Fatal(err)
-			}
+			_, err := c.Generate(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
+			require.NoError(t, err)
 			h := srv.Requests()[0].Header
-			if got := h.Get("Authorization"); got != tt.want {
-				t.Errorf("Authorization = %q, want %q", got, tt.want)
-			}
-			if _, present := h["Authorization"]; tt.key == "" && present {
-				t.Error("Authorization header present with an empty key")
+			assert.Equal(t, tt.want, h.Get("Authorization"), "Authorization")
+			if tt.key == "" {
+				assert.NotContains(t, h, "Authorization", "Authorization header present with an empty key")
 			}
 		})
 	}
@@ -253,19 +234,14 @@ func TestRoundTripThroughModeltest(t *testing.T) {
 		Tools: []model.Tool{{Name: "Bash", Description: "Run a command.", Parameters: json.RawMessage(`{"type":"object"}`)}},
 	}
 	srv := modeltest.NewServer(t, modeltest.Say("done"))
-	if _, err := newClient(t, srv.URL()).Generate(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
+	_, err := newClient(t, srv.URL()).Generate(t.Context(), req)
+	require.NoError(t, err)
 	got := srv.Requests()[0]
-	if got.System != req.System || got.Model != "test-model" || !got.Stream {
-		t.Errorf("recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
-	}
-	if d := cmp.Diff(req.Messages, got.Messages); d != "" {
-		t.Errorf("messages (-sent +recorded):\n%s", d)
-	}
-	if d := cmp.Diff(req.Tools, got.Tools); d != "" {
-		t.Errorf("tools (-sent +recorded):\n%s", d)
-	}
+	assert.Equal(t, req.System, got.System, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
+	assert.Equal(t, "test-model", got.Model, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
+	assert.True(t, got.Stream, "recorded System %q, Model %q, Stream %v", got.System, got.Model, got.Stream)
+	assert.Empty(t, cmp.Diff(req.Messages, got.Messages), "messages (-sent +recorded)")
+	assert.Empty(t, cmp.Diff(req.Tools, got.Tools), "tools (-sent +recorded)")
 }
 
 func TestStreamedTextReachesOnTextInOrder(t *testing.T) {
@@ -278,24 +254,14 @@ func TestStreamedTextReachesOnTextInOrder(t *testing.T) {
 		Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}},
 		OnText:   func(d string) { deltas = append(deltas, d) },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(deltas) < 10 {
-		t.Errorf("got %d deltas, want the text in many pieces: %q", len(deltas), deltas)
-	}
-	if got := strings.Join(deltas, ""); got != text {
-		t.Errorf("OnText deltas joined = %q, want %q", got, text)
-	}
-	if resp.Text != text {
-		t.Errorf("Response.Text = %q, want %q", resp.Text, text)
-	}
-	if resp.FinishReason != "stop" || len(resp.ToolCalls) != 0 {
-		t.Errorf("FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
-	}
-	if resp.Usage.PromptTokens == 0 || resp.Usage.CompletionTokens == 0 {
-		t.Errorf("Usage = %+v, want the counts of the final usage chunk", resp.Usage)
-	}
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(deltas), 10, "got %d deltas, want the text in many pieces: %q", len(deltas), deltas)
+	assert.Equal(t, text, strings.Join(deltas, ""), "OnText deltas joined")
+	assert.Equal(t, text, resp.Text, "Response.Text")
+	assert.Equal(t, "stop", resp.FinishReason, "FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
+	assert.Empty(t, resp.ToolCalls, "FinishReason %q, ToolCalls %v", resp.FinishReason, resp.ToolCalls)
+	assert.NotZero(t, resp.Usage.PromptTokens, "Usage = %+v, want the counts of the final usage chunk", resp.Usage)
+	assert.NotZero(t, resp.Usage.CompletionTokens, "Usage = %+v, want the counts of the final usage chunk", resp.Usage)
 }
 
 func TestParallelToolCallsThroughModeltest(t *testing.T) {
@@ -307,16 +273,11 @@ func TestParallelToolCallsThroughModeltest(t *testing.T) {
 		return modeltest.Reply{Text: "Let me look.", ToolCalls: want, Chunked: true}
 	})
 	resp, err := newClient(t, srv.URL()).Generate(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want[1].ID = "call_1_1" // modeltest's id for request 1, call 1
-	if d := cmp.Diff(want, resp.ToolCalls); d != "" {
-		t.Errorf("tool calls (-want +got):\n%s", d)
-	}
-	if resp.Text != "Let me look." || resp.FinishReason != "tool_calls" {
-		t.Errorf("Text %q, FinishReason %q", resp.Text, resp.FinishReason)
-	}
+	assert.Empty(t, cmp.Diff(want, resp.ToolCalls), "tool calls (-want +got)")
+	assert.Equal(t, "Let me look.", resp.Text, "Text %q, FinishReason %q", resp.Text, resp.FinishReason)
+	assert.Equal(t, "tool_calls", resp.FinishReason, "Text %q, FinishReason %q", resp.Text, resp.FinishReason)
 }
 
 // Wire-level tool call streams as the servers send them.
@@ -387,12 +348,8 @@ func TestToolCallFragmentsAssembled(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url, _ := rawServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.stream) })
 			resp, err := newClient(t, url).Generate(t.Context(), model.Request{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(tt.want, resp.ToolCalls); d != "" {
-				t.Errorf("tool calls (-want +got):\n%s", d)
-			}
+			require.NoError(t, err)
+			assert.Empty(t, cmp.Diff(tt.want, resp.ToolCalls), "tool calls (-want +got)")
 		})
 	}
 }
@@ -406,16 +363,12 @@ func TestSynthesizedToolCallIDsAreStable(t *testing.T) {
 	c := newClient(t, url)
 	for range 2 {
 		resp, err := c.Generate(t.Context(), model.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ids []string
 		for _, tc := range resp.ToolCalls {
 			ids = append(ids, tc.ID)
 		}
-		if d := cmp.Diff([]string{"call_0", "call_1"}, ids); d != "" {
-			t.Errorf("ids (-want +got):\n%s", d)
-		}
+		assert.Empty(t, cmp.Diff([]string{"call_0", "call_1"}, ids), "ids (-want +got)")
 	}
 }
 
@@ -455,22 +408,15 @@ func TestSSETolerance(t *testing.T) {
 			})
 			var streamed strings.Builder
 			resp, err := newClient(t, url).Generate(t.Context(), model.Request{OnText: func(d string) { streamed.WriteString(d) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Text != "Hello world" || streamed.String() != "Hello world" {
-				t.Errorf("Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
-			}
-			if resp.FinishReason != "stop" {
-				t.Errorf("FinishReason = %q, want stop", resp.FinishReason)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, "Hello world", resp.Text, "Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
+			assert.Equal(t, "Hello world", streamed.String(), "Text %q, streamed %q; want %q", resp.Text, streamed.String(), "Hello world")
+			assert.Equal(t, "stop", resp.FinishReason, "FinishReason")
 			wantUsage := model.Usage{}
 			if tt.wantUsage {
 				wantUsage = model.Usage{PromptTokens: 7, CompletionTokens: 2}
 			}
-			if resp.Usage != wantUsage {
-				t.Errorf("Usage = %+v, want %+v", resp.Usage, wantUsage)
-			}
+			assert.Equal(t, wantUsage, resp.Usage, "Usage")
 		})
 	}
 }
@@ -485,21 +431,15 @@ func TestPlainJSONCompletion(t *testing.T) {
 	})
 	var streamed []string
 	resp, err := newClient(t, url).Generate(t.Context(), model.Request{OnText: func(d string) { streamed = append(streamed, d) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := model.Response{
 		Text:         "Reading it.",
 		ToolCalls:    []model.ToolCall{{ID: "c1", Name: "Read", Arguments: json.RawMessage(`{"path":"a"}`)}},
 		FinishReason: "tool_calls",
 		Usage:        model.Usage{PromptTokens: 11, CompletionTokens: 5},
 	}
-	if d := cmp.Diff(want, resp); d != "" {
-		t.Errorf("response (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]string{"Reading it."}, streamed); d != "" {
-		t.Errorf("OnText (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, resp), "response (-want +got)")
+	assert.Empty(t, cmp.Diff([]string{"Reading it."}, streamed), "OnText (-want +got)")
 }
 
 // A whole message's tool calls carry no index; without ids they must not
@@ -512,16 +452,12 @@ func TestPlainJSONToolCallsWithoutIDs(t *testing.T) {
 			{"type":"function","function":{"name":"B","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`)
 	})
 	resp, err := newClient(t, url).Generate(t.Context(), model.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []model.ToolCall{
 		{ID: "call_0", Name: "A", Arguments: json.RawMessage(`{"x":1}`)},
 		{ID: "call_1", Name: "B", Arguments: json.RawMessage(`{}`)},
 	}
-	if d := cmp.Diff(want, resp.ToolCalls); d != "" {
-		t.Errorf("tool calls (-want +got):\n%s", d)
-	}
+	assert.Empty(t, cmp.Diff(want, resp.ToolCalls), "tool calls (-want +got)")
 }
 
 // A base URL pointing at a web page rather than the API says so.
@@ -531,12 +467,9 @@ func TestHTMLAnswerNamesTheBaseURL(t *testing.T) {
 		io.WriteString(w, "<!doctype html><html><body>Open WebUI</body></html>")
 	})
 	_, err := newClient(t, url).Generate(t.Context(), model.Request{})
-	if !errors.Is(err, openai.ErrMalformed) || !strings.Contains(err.Error(), "base URL") {
-		t.Errorf("err = %v; want ErrMalformed naming the base URL", err)
-	}
-	if attempts.Load() != 1 {
-		t.Errorf("attempts = %d, want 1", attempts.Load())
-	}
+	assert.ErrorIs(t, err, openai.ErrMalformed, "err; want ErrMalformed naming the base URL")
+	assert.Contains(t, err.Error(), "base URL", "err; want ErrMalformed naming the base URL")
+	assert.Equal(t, int32(1), attempts.Load(), "attempts")
 }
 
 func TestEmptyResponseIsValid(t *testing.T) {
@@ -545,15 +478,9 @@ func TestEmptyResponseIsValid(t *testing.T) {
 	})
 	called := false
 	resp, err := newClient(t, url).Generate(t.Context(), model.Request{OnText: func(string) { called = true }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(model.Response{FinishReason: "stop"}, resp); d != "" {
-		t.Errorf("response (-want +got):\n%s", d)
-	}
-	if called {
-		t.Error("OnText called for an empty answer")
-	}
+	require.NoError(t, err)
+	assert.Empty(t, cmp.Diff(model.Response{FinishReason: "stop"}, resp), "response (-want +got)")
+	assert.False(t, called, "OnText called for an empty answer")
 }
 
 // abort breaks the connection, as a reset would.
@@ -637,15 +564,10 @@ func TestRetries(t *testing.T) {
 			defer cancel()
 			var streamed strings.Builder
 			resp, err := c.Generate(ctx, model.Request{OnText: func(d string) { streamed.WriteString(d) }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Text != "ok" || streamed.String() != "ok" {
-				t.Errorf("Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
-			}
-			if got := attempts.Load(); got != tt.wantAttempts {
-				t.Errorf("attempts = %d, want %d", got, tt.wantAttempts)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, "ok", resp.Text, "Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
+			assert.Equal(t, "ok", streamed.String(), "Text %q, streamed %q; want %q once", resp.Text, streamed.String(), "ok")
+			assert.Equal(t, tt.wantAttempts, attempts.Load(), "attempts")
 		})
 	}
 }
@@ -660,23 +582,14 @@ func TestRetriesGiveUp(t *testing.T) {
 		c.Backoff = func(n int) time.Duration { backoffs = append(backoffs, n); return time.Millisecond }
 	})
 	_, err := c.Generate(t.Context(), model.Request{})
-	if err == nil {
-		t.Fatal("Generate succeeded against a failing server")
-	}
-	if got := attempts.Load(); got != 3 {
-		t.Errorf("attempts = %d, want 1 + MaxRetries = 3", got)
-	}
-	if d := cmp.Diff([]int{1, 2}, backoffs); d != "" {
-		t.Errorf("Backoff attempts (-want +got):\n%s", d)
-	}
+	require.Error(t, err, "Generate succeeded against a failing server")
+	assert.Equal(t, int32(3), attempts.Load(), "attempts, want 1 + MaxRetries = 3")
+	assert.Empty(t, cmp.Diff([]int{1, 2}, backoffs), "Backoff attempts (-want +got)")
 	var se *openai.StatusError
-	if !errors.As(err, &se) || se.StatusCode != http.StatusBadGateway {
-		t.Fatalf("error %v is not a *StatusError with 502", err)
-	}
+	require.ErrorAs(t, err, &se, "error %v is not a *StatusError with 502", err)
+	require.Equal(t, http.StatusBadGateway, se.StatusCode, "error %v is not a *StatusError with 502", err)
 	for _, w := range []string{"502", "upstream timed out", "3 attempts"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q does not say %q", err, w)
-		}
+		assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 	}
 }
 
@@ -685,9 +598,8 @@ func TestNegativeMaxRetriesDisablesRetries(t *testing.T) {
 		http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
 	})
 	_, err := newClient(t, url, func(c *openai.Config) { c.MaxRetries = -1 }).Generate(t.Context(), model.Request{})
-	if err == nil || attempts.Load() != 1 {
-		t.Errorf("err %v after %d attempts; want an error after 1", err, attempts.Load())
-	}
+	assert.Error(t, err)
+	assert.Equal(t, int32(1), attempts.Load(), "attempts, want 1")
 }
 
 func TestNoRetryOnClientErrors(t *testing.T) {
@@ -721,20 +633,13 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 				io.WriteString(w, tt.body)
 			})
 			_, err := newClient(t, url, func(c *openai.Config) { c.APIKey = tt.key }).Generate(t.Context(), model.Request{})
-			if err == nil {
-				t.Fatal("Generate succeeded")
-			}
-			if got := attempts.Load(); got != 1 {
-				t.Errorf("attempts = %d, want 1 (no retry)", got)
-			}
+			require.Error(t, err, "Generate succeeded")
+			assert.Equal(t, int32(1), attempts.Load(), "attempts, want 1 (no retry)")
 			var se *openai.StatusError
-			if !errors.As(err, &se) || se.StatusCode != tt.status {
-				t.Errorf("error %v is not a *StatusError with %d", err, tt.status)
-			}
+			assert.ErrorAs(t, err, &se, "error %v is not a *StatusError with %d", err, tt.status)
+			assert.Equal(t, tt.status, se.StatusCode, "error %v is not a *StatusError with %d", err, tt.status)
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 			}
 		})
 	}
@@ -766,18 +671,11 @@ func TestNoRetryAfterPartialOutput(t *testing.T) {
 			url, attempts := rawServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { tt.handler(w) })
 			var streamed strings.Builder
 			resp, err := newClient(t, url).Generate(t.Context(), model.Request{OnText: func(d string) { streamed.WriteString(d) }})
-			if err == nil {
-				t.Fatal("Generate succeeded on a broken stream")
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not say %q", err, tt.want)
-			}
-			if got := attempts.Load(); got != 1 {
-				t.Errorf("attempts = %d, want 1: a retry would repeat the streamed text", got)
-			}
-			if streamed.String() != "Hel" || resp.Text != "Hel" {
-				t.Errorf("streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
-			}
+			require.Error(t, err, "Generate succeeded on a broken stream")
+			assert.Contains(t, err.Error(), tt.want, "error %q does not say %q", err, tt.want)
+			assert.Equal(t, int32(1), attempts.Load(), "attempts, want 1: a retry would repeat the streamed text")
+			assert.Equal(t, "Hel", streamed.String(), "streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
+			assert.Equal(t, "Hel", resp.Text, "streamed %q, partial Response.Text %q; want %q", streamed.String(), resp.Text, "Hel")
 		})
 	}
 }
@@ -801,15 +699,9 @@ func TestCancelMidStream(t *testing.T) {
 		cancel()
 	}})
 	elapsed := time.Since(cancelled)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if elapsed > time.Second {
-		t.Errorf("Generate returned %v after cancel, want < 1s", elapsed)
-	}
-	if attempts.Load() != 1 {
-		t.Errorf("attempts = %d, want 1", attempts.Load())
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	assert.LessOrEqual(t, elapsed, time.Second, "Generate returned %v after cancel, want < 1s", elapsed)
+	assert.Equal(t, int32(1), attempts.Load(), "attempts")
 }
 
 func TestCancelDuringBackoff(t *testing.T) {
@@ -821,12 +713,9 @@ func TestCancelDuringBackoff(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := c.Generate(ctx, model.Request{})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("Generate returned after %v, want < 1s", elapsed)
-	}
+	require.ErrorIs(t, err, context.Canceled)
+	elapsed := time.Since(start)
+	assert.LessOrEqual(t, elapsed, time.Second, "Generate returned after %v, want < 1s", elapsed)
 }
 
 func TestMalformedStream(t *testing.T) {
@@ -847,20 +736,12 @@ func TestMalformedStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			url, attempts := rawServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { sse(w, tt.stream) })
 			_, err := newClient(t, url).Generate(t.Context(), model.Request{})
-			if err == nil {
-				t.Fatal("Generate succeeded")
-			}
-			if errors.Is(err, openai.ErrMalformed) != tt.malformed {
-				t.Errorf("errors.Is(%v, ErrMalformed) = %v, want %v", err, !tt.malformed, tt.malformed)
-			}
+			require.Error(t, err, "Generate succeeded")
+			assert.Equal(t, tt.malformed, errors.Is(err, openai.ErrMalformed), "errors.Is(%v, ErrMalformed) = %v", err, !tt.malformed)
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
+				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 			}
-			if attempts.Load() != 1 {
-				t.Errorf("attempts = %d, want 1", attempts.Load())
-			}
+			assert.Equal(t, int32(1), attempts.Load(), "attempts")
 		})
 	}
 }
@@ -880,26 +761,18 @@ func TestScriptedToolLoop(t *testing.T) {
 	c := newClient(t, srv.URL())
 	msgs := []model.Message{{Role: model.RoleUser, Content: "what do the notes say?"}}
 	resp, err := c.Generate(t.Context(), model.Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "Read" {
-		t.Fatalf("ToolCalls = %+v, want one Read", resp.ToolCalls)
-	}
+	require.NoError(t, err)
+	require.Len(t, resp.ToolCalls, 1, "ToolCalls, want one Read")
+	require.Equal(t, "Read", resp.ToolCalls[0].Name, "ToolCalls, want one Read")
 	call := resp.ToolCalls[0]
 	msgs = append(msgs,
 		model.Message{Role: model.RoleAssistant, ToolCalls: resp.ToolCalls},
 		model.Message{Role: model.RoleTool, ToolCallID: call.ID, Content: "buy milk"})
 	resp, err = c.Generate(t.Context(), model.Request{Messages: msgs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Text != "The notes say: buy milk" {
-		t.Errorf("Text = %q", resp.Text)
-	}
-	if got := srv.Requests()[1].Last().ToolCallID; got != call.ID {
-		t.Errorf("tool result sent for %q, want %q", got, call.ID)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "The notes say: buy milk", resp.Text, "Text")
+	got := srv.Requests()[1].Last().ToolCallID
+	assert.Equal(t, call.ID, got, "tool result sent for %q, want %q", got, call.ID)
 }
 
 // Generate is safe for concurrent use.
@@ -918,13 +791,10 @@ func TestConcurrentGenerate(t *testing.T) {
 		wg.Go(func() {
 			msg := fmt.Sprint("m", i)
 			resp, err := c.Generate(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: msg}}})
-			if err != nil {
-				t.Error(err)
+			if !assert.NoError(t, err) {
 				return
 			}
-			if resp.Text != "echo "+msg {
-				t.Errorf("Text = %q, want %q", resp.Text, "echo "+msg)
-			}
+			assert.Equal(t, "echo "+msg, resp.Text, "Text")
 		})
 	}
 	wg.Wait()

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -26,9 +29,8 @@ func TestRetryAfter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := retryAfter(tt.header)
-			if got != tt.want || ok != tt.ok {
-				t.Errorf("retryAfter = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
-			}
+			assert.Equal(t, tt.want, got, "retryAfter")
+			assert.Equal(t, tt.ok, ok, "retryAfter")
 		})
 	}
 }
@@ -37,9 +39,8 @@ func TestDefaultBackoff(t *testing.T) {
 	for attempt, wantMax := range map[int]time.Duration{1: 500 * time.Millisecond, 2: time.Second, 3: 2 * time.Second, 5: 8 * time.Second, 6: 10 * time.Second, 50: 10 * time.Second} {
 		for range 100 {
 			d := defaultBackoff(attempt)
-			if d < wantMax/2 || d >= wantMax {
-				t.Fatalf("defaultBackoff(%d) = %v, want in [%v, %v)", attempt, d, wantMax/2, wantMax)
-			}
+			require.GreaterOrEqual(t, d, wantMax/2, "defaultBackoff(%d), want in [)", attempt)
+			require.Less(t, d, wantMax, "defaultBackoff(%d), want in [)", attempt)
 		}
 	}
 }
@@ -56,8 +57,7 @@ func TestServerMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		msg, code := serverMessage([]byte(tt.body))
-		if msg != tt.msg || code != tt.code {
-			t.Errorf("serverMessage(%s) = %q, %q; want %q, %q", tt.body, msg, code, tt.msg, tt.code)
-		}
+		assert.Equal(t, tt.msg, msg, "serverMessage(%s)", tt.body)
+		assert.Equal(t, tt.code, code, "serverMessage(%s)", tt.body)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkReadStream500Chunks is the parse alone, without HTTP: SSE
@@ -20,11 +22,7 @@ func BenchmarkReadStream500Chunks(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a := newAssembler(func(string) {})
-		if err := readStream(strings.NewReader(payload), a); err != nil {
-			b.Fatal(err)
-		}
-		if a.text.Len() != 500*7 {
-			b.Fatalf("text length %d", a.text.Len())
-		}
+		require.NoError(b, readStream(strings.NewReader(payload), a))
+		require.Equal(b, 500*7, a.text.Len(), "text length")
 	}
 }

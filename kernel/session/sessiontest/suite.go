@@ -3,7 +3,6 @@ package sessiontest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // RunOptions says what the store under test promises beyond the contract
@@ -66,9 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 // where two Appends got equal times it checks only that List is sorted.
 func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOptions) {
 	t.Helper()
-	if opts.Durable && opts.Reopen == nil {
-		t.Fatal("sessiontest: RunOptions.Durable needs Reopen")
-	}
+	require.False(t, opts.Durable && opts.Reopen == nil, "sessiontest: RunOptions.Durable needs Reopen")
 	tests := []struct {
 		name string
 		run  func(t *testing.T, s session.Store)
@@ -101,44 +100,25 @@ func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOp
 
 func testCreateAppend(t *testing.T, s session.Store) {
 	l := create(t, s)
-	if l.ID() == "" {
-		t.Fatal("Create: empty ID")
-	}
-	if n := l.Len(); n != 0 {
-		t.Fatalf("new log: Len = %d, want 0", n)
-	}
+	require.NotEmpty(t, l.ID(), "Create: empty ID")
+	require.Zero(t, l.Len(), "new log: Len")
 	other := create(t, s)
-	if other.ID() == l.ID() {
-		t.Fatalf("two Creates gave the same ID %q", l.ID())
-	}
+	require.NotEqual(t, l.ID(), other.ID(), "two Creates gave the same ID")
 	for i := 1; i <= 3; i++ {
 		got := mustAppend(t, l, session.Event{Type: session.User, Text: fmt.Sprint("message ", i)})
-		if len(got) != 1 {
-			t.Fatalf("Append returned %d events, want 1", len(got))
-		}
-		if got[0].Seq != int64(i) {
-			t.Errorf("append %d: Seq = %d, want %d", i, got[0].Seq, i)
-		}
-		if got[0].Time.IsZero() {
-			t.Errorf("append %d: Time not set", i)
-		}
-		if got[0].Type != session.User || got[0].Text != fmt.Sprint("message ", i) {
-			t.Errorf("append %d: got %+v", i, got[0])
-		}
-		if diff := cmp.Diff(got[0], l.At(i-1)); diff != "" {
-			t.Errorf("At(%d) differs from what Append returned (-append +at):\n%s", i-1, diff)
-		}
+		require.Len(t, got, 1, "Append returned %d events, want 1", len(got))
+		assert.Equal(t, int64(i), got[0].Seq, "append %d: Seq, want %d", i, i)
+		assert.False(t, got[0].Time.IsZero(), "append %d: Time not set", i)
+		assert.Equal(t, session.User, got[0].Type, "append %d: got %+v", i, got[0])
+		assert.Equal(t, fmt.Sprint("message ", i), got[0].Text, "append %d: got %+v", i, got[0])
+		assert.Empty(t, cmp.Diff(got[0], l.At(i-1)), "At(%d) differs from what Append returned (-append +at)", i-1)
 	}
-	if n := l.Len(); n != 3 {
-		t.Errorf("Len = %d, want 3", n)
-	}
-	if other.Len() != 0 {
-		t.Errorf("appending to %s changed %s", l.ID(), other.ID())
-	}
+	assert.Equal(t, 3, l.Len(), "Len")
+	assert.Zero(t, other.Len(), "appending to %s changed %s", l.ID(), other.ID())
 	got, err := l.Append(t.Context())
-	if err != nil || len(got) != 0 || l.Len() != 3 {
-		t.Errorf("Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
-	}
+	assert.NoError(t, err, "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
+	assert.Empty(t, got, "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
+	assert.Equal(t, 3, l.Len(), "Append() with no events = %v, %v; Len %d; want nothing, nil, 3", got, err, l.Len())
 }
 
 func testAppendBatch(t *testing.T, s session.Store) {
@@ -150,23 +130,16 @@ func testAppendBatch(t *testing.T, s session.Store) {
 		{Type: session.ToolUse, ToolUseID: "b", ToolName: "Glob", Input: json.RawMessage(`{"pattern":"*.go"}`)},
 	}
 	got := mustAppend(t, l, batch...)
-	if len(got) != len(batch) {
-		t.Fatalf("Append returned %d events, want %d", len(got), len(batch))
-	}
+	require.Len(t, got, len(batch), "Append returned %d events, want %d", len(got), len(batch))
 	for i, e := range got {
-		if e.Seq != int64(i+2) {
-			t.Errorf("batch event %d: Seq = %d, want %d", i, e.Seq, i+2)
-		}
-		if e.Text != batch[i].Text || e.ToolUseID != batch[i].ToolUseID {
-			t.Errorf("batch event %d out of order: %+v", i, e)
-		}
+		assert.Equal(t, int64(i+2), e.Seq, "batch event %d: Seq, want %d", i, i+2)
+		assert.Equal(t, batch[i].Text, e.Text, "batch event %d out of order: %+v", i, e)
+		assert.Equal(t, batch[i].ToolUseID, e.ToolUseID, "batch event %d out of order: %+v", i, e)
 		if !e.Time.Equal(got[0].Time) {
 			t.Logf("batch events have different times (allowed): %v, %v", got[0].Time, e.Time)
 		}
 	}
-	if diff := cmp.Diff(got, all(l)[1:]); diff != "" {
-		t.Errorf("log differs from what Append returned (-append +log):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(got, all(l)[1:]), "log differs from what Append returned (-append +log)")
 }
 
 func testAppendRefusesInvalid(t *testing.T, s session.Store) {
@@ -190,19 +163,15 @@ func testAppendRefusesInvalid(t *testing.T, s session.Store) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := all(l)
 			// The bad event comes second: nothing of the batch may land.
-			if got, err := l.Append(t.Context(), ok, tc.ev); err == nil {
-				t.Fatalf("Append accepted %+v: %+v", tc.ev, got)
-			}
-			if diff := cmp.Diff(before, all(l)); diff != "" {
-				t.Errorf("a refused Append changed the log (-before +after):\n%s", diff)
-			}
+			got, err := l.Append(t.Context(), ok, tc.ev)
+			require.Error(t, err, "Append accepted %+v: %+v", tc.ev, got)
+			assert.Empty(t, cmp.Diff(before, all(l)), "a refused Append changed the log (-before +after)")
 		})
 	}
 	// The compaction of a valid span is accepted, and no Seq was used up.
 	got := mustAppend(t, l, ok, session.Event{Type: session.Compaction, Text: "summary", From: 1, To: 3})
-	if got[0].Seq != 3 || got[1].Seq != 4 {
-		t.Errorf("after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
-	}
+	assert.Equal(t, int64(3), got[0].Seq, "after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
+	assert.Equal(t, int64(4), got[1].Seq, "after refusals: Seqs %d, %d; want 3, 4", got[0].Seq, got[1].Seq)
 }
 
 func testAppendCanceled(t *testing.T, s session.Store) {
@@ -210,12 +179,9 @@ func testAppendCanceled(t *testing.T, s session.Store) {
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := l.Append(ctx, session.Event{Type: session.User, Text: "late"}); !errors.Is(err, context.Canceled) {
-		t.Errorf("Append with a canceled context: err = %v, want context.Canceled", err)
-	}
-	if n := l.Len(); n != 1 {
-		t.Errorf("Len = %d after a canceled Append, want 1", n)
-	}
+	_, err := l.Append(ctx, session.Event{Type: session.User, Text: "late"})
+	assert.ErrorIs(t, err, context.Canceled, "Append with a canceled context")
+	assert.Equal(t, 1, l.Len(), "Len after a canceled Append")
 }
 
 func testReaders(t *testing.T, s session.Store) {
@@ -227,15 +193,11 @@ func testReaders(t *testing.T, s session.Store) {
 			session.Event{Type: session.Assistant, Text: fmt.Sprint("b", i)},
 		)
 	}
-	if n := l.Len(); n != 30 {
-		t.Fatalf("Len = %d, want 30", n)
-	}
+	require.Equal(t, 30, l.Len(), "Len")
 	var at []session.Event
 	for i := range l.Len() {
 		e := l.At(i)
-		if e.Seq != int64(i+1) {
-			t.Errorf("At(%d).Seq = %d, want %d", i, e.Seq, i+1)
-		}
+		assert.Equal(t, int64(i+1), e.Seq, "At(%d).Seq, want %d", i, i+1)
 		at = append(at, e)
 	}
 	var back []session.Event
@@ -243,9 +205,7 @@ func testReaders(t *testing.T, s session.Store) {
 		back = append(back, e)
 	}
 	slices.Reverse(back)
-	if diff := cmp.Diff(at, back); diff != "" {
-		t.Errorf("Backward (reversed) differs from At (-at +backward):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(at, back), "Backward (reversed) differs from At (-at +backward)")
 	// Stopping early: a range loop panics if the iterator calls yield
 	// again after it returned false.
 	var seen []int64
@@ -255,18 +215,16 @@ func testReaders(t *testing.T, s session.Store) {
 			break
 		}
 	}
-	if diff := cmp.Diff([]int64{30, 29, 28}, seen); diff != "" {
-		t.Errorf("Backward stopped after 3 (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff([]int64{30, 29, 28}, seen), "Backward stopped after 3 (-want +got)")
 	calls := 0
 	l.Backward()(func(session.Event) bool { calls++; return false })
-	if calls != 1 {
-		t.Errorf("Backward called yield %d times after it returned false at once, want 1", calls)
-	}
+	assert.Equal(t, 1, calls, "Backward called yield after it returned false at once")
 	empty := create(t, s)
+	var yielded []session.Event
 	for e := range empty.Backward() {
-		t.Errorf("Backward of an empty log yielded %+v", e)
+		yielded = append(yielded, e)
 	}
+	assert.Empty(t, yielded, "Backward of an empty log yielded events")
 }
 
 func testBackwardDuringAppend(t *testing.T, s session.Store) {
@@ -295,15 +253,11 @@ func testBackwardDuringAppend(t *testing.T, s session.Store) {
 	}()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("Append, Len or At inside a Backward loop did not return: deadlock")
 	}
-	if n := l.Len(); n != 3 {
-		t.Errorf("Len = %d, want 3", n)
-	}
+	assert.Equal(t, 3, l.Len(), "Len")
 }
 
 // roundTripEvents exercise every field, with bytes encoders like to
@@ -336,28 +290,20 @@ func testRoundTrip(t *testing.T, s session.Store) {
 	for i := range want {
 		want[i].Seq, want[i].Time = int64(i+1), got[i].Time
 	}
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("Append changed the events (-given +returned):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got, cmpopts.EquateEmpty()), "Append changed the events (-given +returned)")
 	// Invalid UTF-8 may be normalized, but must then read back the same.
 	odd := mustAppend(t, l,
 		session.Event{Type: session.ToolResult, ToolUseID: "call_3", Text: "bad \xff\xfe bytes \xe2\x82"},
 		session.Event{Type: session.ToolUse, ToolUseID: "call_6", Input: json.RawMessage("{\"a\":\"\xff\"}"), Meta: map[string]string{"k\xff": "v\xc3"}},
 	)
 	got = append(got, odd...)
-	if diff := cmp.Diff(got, all(l)); diff != "" {
-		t.Errorf("At differs from what Append returned (-append +at):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(got, all(l)), "At differs from what Append returned (-append +at)")
 	id := l.ID()
 	closeLog(t, l)
 	r := open(t, s, id)
-	if diff := cmp.Diff(got, all(r)); diff != "" {
-		t.Errorf("reopened log differs from what Append returned (-append +reopened):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(got, all(r)), "reopened log differs from what Append returned (-append +reopened)")
 	for i, e := range all(r) {
-		if !slices.Equal(e.Input, got[i].Input) {
-			t.Errorf("event %d: Input bytes %q, want %q", e.Seq, e.Input, got[i].Input)
-		}
+		assert.True(t, slices.Equal(e.Input, got[i].Input), "event %d: Input bytes %q, want %q", e.Seq, e.Input, got[i].Input)
 	}
 }
 
@@ -370,12 +316,8 @@ func testCallerBuffersReused(t *testing.T, s session.Store) {
 	meta["extra"] = "x"
 	copy(input, `{"path":"b"}`)
 	e := l.At(0)
-	if diff := cmp.Diff(map[string]string{"digest": "one"}, e.Meta); diff != "" {
-		t.Errorf("the caller's map changed the stored Meta (-want +got):\n%s", diff)
-	}
-	if string(e.Input) != `{"path":"a"}` {
-		t.Errorf("the caller's buffer changed the stored Input: %s", e.Input)
-	}
+	assert.Empty(t, cmp.Diff(map[string]string{"digest": "one"}, e.Meta), "the caller's map changed the stored Meta (-want +got)")
+	assert.Equal(t, `{"path":"a"}`, string(e.Input), "the caller's buffer changed the stored Input: %s", e.Input)
 }
 
 func testReopen(t *testing.T, s session.Store) {
@@ -384,16 +326,10 @@ func testReopen(t *testing.T, s session.Store) {
 	id := l.ID()
 	closeLog(t, l)
 	r := open(t, s, id)
-	if r.ID() != id {
-		t.Errorf("reopened ID = %q, want %q", r.ID(), id)
-	}
-	if diff := cmp.Diff(got, all(r)); diff != "" {
-		t.Errorf("reopened log differs (-appended +reopened):\n%s", diff)
-	}
+	assert.Equal(t, id, r.ID(), "reopened ID")
+	assert.Empty(t, cmp.Diff(got, all(r)), "reopened log differs (-appended +reopened)")
 	next := mustAppend(t, r, session.Event{Type: session.User, Text: "resumed"})
-	if want := int64(len(got) + 1); next[0].Seq != want {
-		t.Errorf("append after reopen: Seq = %d, want %d", next[0].Seq, want)
-	}
+	assert.Equal(t, int64(len(got)+1), next[0].Seq, "append after reopen: Seq")
 }
 
 func testSecondOpen(t *testing.T, s session.Store) {
@@ -401,9 +337,7 @@ func testSecondOpen(t *testing.T, s session.Store) {
 	mustAppend(t, a, session.Event{Type: session.User, Text: "one"})
 	b, err := s.Open(t.Context(), a.ID())
 	if err != nil {
-		if errors.Is(err, session.ErrNotFound) {
-			t.Fatalf("Open of an open session: %v", err)
-		}
+		require.NotErrorIs(t, err, session.ErrNotFound, "Open of an open session")
 		t.Logf("the store refuses a second Open (allowed): %v", err)
 		return
 	}
@@ -412,39 +346,26 @@ func testSecondOpen(t *testing.T, s session.Store) {
 	mustAppend(t, a, session.Event{Type: session.User, Text: "three"})
 	for name, l := range map[string]session.Log{"first": a, "second": b} {
 		evs := all(l)
-		if len(evs) != 3 {
-			t.Fatalf("%s Log: %d events, want 3 (Logs on one session must share it)", name, len(evs))
-		}
+		require.Len(t, evs, 3, "%s Log: %d events, want 3 (Logs on one session must share it)", name, len(evs))
 		for i, e := range evs {
-			if e.Seq != int64(i+1) {
-				t.Errorf("%s Log: event %d has Seq %d", name, i, e.Seq)
-			}
+			assert.Equal(t, int64(i+1), e.Seq, "%s Log: event %d has Seq %d", name, i, e.Seq)
 		}
 	}
-	if err := b.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Append(t.Context(), session.Event{Type: session.User, Text: "four"}); err != nil {
-		t.Errorf("closing one Log closed the other: %v", err)
-	}
+	require.NoError(t, b.Close())
+	_, err = a.Append(t.Context(), session.Event{Type: session.User, Text: "four"})
+	assert.NoError(t, err, "closing one Log closed the other")
 }
 
 func testClosed(t *testing.T, s session.Store) {
 	l := create(t, s)
 	mustAppend(t, l, session.Event{Type: session.User, Text: "one"})
-	if err := l.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"}); !errors.Is(err, session.ErrClosed) {
-		t.Errorf("Append after Close: err = %v, want ErrClosed", err)
-	}
-	if _, err := l.Append(t.Context()); !errors.Is(err, session.ErrClosed) {
-		t.Errorf("Append() of nothing after Close: err = %v, want ErrClosed", err)
-	}
+	require.NoError(t, l.Close(), "Close")
+	_, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "two"})
+	assert.ErrorIs(t, err, session.ErrClosed, "Append after Close")
+	_, err = l.Append(t.Context())
+	assert.ErrorIs(t, err, session.ErrClosed, "Append() of nothing after Close")
 	r := open(t, s, l.ID())
-	if n := r.Len(); n != 1 {
-		t.Errorf("reopened after a refused Append: Len = %d, want 1", n)
-	}
+	assert.Equal(t, 1, r.Len(), "reopened after a refused Append: Len")
 }
 
 func testList(t *testing.T, s session.Store) {
@@ -461,32 +382,27 @@ func testList(t *testing.T, s session.Store) {
 	aLast := mustAppend(t, a, session.Event{Type: session.Assistant, Text: "later"})
 
 	infos := list(t, s)
-	if len(infos) != 3 {
-		t.Fatalf("List: %d sessions, want 3: %+v", len(infos), infos)
-	}
+	require.Len(t, infos, 3, "List: %d sessions, want 3: %+v", len(infos), infos)
 	checkSorted(t, infos)
 	ia, ib, ic := find(t, infos, a.ID()), find(t, infos, b.ID()), find(t, infos, c.ID())
-	if ia.Title != "first message of A" || ia.Events != 4 || ia.ForkOf != "" || ia.ForkAt != 0 {
-		t.Errorf("Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Equal(t, "first message of A", ia.Title, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Equal(t, 4, ia.Events, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Empty(t, ia.ForkOf, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Zero(t, ia.ForkAt, "Info of A = %+v; want Title %q, Events 4, no fork", ia, "first message of A")
+	assert.Equal(t, 2, ib.Events, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	assert.NotEmpty(t, ib.Title, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	assert.LessOrEqual(t, utf8.RuneCountInString(ib.Title), 80, "Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
+	if r := []rune(ib.Title); len(r) >= 40 {
+		assert.True(t, strings.HasPrefix(long, string(r[:40])), "Title of B %q does not begin like the message %q", ib.Title, long)
 	}
-	if ib.Events != 2 || ib.Title == "" || utf8.RuneCountInString(ib.Title) > 80 {
-		t.Errorf("Info of B = %+v; want Events 2 and a Title of at most 80 runes", ib)
-	}
-	if r := []rune(ib.Title); len(r) >= 40 && !strings.HasPrefix(long, string(r[:40])) {
-		t.Errorf("Title of B %q does not begin like the message %q", ib.Title, long)
-	}
-	if ic.Events != 0 || ic.Title != "" {
-		t.Errorf("Info of empty C = %+v; want Events 0, no Title", ic)
-	}
+	assert.Zero(t, ic.Events, "Info of empty C = %+v; want Events 0, no Title", ic)
+	assert.Empty(t, ic.Title, "Info of empty C = %+v; want Events 0, no Title", ic)
 	for _, in := range []session.Info{ia, ib, ic} {
-		if in.Created.IsZero() || in.Updated.Before(in.Created) {
-			t.Errorf("Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
-		}
+		assert.False(t, in.Created.IsZero(), "Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
+		assert.False(t, in.Updated.Before(in.Created), "Info of %s: Created %v, Updated %v; want Created set and Updated >= Created", in.ID, in.Created, in.Updated)
 	}
 	if aLast[0].Time.After(bEvs[1].Time) {
-		if pos(infos, a.ID()) > pos(infos, b.ID()) {
-			t.Errorf("List order %v: A, appended to last, comes after B", ids(infos))
-		}
+		assert.LessOrEqual(t, pos(infos, a.ID()), pos(infos, b.ID()), "List order %v: A, appended to last, comes after B", ids(infos))
 	} else {
 		t.Logf("the store's clock did not move between Appends; order not checked")
 	}
@@ -495,9 +411,7 @@ func testList(t *testing.T, s session.Store) {
 	for _, l := range []session.Log{a, b, c} {
 		closeLog(t, l)
 	}
-	if diff := cmp.Diff(infos, list(t, s)); diff != "" {
-		t.Errorf("List after closing every Log differs (-open +closed):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(infos, list(t, s)), "List after closing every Log differs (-open +closed)")
 }
 
 func testFork(t *testing.T, s session.Store) {
@@ -515,37 +429,24 @@ func testFork(t *testing.T, s session.Store) {
 	orig := all(src)
 
 	f := fork(t, s, src.ID(), 6)
-	if f.ID() == src.ID() {
-		t.Fatalf("Fork kept the ID %q", f.ID())
-	}
-	if diff := cmp.Diff(orig[:6], all(f)); diff != "" {
-		t.Errorf("fork at 6 (-original[:6] +fork):\n%s", diff)
-	}
-	if diff := cmp.Diff(session.ModelView(src)[:2], session.ModelView(f)); diff != "" {
-		t.Errorf("the fork's compaction lost its meaning (-original view +fork view):\n%s", diff)
-	}
+	require.NotEqual(t, src.ID(), f.ID(), "Fork kept the ID")
+	assert.Empty(t, cmp.Diff(orig[:6], all(f)), "fork at 6 (-original[:6] +fork)")
+	assert.Empty(t, cmp.Diff(session.ModelView(src)[:2], session.ModelView(f)), "the fork's compaction lost its meaning (-original view +fork view)")
 	next := mustAppend(t, f, session.Event{Type: session.User, Text: "in the fork"})
-	if next[0].Seq != 7 {
-		t.Errorf("first append to the fork: Seq = %d, want 7", next[0].Seq)
-	}
+	assert.Equal(t, int64(7), next[0].Seq, "first append to the fork: Seq")
 	mustAppend(t, src, session.Event{Type: session.User, Text: "in the original"})
-	if diff := cmp.Diff(orig, all(src)[:len(orig)]); diff != "" {
-		t.Errorf("forking changed the original (-before +after):\n%s", diff)
-	}
-	if src.Len() != 9 || f.Len() != 7 || f.At(6).Text != "in the fork" || src.At(8).Text != "in the original" {
-		t.Errorf("fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
-	}
+	assert.Empty(t, cmp.Diff(orig, all(src)[:len(orig)]), "forking changed the original (-before +after)")
+	assert.Equal(t, 9, src.Len(), "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, 7, f.Len(), "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, "in the fork", f.At(6).Text, "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
+	assert.Equal(t, "in the original", src.At(8).Text, "fork and original are not independent: original %d events, fork %d", src.Len(), f.Len())
 
 	// A fork of a closed session, and a fork of the fork.
 	closeLog(t, src)
 	g := fork(t, s, src.ID(), 3)
-	if diff := cmp.Diff(orig[:3], all(g)); diff != "" {
-		t.Errorf("fork of a closed session at 3 (-original[:3] +fork):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(orig[:3], all(g)), "fork of a closed session at 3 (-original[:3] +fork)")
 	h := fork(t, s, f.ID(), 0)
-	if diff := cmp.Diff(all(f), all(h)); diff != "" {
-		t.Errorf("fork of the fork (-fork +its fork):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(all(f), all(h)), "fork of the fork (-fork +its fork)")
 
 	infos := list(t, s)
 	checkSorted(t, infos)
@@ -560,22 +461,18 @@ func testFork(t *testing.T, s session.Store) {
 		{h.ID(), f.ID(), 7, 7},
 	} {
 		in := find(t, infos, c.id)
-		if in.ForkOf != c.of || in.ForkAt != c.at || in.Events != c.n {
-			t.Errorf("Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
-		}
-		if in.Title != "start" {
-			t.Errorf("Info of %s: Title %q, want %q", c.id, in.Title, "start")
-		}
+		assert.Equal(t, c.of, in.ForkOf, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		assert.Equal(t, c.at, in.ForkAt, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		assert.Equal(t, c.n, in.Events, "Info of %s: ForkOf %q, ForkAt %d, Events %d; want %q, %d, %d", c.id, in.ForkOf, in.ForkAt, in.Events, c.of, c.at, c.n)
+		assert.Equal(t, "start", in.Title, "Info of %s: Title %q, want %q", c.id, in.Title, "start")
 	}
 	// The origin survives closing the fork.
 	closeLog(t, f)
-	if in := find(t, list(t, s), f.ID()); in.ForkOf != src.ID() || in.ForkAt != 6 {
-		t.Errorf("closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
-	}
+	in := find(t, list(t, s), f.ID())
+	assert.Equal(t, src.ID(), in.ForkOf, "closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
+	assert.Equal(t, int64(6), in.ForkAt, "closed fork: ForkOf %q, ForkAt %d; want %q, 6", in.ForkOf, in.ForkAt, src.ID())
 	r := open(t, s, f.ID())
-	if diff := cmp.Diff(append(orig[:6:6], next...), all(r)); diff != "" {
-		t.Errorf("reopened fork (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(append(orig[:6:6], next...), all(r)), "reopened fork (-want +got)")
 }
 
 func testForkAll(t *testing.T, s session.Store) {
@@ -583,29 +480,22 @@ func testForkAll(t *testing.T, s session.Store) {
 	mustAppend(t, src, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
 	for _, at := range []int64{0, -1, 2, 100} {
 		f := fork(t, s, src.ID(), at)
-		if diff := cmp.Diff(all(src), all(f)); diff != "" {
-			t.Errorf("Fork(at %d) should copy everything (-original +fork):\n%s", at, diff)
-		}
+		assert.Empty(t, cmp.Diff(all(src), all(f)), "Fork(at %d) should copy everything (-original +fork)", at)
 	}
 	empty := create(t, s)
 	f := fork(t, s, empty.ID(), 0)
-	if f.Len() != 0 {
-		t.Errorf("fork of an empty session has %d events", f.Len())
-	}
-	if got := mustAppend(t, f, session.Event{Type: session.User, Text: "x"}); got[0].Seq != 1 {
-		t.Errorf("first append to a fork of an empty session: Seq %d, want 1", got[0].Seq)
-	}
+	assert.Zero(t, f.Len(), "fork of an empty session has %d events", f.Len())
+	got := mustAppend(t, f, session.Event{Type: session.User, Text: "x"})
+	assert.Equal(t, int64(1), got[0].Seq, "first append to a fork of an empty session: Seq")
 }
 
 func testNotFound(t *testing.T, s session.Store) {
 	ctx := t.Context()
 	for _, id := range []string{"20000101T000000-000000", "nosuchsession"} {
-		if l, err := s.Open(ctx, id); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("Open(%q) = %v, %v; want ErrNotFound", id, l, err)
-		}
-		if l, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrNotFound) {
-			t.Errorf("Fork(%q) = %v, %v; want ErrNotFound", id, l, err)
-		}
+		l, err := s.Open(ctx, id)
+		assert.ErrorIs(t, err, session.ErrNotFound, "Open(%q) = %v", id, l)
+		l, err = s.Fork(ctx, id, 0)
+		assert.ErrorIs(t, err, session.ErrNotFound, "Fork(%q) = %v", id, l)
 	}
 }
 
@@ -614,12 +504,10 @@ func testInvalidIDs(t *testing.T, s session.Store) {
 	l := create(t, s) // something for a traversal to find
 	mustAppend(t, l, session.Event{Type: session.User, Text: "x"})
 	for _, id := range []string{"", ".", "..", "../x", "../" + l.ID(), "a/b", "/etc/passwd", `a\b`, `..\x`, "x/../" + l.ID(), "x\x00y", ".hidden"} {
-		if got, err := s.Open(ctx, id); !errors.Is(err, session.ErrInvalidID) {
-			t.Errorf("Open(%q) = %v, %v; want ErrInvalidID", id, got, err)
-		}
-		if got, err := s.Fork(ctx, id, 0); !errors.Is(err, session.ErrInvalidID) {
-			t.Errorf("Fork(%q) = %v, %v; want ErrInvalidID", id, got, err)
-		}
+		got, err := s.Open(ctx, id)
+		assert.ErrorIs(t, err, session.ErrInvalidID, "Open(%q) = %v", id, got)
+		got, err = s.Fork(ctx, id, 0)
+		assert.ErrorIs(t, err, session.ErrInvalidID, "Fork(%q) = %v", id, got)
 	}
 }
 
@@ -688,29 +576,21 @@ func testConcurrentAppends(t *testing.T, s session.Store) {
 	wg.Wait()
 	close(stop)
 	readers.Wait()
-	for _, err := range errs {
-		t.Error(err)
-	}
+	assert.Empty(t, errs)
 	total := 0
 	for w := range writers {
 		total += len(sent[w])
 	}
 	evs := all(l)
-	if len(evs) != total {
-		t.Fatalf("Len = %d, want %d", len(evs), total)
-	}
+	require.Len(t, evs, total, "Len")
 	for i, e := range evs {
-		if e.Seq != int64(i+1) {
-			t.Fatalf("event %d has Seq %d: Seqs must be 1..n without gaps or repeats", i, e.Seq)
-		}
+		require.Equal(t, int64(i+1), e.Seq, "event %d has Seq %d: Seqs must be 1..n without gaps or repeats", i, e.Seq)
 	}
 	for w := range writers {
 		for i, e := range sent[w] {
-			if evs[e.Seq-1].Text != e.Text {
-				t.Errorf("writer %d: Seq %d holds %q, want %q", w, e.Seq, evs[e.Seq-1].Text, e.Text)
-			}
-			if i > 0 && e.Seq <= sent[w][i-1].Seq {
-				t.Errorf("writer %d: Seqs not increasing: %d after %d", w, e.Seq, sent[w][i-1].Seq)
+			assert.Equal(t, e.Text, evs[e.Seq-1].Text, "writer %d: Seq %d holds %q, want %q", w, e.Seq, evs[e.Seq-1].Text, e.Text)
+			if i > 0 {
+				assert.Greater(t, e.Seq, sent[w][i-1].Seq, "writer %d: Seqs not increasing", w)
 			}
 		}
 	}
@@ -729,18 +609,12 @@ func testDurable(t *testing.T, s session.Store, reopen func(*testing.T, session.
 	before := list(t, s)
 
 	s2 := reopen(t, s)
-	if diff := cmp.Diff(before, list(t, s2)); diff != "" {
-		t.Errorf("List after reopening the store (-before +after):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(before, list(t, s2)), "List after reopening the store (-before +after)")
 	for id, want := range map[string][]session.Event{a.ID(): aEvs, f.ID(): fEvs} {
 		l := open(t, s2, id)
-		if diff := cmp.Diff(want, all(l)); diff != "" {
-			t.Errorf("session %s after reopening the store (-appended +read):\n%s", id, diff)
-		}
+		assert.Empty(t, cmp.Diff(want, all(l)), "session %s after reopening the store (-appended +read)", id)
 		got := mustAppend(t, l, session.Event{Type: session.User, Text: "resumed"})
-		if got[0].Seq != int64(len(want)+1) {
-			t.Errorf("session %s: append after reopening the store: Seq %d, want %d", id, got[0].Seq, len(want)+1)
-		}
+		assert.Equal(t, int64(len(want)+1), got[0].Seq, "session %s: append after reopening the store: Seq %d, want %d", id, got[0].Seq, len(want)+1)
 	}
 }
 
@@ -749,9 +623,7 @@ func testDurable(t *testing.T, s session.Store, reopen func(*testing.T, session.
 func create(t *testing.T, s session.Store) session.Log {
 	t.Helper()
 	l, err := s.Create(t.Context())
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
+	require.NoError(t, err, "Create")
 	t.Cleanup(func() { l.Close() })
 	return l
 }
@@ -759,9 +631,7 @@ func create(t *testing.T, s session.Store) session.Log {
 func open(t *testing.T, s session.Store, id string) session.Log {
 	t.Helper()
 	l, err := s.Open(t.Context(), id)
-	if err != nil {
-		t.Fatalf("Open(%q): %v", id, err)
-	}
+	require.NoError(t, err, "Open(%q)", id)
 	t.Cleanup(func() { l.Close() })
 	return l
 }
@@ -769,35 +639,27 @@ func open(t *testing.T, s session.Store, id string) session.Log {
 func fork(t *testing.T, s session.Store, id string, at int64) session.Log {
 	t.Helper()
 	l, err := s.Fork(t.Context(), id, at)
-	if err != nil {
-		t.Fatalf("Fork(%q, %d): %v", id, at, err)
-	}
+	require.NoError(t, err, "Fork(%q, %d)", id, at)
 	t.Cleanup(func() { l.Close() })
 	return l
 }
 
 func closeLog(t *testing.T, l session.Log) {
 	t.Helper()
-	if err := l.Close(); err != nil {
-		t.Fatalf("Close %s: %v", l.ID(), err)
-	}
+	require.NoError(t, l.Close(), "Close %s", l.ID())
 }
 
 func mustAppend(t *testing.T, l session.Log, evs ...session.Event) []session.Event {
 	t.Helper()
 	got, err := l.Append(t.Context(), evs...)
-	if err != nil {
-		t.Fatalf("Append to %s: %v", l.ID(), err)
-	}
+	require.NoError(t, err, "Append to %s", l.ID())
 	return got
 }
 
 func list(t *testing.T, s session.Store) []session.Info {
 	t.Helper()
 	infos, err := s.List(t.Context())
-	if err != nil {
-		t.Fatalf("List: %v", err)
-	}
+	require.NoError(t, err, "List")
 	return infos
 }
 
@@ -834,9 +696,6 @@ func ids(infos []session.Info) []string {
 func checkSorted(t *testing.T, infos []session.Info) {
 	t.Helper()
 	for i := 1; i < len(infos); i++ {
-		if infos[i].Updated.After(infos[i-1].Updated) {
-			t.Errorf("List not sorted by Updated, newest first: %s (%v) before %s (%v)",
-				infos[i-1].ID, infos[i-1].Updated, infos[i].ID, infos[i].Updated)
-		}
+		assert.False(t, infos[i].Updated.After(infos[i-1].Updated), "List not sorted by Updated, newest first: %s (%v) before %s (%v)", infos[i-1].ID, infos[i-1].Updated, infos[i].ID, infos[i].Updated)
 	}
 }

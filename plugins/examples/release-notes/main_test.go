@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel/hookwire"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestGuardTags(t *testing.T) {
@@ -33,21 +34,21 @@ func TestGuardTags(t *testing.T) {
 	} {
 		args, _ := json.Marshal(map[string]string{"command": tt.command})
 		d, handled, err := p.guardTags(context.Background(), hookwire.ToolBefore{Call: hookwire.ToolCall{Name: tt.tool, Arguments: args}})
-		if err != nil || handled != tt.deny || d.Deny != tt.deny {
-			t.Errorf("%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
-		}
+		assert.NoError(t, err, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
+		assert.Equal(t, tt.deny, handled, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
+		assert.Equal(t, tt.deny, d.Deny, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
 	}
 }
 
 func TestPrepareOnlyWhenTheSkillIsVisible(t *testing.T) {
 	p := &releaseNotes{}
-	if _, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}}); ok || err != nil {
-		t.Errorf("without the skill: handled %v, err %v", ok, err)
-	}
+	_, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}})
+	assert.NoError(t, err, "without the skill")
+	assert.False(t, ok, "without the skill: handled")
 	text, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "release-notes"}}})
-	if !ok || err != nil || !strings.Contains(text, "release-notes skill") {
-		t.Errorf("with the skill: %q, %v, %v", text, ok, err)
-	}
+	assert.True(t, ok, "with the skill")
+	assert.NoError(t, err, "with the skill")
+	assert.Contains(t, text, "release-notes skill", "with the skill")
 }
 
 func TestFormatNotes(t *testing.T) {
@@ -69,13 +70,10 @@ func TestFormatNotes(t *testing.T) {
 
 - chore: bump deps (cde3456)
 `
-	if got := formatNotes("v1.5.0", log); got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
+	assert.Equal(t, want, formatNotes("v1.5.0", log))
 	res, err := formatTool().Call(context.Background(), json.RawMessage(`{"log":"x"}`))
-	if err != nil || !res.IsError {
-		t.Errorf("missing version: %+v, %v", res, err)
-	}
+	assert.NoError(t, err, "missing version: %+v", res)
+	assert.True(t, res.IsError, "missing version: %+v", res)
 }
 
 // The debug knobs: calls are traced, and a stall file holds the prepare
@@ -86,11 +84,8 @@ func TestDebugKnobs(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, _, err := p.prepare(ctx, hookwire.Prepare{}); err == nil {
-		t.Error("a stalled handler answered")
-	}
+	_, _, err := p.prepare(ctx, hookwire.Prepare{})
+	assert.Error(t, err, "a stalled handler answered")
 	data, _ := os.ReadFile(filepath.Join(dir, "calls.log"))
-	if !strings.HasPrefix(string(data), "context:prepare ") {
-		t.Errorf("calls.log = %q", data)
-	}
+	assert.True(t, strings.HasPrefix(string(data), "context:prepare "), "calls.log = %q", data)
 }

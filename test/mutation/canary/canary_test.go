@@ -1,9 +1,11 @@
 package canary
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestAnswer(t *testing.T) {
-	if got := Answer(); got != 42 {
-		t.Errorf("Answer() = %d, want 42", got)
-	}
+	assert.Equal(t, 42, Answer(), "Answer()")
 }
