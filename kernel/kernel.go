@@ -93,8 +93,9 @@ type Kernel struct {
 
 	// outcome is the budget's last outcome logged, so a person is told once
 	// per change, not at every step.
-	outcomeMu sync.Mutex
-	outcome   string
+	outcomeMu  sync.Mutex
+	outcome    string
+	outcomeCut bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -377,16 +378,16 @@ func (k *Kernel) logOutcome(v skills.CatalogView) {
 		key.WriteByte('\n')
 	}
 	k.outcomeMu.Lock()
-	prev := k.outcome
-	k.outcome = key.String()
+	same, wasCut := k.outcome == key.String(), k.outcomeCut
+	k.outcome, k.outcomeCut = key.String(), v.Cut()
 	k.outcomeMu.Unlock()
-	if key.String() == prev {
+	if same {
 		return
 	}
 	for _, w := range v.Warnings {
 		k.logger.Warn("skills catalog", slog.String("key", w.Path), slog.String("message", w.Message))
 	}
-	if !v.Cut() && prev != "" {
+	if !v.Cut() && wasCut {
 		k.logger.Info("skills catalog fits its budget again", slog.Int("skills", v.Summary.Total), slog.Int("used", v.Summary.Used), slog.Int("budget", v.Summary.Budget))
 	}
 }

@@ -30,6 +30,9 @@ type catalogState struct {
 	// /skills lists.
 	skills   []skills.Skill
 	warnings int
+	// budget is what the catalog budget did to the applied catalog (nil:
+	// the kernel cannot say).
+	budget *skills.BudgetSummary
 }
 
 // fetchCatalog starts a fetch numbered one past the newest.
@@ -55,6 +58,11 @@ func (m *Model) applyCatalog(msg catalogMsg) {
 	m.cat.applied = msg.seq
 	m.cat.skills = byName(msg.cat.Skills)
 	m.cat.warnings = len(msg.cat.Warnings)
+	m.cat.budget = nil
+	if msg.view != nil {
+		m.cat.budget = &msg.view.Summary
+		m.cat.warnings += len(msg.view.Warnings)
+	}
 	// Only the suggestions follow the new catalog; the draft is the user's.
 	m.refreshSuggestions()
 }
