@@ -175,11 +175,84 @@ type entry struct {
 	rank  int // source: project, user, capability
 	name  string
 	nameW int    // characters of the escaped name
-	desc  string // collapsed description, not yet cut or escaped
-	full  string // escaped description of a full line (cut at CatalogDescriptionLimit)
-	fullW int
+	fullW int    // characters of the escaped description of a full line
 	line  int    // what its line costs; 0: omitted
 	body  string // the description shown; "": the name alone
+}
+
+// desc is the collapsed description, not yet cut or escaped.
+func (e *entry) desc() string { return collapse(e.s.Description) }
+
+// full is the escaped description of a full line, cut at
+// CatalogDescriptionLimit.
+func (e *entry) full() string {
+	return escapeMarkup(cutWords(e.desc(), CatalogDescriptionLimit, false))
+}
+
+// measure sets the name and its width. The description is measured only
+// when needed (fullWidth): most skills of a large catalog are never shown
+// with one.
+func (e *entry) measure() {
+	if plain(e.s.Name) {
+		e.name, e.nameW = e.s.Name, len(e.s.Name)
+	} else {
+		e.name = escapeMarkup(collapse(e.s.Name))
+		e.nameW = utf8.RuneCountInString(e.name)
+	}
+	e.fullW = -1
+}
+
+// fullWidth is the width of full(), measured without building it.
+func (e *entry) fullWidth() int {
+	if e.fullW < 0 {
+		n, w := collapsedWidth(e.s.Description)
+		if n > CatalogDescriptionLimit {
+			w = utf8.RuneCountInString(e.full())
+		}
+		e.fullW = w
+	}
+	return e.fullW
+}
+
+// plain reports ASCII text that collapsing and escaping leave unchanged.
+func plain(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return s == ""
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '&', c == '<', c == '>', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			return false
+		case c == ' ' && s[i+1] == ' ':
+			return false
+		}
+	}
+	return true
+}
+
+// collapsedWidth returns the runes of collapse(s) and its escaped width,
+// without building it.
+func collapsedWidth(s string) (n, w int) {
+	space, started := false, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		if c == ' ' || c >= '\t' && c <= '\r' || c >= utf8.RuneSelf && unicode.IsSpace(r) {
+			space = started
+			continue
+		}
+		if space {
+			n, w, space = n+1, w+1, false
+		}
+		started = true
+		n++
+		w += runeWidth(r, true)
+	}
+	return n, w
 }
 
 func sourceRank(src string) int {
@@ -204,7 +277,11 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 			pinAt[p] = i
 		}
 	}
-	es := make([]entry, 0, len(all))
+	type key struct {
+		pin, rank int32
+		s         *Skill
+	}
+	keys := make([]key, 0, len(all))
 	found := make(map[string]bool, len(pinAt))
 	var warns []contract.Warning
 	for i := range all {
@@ -222,7 +299,7 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 		if s.DisableModelInvocation {
 			continue
 		}
-		es = append(es, entry{s: s, pin: pin, rank: sourceRank(s.Source)})
+		keys = append(keys, key{int32(pin), int32(sourceRank(s.Source)), s})
 	}
 	for _, p := range pinned {
 		if !found[p] {
@@ -231,17 +308,25 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 				Message: fmt.Sprintf("pinned skill %q is not in the catalog", p)})
 		}
 	}
-	slices.SortFunc(es, func(a, b entry) int {
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.pin != b.pin || a.rank != b.rank {
+			return cmp.Or(
+				cmp.Compare(a.pin, b.pin),
+				cmp.Compare(a.rank, b.rank))
+		}
+		if c := strings.Compare(a.s.Name, b.s.Name); c != 0 {
+			return c
+		}
 		return cmp.Or(
-			cmp.Compare(a.pin, b.pin),
-			cmp.Compare(a.rank, b.rank),
-			strings.Compare(a.s.Name, b.s.Name),
 			strings.Compare(a.s.Source, b.s.Source),
 			strings.Compare(a.s.Description, b.s.Description),
 			strings.Compare(a.s.BaseDir, b.s.BaseDir),
-			strings.Compare(a.s.File, b.s.File),
-		)
+			strings.Compare(a.s.File, b.s.File))
 	})
+	es := make([]entry, len(keys))
+	for i, k := range keys {
+		es[i] = entry{s: k.s, pin: int(k.pin), rank: int(k.rank)}
+	}
 	slices.SortStableFunc(warns, func(a, b contract.Warning) int { return strings.Compare(a.Message, b.Message) })
 	return es, warns
 }
@@ -273,12 +358,7 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 		return v
 	}
 	for i := range es {
-		e := &es[i]
-		e.name = escapeMarkup(collapse(e.s.Name))
-		e.nameW = utf8.RuneCountInString(e.name)
-		e.desc = collapse(e.s.Description)
-		e.full = escapeMarkup(cutWords(e.desc, CatalogDescriptionLimit, false))
-		e.fullW = utf8.RuneCountInString(e.full)
+		es[i].measure()
 	}
 	allocate(es, b, f)
 
@@ -321,10 +401,11 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 
 // fullLine is what e's full line costs: "- name: description\n".
 func fullLine(e *entry) int {
-	if e.fullW == 0 {
+	w := e.fullWidth()
+	if w == 0 {
 		return nameLine(e)
 	}
-	return 2 + e.nameW + 2 + e.fullW + 1
+	return 2 + e.nameW + 2 + w + 1
 }
 
 // nameLine is what e's name-only line costs: "- name\n".
@@ -333,7 +414,7 @@ func nameLine(e *entry) int { return 2 + e.nameW + 1 }
 // allocate decides each entry's line (its cost in e.line, its description in
 // e.body; e.line 0 is omitted) by the rule of BudgetCatalog.
 func allocate(es []entry, b Budget, f Frame) {
-	setFull := func(e *entry) { e.line, e.body = fullLine(e), e.full }
+	setFull := func(e *entry) { e.line, e.body = fullLine(e), e.full() }
 	setName := func(e *entry) { e.line, e.body = nameLine(e), "" }
 	noteW := func(k int) int {
 		if k == 0 || f.Note == nil {
@@ -342,10 +423,16 @@ func allocate(es []entry, b Budget, f Frame) {
 		return utf8.RuneCountInString(f.Note(k))
 	}
 	frame := utf8.RuneCountInString(f.Head) + utf8.RuneCountInString(f.Tail)
-	sumFull, sumName := 0, 0
+	sumName := 0
 	for i := range es {
-		sumFull += fullLine(&es[i])
 		sumName += nameLine(&es[i])
+	}
+	sumFull := sumName // a lower bound, enough when even the names do not fit
+	if b.Chars <= 0 || frame+sumName <= b.Chars {
+		sumFull = 0
+		for i := range es {
+			sumFull += fullLine(&es[i])
+		}
 	}
 	if b.Chars <= 0 || frame+sumFull <= b.Chars {
 		for i := range es {
@@ -431,12 +518,12 @@ func shorten(es []entry, chars int) {
 	for i := range es {
 		e := &es[i]
 		if alloc[i] >= demand(e) {
-			e.line, e.body = fullLine(e), e.full
+			e.line, e.body = fullLine(e), e.full()
 			continue
 		}
 		e.body = ""
 		if room := alloc[i] - 2; room > 1 { // ": " then at least a character and "…"
-			e.body = escapeMarkup(cutWords(e.desc, room, true))
+			e.body = escapeMarkup(cutWords(e.desc(), room, true))
 		}
 		e.line = nameLine(e)
 		if e.body != "" {
