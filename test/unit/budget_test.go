@@ -85,6 +85,8 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 func TestCatalogBudgetProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 2026))
 	frame := skills.MessageFrame()
+	var regimes [3]int // all full, shortened, omitted: each must occur
+	pinnedChecked := 0
 	for iter := range 400 {
 		ss := budRandomSkills(r, r.IntN(40))
 		visible := 0
@@ -104,6 +106,14 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		}
 		unlimited := skills.BudgetCatalog(ss, skills.Budget{Pinned: pinned}, frame)
 		b := skills.Budget{Chars: budFrame(visible) + r.IntN(runes(unlimited.Message)+10), ContextWindow: 128000, Pinned: pinned}
+		if r.IntN(2) == 0 { // near the names' width, where skills are omitted
+			names := 0
+			for _, l := range budLines(unlimited) {
+				n, _, _ := strings.Cut(l, ":")
+				names += runes(n) + 1
+			}
+			b.Chars = budFrame(visible) + r.IntN(names+1)
+		}
 		v := skills.BudgetCatalog(ss, b, frame)
 		name := fmt.Sprintf("iter %d: %d skills, budget %d", iter, len(ss), b.Chars)
 
@@ -113,6 +123,14 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		assert.Equal(t, v.Summary.Total, v.Summary.Included+len(v.Summary.Omitted), name)
 		assert.Len(t, budLines(v), v.Summary.Included, name)
 		assert.True(t, utf8.ValidString(v.Message), "%s: message is not valid UTF-8", name)
+		switch {
+		case len(v.Summary.Omitted) > 0:
+			regimes[2]++
+		case v.Summary.Shortened > 0:
+			regimes[1]++
+		default:
+			regimes[0]++
+		}
 
 		perm := slices.Clone(ss)
 		r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
@@ -125,7 +143,7 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		}
 		for _, l := range budLines(v) {
 			n, desc, cut := strings.Cut(strings.TrimPrefix(l, "- "), ": ")
-			if !cut || strings.HasPrefix(full[n], l) && l == full[n] {
+			if !cut || l == full[n] {
 				continue
 			}
 			short, ok := strings.CutSuffix(desc, "…")
@@ -141,13 +159,14 @@ func TestCatalogBudgetProperties(t *testing.T) {
 
 		// Pinned lines alone fit (with the note for the rest): all present, full.
 		pinFull, pinVisible := 0, 0
-		for _, p := range slices.Compact(slices.Clone(pinned)) {
-			if l, ok := full[p]; ok && !slices.Contains(pinned[:slices.Index(pinned, p)], p) {
+		for _, p := range pinned { // names are unique
+			if l, ok := full[p]; ok {
 				pinFull += runes(l) + 1
 				pinVisible++
 			}
 		}
 		if pinVisible > 0 && budFrame(visible-pinVisible)+pinFull <= b.Chars {
+			pinnedChecked++
 			for _, p := range pinned {
 				if l, ok := full[p]; ok {
 					assert.Contains(t, v.Text, l+"\n", "%s: pinned %q not shown in full", name, p)
@@ -155,6 +174,11 @@ func TestCatalogBudgetProperties(t *testing.T) {
 			}
 		}
 	}
+	for i, n := range regimes {
+		assert.Positive(t, n, "regime %d never occurred: the generator does not cover it", i)
+	}
+	assert.Positive(t, pinnedChecked, "no case where the pinned lines fit")
+	t.Logf("regimes (full, shortened, omitted): %v; pinned checked %d times", regimes, pinnedChecked)
 }
 
 // C13: the three regimes and the order (pinned, project, user, capability,
