@@ -532,22 +532,22 @@ func shorten(es []entry, chars int) {
 	}
 }
 
-// cutWords returns s when it fits in max characters, else its longest
+// cutWords returns s when it fits in limit characters, else its longest
 // prefix that ends at a word end and fits with "…" appended, plus "…".
 // Characters are counted as escaped markup when escaped is set. A word end
 // is a rune boundary before a space, or beside a Han, Hiragana or Katakana
 // character (scripts written without spaces). When no word end fits, a
 // shortened description (escaped) is dropped (""), while the fixed limit of
 // a full line falls back to the last rune boundary that fits.
-func cutWords(s string, max int, escaped bool) string {
-	if w := width(s, escaped); w <= max {
+func cutWords(s string, limit int, escaped bool) string {
+	if w := width(s, escaped); w <= limit {
 		return s
 	}
 	best, lastRune := -1, -1
 	w := 0
 	var prev rune = -1
 	for i, r := range s {
-		if w+1 > max {
+		if w+1 > limit {
 			break
 		}
 		if prev >= 0 {
