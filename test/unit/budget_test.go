@@ -21,6 +21,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
@@ -555,4 +557,47 @@ func budHelios(t *testing.T, dir string, args ...string) (string, int) {
 		return r.stderr, r.code
 	}
 	return r.stdout, r.code
+}
+
+// C13 end to end: over a turn of several steps the model gets the budgeted
+// catalog message once, loads a skill the budget omitted by its exact name,
+// and the log says what was cut once, not at every step.
+func TestCatalogBudgetTurnLogsOnceAndLoadsOmitted(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+".", "Body of skill "+fmt.Sprint(i)+".")
+	}
+	srv := modeltest.NewServer(t,
+		modeltest.Call("skill", `{"name":"skill-39"}`),
+		modeltest.Call("skill", `{"name":"skill-38"}`),
+		modeltest.Say("done"))
+	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
+	require.NoError(t, err)
+	logs := &budLogs{}
+	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{root}, Store: session.NewMemoryStore(),
+		Model: client, CatalogBudget: skills.Budget{Chars: 400}, Logger: slog.New(logs)})
+	require.NoError(t, err)
+	defer k.Close()
+	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Run(t.Context(), "go")
+	require.NoError(t, err)
+
+	v := k.CatalogView(k.Catalog(t.Context()))
+	require.Contains(t, v.Summary.Omitted, "skill-39")
+	var catalogs, loaded int
+	for i := range s.Log().Len() {
+		ev := s.Log().At(i)
+		switch {
+		case ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance:
+			catalogs++
+			assert.Equal(t, v.Message, ev.Text)
+		case ev.Type == session.ToolResult && !ev.IsError && strings.Contains(ev.Text, "Body of skill 3"):
+			loaded++
+		}
+	}
+	assert.Equal(t, 1, catalogs, "the unchanged catalog is sent once")
+	assert.Equal(t, 2, loaded, "both omitted skills loaded by name")
+	assert.Equal(t, 1, logs.count("cut to fit its budget"), "one warning over three steps: %v", logs.recs)
 }
