@@ -69,15 +69,22 @@ type Frame struct {
 	Note func(omitted int) string
 }
 
+// The catalog message's text lives in these files; a file's trailing
+// newline is not part of the text (the head ends with one).
 var (
 	//go:embed catalog_head.md
-	catalogHead string
+	catalogHeadMD string
 	//go:embed catalog_tail.md
-	catalogTail string
+	catalogTailMD string
 	//go:embed catalog_empty.md
-	catalogEmpty string
+	catalogEmptyMD string
 	//go:embed catalog_note.md
-	catalogNote string
+	catalogNoteMD string
+
+	catalogHead  = strings.TrimRight(catalogHeadMD, "\n") + "\n"
+	catalogTail  = strings.TrimRight(catalogTailMD, "\n")
+	catalogEmpty = strings.TrimRight(catalogEmptyMD, "\n")
+	catalogNote  = "\n" + strings.TrimRight(catalogNoteMD, "\n") // on its own line, after the tail
 )
 
 // MessageFrame is the frame of the catalog message the model receives.
