@@ -369,6 +369,13 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 	}
 	allocate(es, b, f)
 
+	omitted := 0
+	for i := range es {
+		if es[i].line == 0 {
+			omitted++
+		}
+	}
+	v.Summary.Omitted = make([]string, 0, omitted)
 	var text strings.Builder
 	included, shortened, cutChars := 0, 0, 0
 	for i := range es {
