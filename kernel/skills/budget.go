@@ -168,6 +168,14 @@ func (c Catalog) View(b Budget, mode Mode) CatalogView {
 	return m.view
 }
 
+// Rendered returns the catalog text without a budget (RenderCatalog) and its
+// TextDigest. What the model receives is View's budgeted message; this is
+// for callers that want every skill's line.
+func (c Catalog) Rendered() (text, digest string) {
+	text = RenderCatalog(c.Skills)
+	return text, TextDigest(text)
+}
+
 func view(all []Skill, b Budget, mode Mode) CatalogView {
 	if mode == ModeTools {
 		return toolsView(all, b)
