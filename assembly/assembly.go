@@ -112,6 +112,10 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, fmt.Errorf("%w: skills.mode: %v", ErrConfig, err)
 	}
+	budget, err := catalogBudget(cfg)
+	if err != nil {
+		return nil, err
+	}
 	var userRoots []string
 	if cfg.Skills.UserRoots != nil {
 		userRoots = []string{}
@@ -220,6 +224,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		Capabilities:   caps,
 		Plugins:        plugins,
 		SkillsMode:     mode,
+		CatalogBudget:  budget,
 		SkillWatcher:   skillWatcher,
 		Model:          m,
 		NoModel:        noModel,

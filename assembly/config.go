@@ -89,6 +89,10 @@ type ModelConfig struct {
 	Temperature *float64 `json:"temperature"`
 	// MaxTokens, when positive, caps each answer.
 	MaxTokens int `json:"maxTokens"`
+	// ContextWindow is the model's context window in tokens; a percentage
+	// skills.catalog.budget is taken of it (4 characters a token). Default
+	// 128000; it must be positive.
+	ContextWindow *int `json:"contextWindow"`
 }
 
 // SessionsConfig is the "sessions" key.
@@ -161,6 +165,26 @@ type SkillsConfig struct {
 	ProjectRoots *[]string `json:"projectRoots"`
 	// Watch configures how long-running commands keep the catalog fresh.
 	Watch WatchConfig `json:"watch"`
+	// Catalog bounds the catalog message the model receives.
+	Catalog CatalogConfig `json:"catalog"`
+	// Tools bounds tools mode.
+	Tools SkillToolsConfig `json:"tools"`
+}
+
+// CatalogConfig is the "skills.catalog" key.
+type CatalogConfig struct {
+	// Budget is the most characters of catalog message, as a number (12000)
+	// or a percentage of model.contextWindow ("2%", the default).
+	Budget BudgetValue `json:"budget"`
+	// Pinned names skills that come first and keep their full descriptions
+	// whenever their lines alone fit. A name not in the catalog is a warning.
+	Pinned []string `json:"pinned"`
+}
+
+// SkillToolsConfig is the "skills.tools" key.
+type SkillToolsConfig struct {
+	// Max bounds the tools of tools mode. Default 128; it must be positive.
+	Max *int `json:"max"`
 }
 
 // WatchConfig is the "skills.watch" key.

@@ -219,7 +219,8 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	cat := s.k.Catalog(ctx)
 	tools, hasSkillTool := s.tools(ctx, cat)
 
-	if inj := skills.InjectCatalog(s.log, cat, hasSkillTool); inj.Append {
+	s.k.CatalogView(cat) // tells a person, once per change, what the budget cut
+	if inj := skills.InjectCatalogWithin(s.log, cat, hasSkillTool, s.k.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,12 @@ type Config struct {
 	// SkillsMode is how skills reach the model; the zero value is
 	// skills.ModeCatalog.
 	SkillsMode skills.Mode
+	// CatalogBudget bounds what the model sees of the skills (C13). Zero
+	// fields take the defaults: ContextWindow skills.DefaultContextWindow,
+	// Chars skills.DefaultBudgetPercent of it (tokens × 4 characters),
+	// ToolsMax skills.DefaultToolsMax. A negative Chars or ToolsMax means
+	// no bound.
+	CatalogBudget skills.Budget
 	// SkillWatcher, when set, watches every folder of skills (user roots, and
 	// each provider with a SetRootWatcher method) so that catalogs are
 	// served from cache until something changes. Nil: folders are read at
@@ -88,6 +95,13 @@ type Kernel struct {
 	skills  *skills.Registry
 	regs    []*skills.Registration
 	userSrc *skills.DirSource
+	budget  skills.Budget
+
+	// outcome is the budget's last outcome logged, so a person is told once
+	// per change, not at every step.
+	outcomeMu  sync.Mutex
+	outcome    string
+	outcomeCut bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -115,6 +129,7 @@ func New(cfg Config) (*Kernel, error) {
 		return nil, fmt.Errorf("kernel: work dir: %w", err)
 	}
 	k.workDir = abs
+	k.budget = resolveBudget(cfg.CatalogBudget)
 
 	roots := cfg.UserSkillRoots
 	if roots == nil {
@@ -324,7 +339,7 @@ func (k *Kernel) Telemetry() *telemetry.T { return k.cfg.Telemetry }
 // SkillTools returns the tools through which the model reaches skills (the
 // one exit, skills.ToSkillTools), for the given catalog.
 func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	tools, warns := skills.ToSkillTools(cat.Skills, k.cfg.SkillsMode)
+	tools, warns := skills.ToSkillToolsWithin(cat.Skills, k.cfg.SkillsMode, k.budget)
 	if tel := k.cfg.Telemetry; tel != nil {
 		for i := range tools {
 			tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
@@ -359,6 +374,72 @@ func tracedLoad(tel *telemetry.T, cat skills.Catalog, mode skills.Mode, t contra
 		}
 		tel.End(span, failed)
 		return res, err
+	}
+}
+
+// resolveBudget fills the defaults of Config.CatalogBudget.
+func resolveBudget(b skills.Budget) skills.Budget {
+	if b.ContextWindow <= 0 {
+		b.ContextWindow = skills.DefaultContextWindow
+	}
+	switch {
+	case b.Chars == 0:
+		b.Chars = skills.PercentBudget(skills.DefaultBudgetPercent, b.ContextWindow)
+	case b.Chars < 0:
+		b.Chars = 0
+	}
+	switch {
+	case b.ToolsMax == 0:
+		b.ToolsMax = skills.DefaultToolsMax
+	case b.ToolsMax < 0:
+		b.ToolsMax = 0
+	}
+	b.Pinned = slices.Clone(b.Pinned)
+	return b
+}
+
+// CatalogBudget returns the budget the model's view of the skills is held
+// to, defaults filled in.
+func (k *Kernel) CatalogBudget() skills.Budget {
+	b := k.budget
+	b.Pinned = slices.Clone(b.Pinned)
+	return b
+}
+
+// CatalogView returns what the model sees of cat in the kernel's mode under
+// its budget: in catalog mode exactly the catalog message, in tools mode the
+// bounded tool list, with the summary and the warnings (what was cut,
+// pinned names that do not exist). It is memoized per catalog.
+//
+// For a complete catalog, the warnings are also logged, once per change of
+// outcome rather than at every step; when a cut catalog fits again, that is
+// logged too.
+func (k *Kernel) CatalogView(cat skills.Catalog) skills.CatalogView {
+	v := cat.View(k.budget, k.cfg.SkillsMode)
+	if cat.Complete {
+		k.logOutcome(v)
+	}
+	return v
+}
+
+func (k *Kernel) logOutcome(v skills.CatalogView) {
+	var key strings.Builder
+	for _, w := range v.Warnings {
+		key.WriteString(w.String())
+		key.WriteByte('\n')
+	}
+	k.outcomeMu.Lock()
+	same, wasCut := k.outcome == key.String(), k.outcomeCut
+	k.outcome, k.outcomeCut = key.String(), v.Cut()
+	k.outcomeMu.Unlock()
+	if same {
+		return
+	}
+	for _, w := range v.Warnings {
+		k.logger.Warn("skills catalog", slog.String("key", w.Path), slog.String("message", w.Message))
+	}
+	if !v.Cut() && wasCut {
+		k.logger.Info("skills catalog fits its budget again", slog.Int("skills", v.Summary.Total), slog.Int("used", v.Summary.Used), slog.Int("budget", v.Summary.Budget))
 	}
 }
 

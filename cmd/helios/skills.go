@@ -22,7 +22,7 @@ func skillsCmd(g *globals) *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE:  groupHelp,
 	}
-	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g), skillsWatchCmd(g))
+	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g), skillsWatchCmd(g), skillsCatalogCmd(g))
 	return c
 }
 
@@ -59,6 +59,7 @@ func skillsListCmd(g *globals) *cobra.Command {
 					out.Skills = append(out.Skills, toSkillJSON(s))
 				}
 				out.Warnings = append(out.Warnings, cat.Warnings...)
+				out.Warnings = append(out.Warnings, k.CatalogView(cat).Warnings...)
 				if g.json {
 					return writeJSON(cmd.OutOrStdout(), out)
 				}

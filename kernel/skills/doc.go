@@ -16,4 +16,10 @@
 // A Skill carries a Load closure, not a path: the producer decides who can
 // read what. User-level skills are read with the OS, project skills through the
 // guarded work-dir port, capability skills however the capability likes.
+//
+// What the model sees of the catalog is held to a budget (Budget,
+// BudgetCatalog, contract C13) by one deterministic rule: pinned skills,
+// then project, user and capability skills, then by name; full lines when
+// everything fits, else shortened descriptions when every name fits, else
+// names until the budget is spent and a note saying how many more exist.
 package skills

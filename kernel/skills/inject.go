@@ -21,9 +21,15 @@ type Injection struct {
 	Reason string
 }
 
-// InjectCatalog decides, at one step, whether the model needs a new catalog
-// message (contract C7). The catalog reaches the model only as appended
-// user-side messages, never by rewriting history:
+// InjectCatalog is InjectCatalogWithin without a budget.
+func InjectCatalog(log session.Log, cat Catalog, hasSkillTool bool) Injection {
+	return InjectCatalogWithin(log, cat, hasSkillTool, Budget{})
+}
+
+// InjectCatalogWithin decides, at one step, whether the model needs a new
+// catalog message (contract C7), the catalog budgeted by b (C13). The
+// catalog reaches the model only as appended user-side messages, never by
+// rewriting history:
 //
 //   - the agent has no skill tool (tools mode, or the tool is restricted or
 //     shadowed): nothing — the model cannot load skills by name;
@@ -37,56 +43,59 @@ type Injection struct {
 //   - catalogs exist but compaction hid them all: re-establish the current
 //     one, tombstone included.
 //
-// The digest covers exactly the text between the <available_skills> tags,
-// which holds names and descriptions only, so editing a body never causes a
-// message. The log is scanned backwards without copying it; the scan stops
-// at the newest visible catalog, and only when compaction hid every catalog
-// does it read the whole log.
-func InjectCatalog(log session.Log, cat Catalog, hasSkillTool bool) Injection {
+// The digest covers exactly the budgeted message the model reads, which
+// holds names and descriptions only, so editing a body never causes a
+// message, and neither does a change the budget hides. The log is scanned
+// backwards without copying it; the scan stops at the newest visible
+// catalog, and only when compaction hid every catalog does it read the
+// whole log.
+func InjectCatalogWithin(log session.Log, cat Catalog, hasSkillTool bool, b Budget) Injection {
 	if !hasSkillTool {
 		return Injection{Reason: "no skill tool"}
 	}
 	if !cat.Complete {
 		return Injection{Reason: "incomplete"}
 	}
-	text, digest := cat.Rendered()
+	v := cat.View(b, ModeCatalog)
+	text, digest := v.Text, v.Digest
 
 	last, visible, ever := lastCatalog(log)
 	switch {
 	case visible && last.Meta[CatalogDigestKey] == digest:
 		return Injection{Reason: "unchanged"}
 	case visible && text == "":
-		return injection(text, digest, "tombstone")
+		return injection(v, "tombstone")
 	case visible:
-		return injection(text, digest, "replacement")
+		return injection(v, "replacement")
 	case ever:
-		return injection(text, digest, "re-established")
+		return injection(v, "re-established")
 	case text == "":
 		return Injection{Reason: "empty, never published"}
 	default:
-		return injection(text, digest, "first")
+		return injection(v, "first")
 	}
 }
 
-func injection(text, digest, reason string) Injection {
+func injection(v CatalogView, reason string) Injection {
 	return Injection{
 		Append: true,
 		Reason: reason,
 		Event: session.Event{
 			Type:       session.Injected,
 			Provenance: CatalogProvenance,
-			Text:       CatalogMessage(text),
-			Meta:       map[string]string{CatalogDigestKey: digest},
+			Text:       v.Message,
+			Meta:       map[string]string{CatalogDigestKey: v.Digest},
 		},
 	}
 }
 
-// CatalogMessage wraps rendered catalog text in the message the model reads.
+// CatalogMessage wraps unbudgeted catalog text in the message the model
+// reads (BudgetCatalog builds the budgeted one).
 func CatalogMessage(text string) string {
 	if text == "" {
-		return "No skills are available now; this replaces any earlier list.\n<available_skills>\n</available_skills>"
+		return catalogEmpty
 	}
-	return "Skills you can load with the skill tool; this list replaces any earlier one.\n<available_skills>\n" + text + "</available_skills>"
+	return catalogHead + text + catalogTail
 }
 
 // lastCatalog scans the log backwards for the newest catalog this injector

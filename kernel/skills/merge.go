@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -28,25 +27,6 @@ type Catalog struct {
 	// registry's cache shares it, so a step where nothing changed renders
 	// nothing.
 	rendered *renderMemo
-}
-
-type renderMemo struct {
-	once         sync.Once
-	text, digest string
-}
-
-// Rendered returns RenderCatalog(c.Skills) and its TextDigest, computed once
-// per merged catalog.
-func (c Catalog) Rendered() (text, digest string) {
-	if c.rendered == nil {
-		text = RenderCatalog(c.Skills)
-		return text, TextDigest(text)
-	}
-	c.rendered.once.Do(func() {
-		c.rendered.text = RenderCatalog(c.Skills)
-		c.rendered.digest = TextDigest(c.rendered.text)
-	})
-	return c.rendered.text, c.rendered.digest
 }
 
 // Lookup returns the skill with that name.

@@ -3,37 +3,21 @@ package skills
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // CatalogDescriptionLimit is where a description is cut in the catalog text.
 const CatalogDescriptionLimit = 250
 
 // RenderCatalog renders the skills the model may see as the text that goes
-// between <available_skills> tags: one line per skill, by code point of the
-// name, whitespace collapsed, descriptions cut at CatalogDescriptionLimit
-// with an ellipsis, markup escaped. Bodies never appear, so a body-only edit
-// never changes the text or its digest.
+// between <available_skills> tags, without a budget: one line per skill in
+// catalog order (see BudgetCatalog; by code point of the name within a
+// source), whitespace collapsed, descriptions cut at CatalogDescriptionLimit
+// at a word end with an ellipsis, markup escaped. Bodies never appear, so a
+// body-only edit never changes the text or its digest.
 func RenderCatalog(skills []Skill) string {
-	visible := make([]Skill, 0, len(skills))
-	for _, s := range skills {
-		if !s.DisableModelInvocation {
-			visible = append(visible, s)
-		}
-	}
-	sortByName(visible)
-	var b strings.Builder
-	for _, s := range visible {
-		b.WriteString("- ")
-		b.WriteString(escapeMarkup(collapse(s.Name)))
-		b.WriteString(": ")
-		b.WriteString(escapeMarkup(cut(collapse(s.Description), CatalogDescriptionLimit)))
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return BudgetCatalog(skills, Budget{}, MessageFrame()).Text
 }
 
 // Digest is a stable hash of the summaries in a catalog (name, description,
@@ -57,19 +41,7 @@ func TextDigest(text string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func sortByName(ss []Skill) {
-	slices.SortStableFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
-}
-
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:n-1]), " ") + "…"
-}
 
 var markup = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 

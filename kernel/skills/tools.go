@@ -57,27 +57,40 @@ var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":
 
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// ToSkillTools is the only place skills become what the model sees. Skills
-// with DisableModelInvocation are left out. In ModeTools a skill whose name is
-// not a valid tool name is left out with a warning.
+// ToSkillTools is ToSkillToolsWithin without a budget.
 func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
-	visible := make([]Skill, 0, len(skills))
-	for _, s := range skills {
-		if !s.DisableModelInvocation {
-			visible = append(visible, s)
-		}
-	}
+	return ToSkillToolsWithin(skills, mode, Budget{})
+}
+
+// ToSkillToolsWithin is the only place skills become what the model sees.
+// Skills with DisableModelInvocation are left out. In ModeCatalog it returns
+// the one skill tool, which loads every visible skill by its exact name,
+// those the catalog budget omitted too. In ModeTools a skill whose name is
+// not a valid tool name is left out with a warning, and the tools come in
+// catalog order (pinned, project, user, capability, name), at most
+// b.ToolsMax of them; the view of the catalog (Catalog.View) reports what
+// the bound omitted.
+func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
 	if mode == ModeCatalog {
+		visible := make([]Skill, 0, len(skills))
+		for _, s := range skills {
+			if !s.DisableModelInvocation {
+				visible = append(visible, s)
+			}
+		}
 		return []contract.Tool{catalogTool(visible)}, nil
 	}
-	var tools []contract.Tool
 	var warns []contract.Warning
-	for _, s := range visible {
-		if !ValidToolName(s.Name) {
+	for _, s := range skills {
+		if !s.DisableModelInvocation && !ValidToolName(s.Name) {
 			warns = append(warns, contract.Warning{Source: s.Source, Path: pathOf(s),
 				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
-			continue
 		}
+	}
+	included, _, _ := boundTools(skills, b)
+	tools := make([]contract.Tool, 0, len(included))
+	for _, s := range included {
+		s := *s
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
 			Description: s.Description,

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -30,6 +31,11 @@ type catalogState struct {
 	// /skills lists.
 	skills   []skills.Skill
 	warnings int
+	// budget is what the catalog budget did to the applied catalog (nil:
+	// the kernel cannot say); budgetSaid is the warnings last shown in the
+	// conversation, so each change of outcome is told once.
+	budget     *skills.BudgetSummary
+	budgetSaid string
 }
 
 // fetchCatalog starts a fetch numbered one past the newest.
@@ -55,8 +61,35 @@ func (m *Model) applyCatalog(msg catalogMsg) {
 	m.cat.applied = msg.seq
 	m.cat.skills = byName(msg.cat.Skills)
 	m.cat.warnings = len(msg.cat.Warnings)
+	m.cat.budget = nil
+	if msg.view != nil {
+		m.cat.budget = &msg.view.Summary
+		m.cat.warnings += len(msg.view.Warnings)
+		m.tellBudget(msg.view.Warnings)
+	}
 	// Only the suggestions follow the new catalog; the draft is the user's.
 	m.refreshSuggestions()
+}
+
+// tellBudget shows the catalog budget's warnings in the conversation once
+// per change of outcome (the log of a chat), never at every fetch.
+func (m *Model) tellBudget(warns []contract.Warning) {
+	var b strings.Builder
+	for _, w := range warns {
+		b.WriteString("\n  ")
+		b.WriteString(w.Message)
+		b.WriteString(" (")
+		b.WriteString(w.Path)
+		b.WriteString(")")
+	}
+	said := b.String()
+	if said == m.cat.budgetSaid {
+		return
+	}
+	m.cat.budgetSaid = said
+	if said != "" {
+		m.add(entry{kind: noteEntry, text: "Skills catalog:" + said})
+	}
 }
 
 // byName returns the skills sorted by name (code point), for completion.

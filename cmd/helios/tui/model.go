@@ -27,6 +27,14 @@ type Kernel interface {
 	OnSkillsChanged(fn func()) (cancel func())
 }
 
+// CatalogViewer is an optional ability of a Kernel: what the model sees of a
+// catalog under the catalog budget (skills.catalog.budget, or
+// skills.tools.max in tools mode). With it the status line says when the
+// budget shortened or left out skills.
+type CatalogViewer interface {
+	CatalogView(cat skills.Catalog) skills.CatalogView
+}
+
 // Session is the conversation with the model.
 type Session interface {
 	ID() string
@@ -68,10 +76,12 @@ type Result struct {
 type (
 	// skillsChangedMsg is the kernel's bare change signal.
 	skillsChangedMsg struct{}
-	// catalogMsg is the result of the fetch numbered seq.
+	// catalogMsg is the result of the fetch numbered seq, with what the
+	// model sees of it when the kernel can say (complete catalogs only).
 	catalogMsg struct {
-		seq uint64
-		cat skills.Catalog
+		seq  uint64
+		cat  skills.Catalog
+		view *skills.CatalogView
 	}
 	// updateMsg is one thing that happened in the running turn.
 	updateMsg kernel.Update
@@ -633,7 +643,12 @@ func (rt *runtime) fetch(seq uint64) tea.Cmd {
 			return nil
 		}
 		defer rt.leave()
-		return catalogMsg{seq: seq, cat: rt.kernel.Catalog(rt.ctx)}
+		msg := catalogMsg{seq: seq, cat: rt.kernel.Catalog(rt.ctx)}
+		if v, ok := rt.kernel.(CatalogViewer); ok && msg.cat.Complete {
+			view := v.CatalogView(msg.cat)
+			msg.view = &view
+		}
+		return msg
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // entryKind is what a line of the conversation shows.
@@ -225,6 +227,9 @@ func (m *Model) renderStatus(w int) string {
 	default:
 		parts = append(parts, fmt.Sprintf("%d skills", len(m.cat.skills)))
 	}
+	if b := m.cat.budget; b != nil && (len(b.Omitted) > 0 || b.Shortened > 0) {
+		parts = append(parts, budgetStatus(*b))
+	}
 	switch {
 	case m.cat.observed == 0:
 		parts = append(parts, "catalog loading")
@@ -244,6 +249,15 @@ func (m *Model) renderStatus(w int) string {
 	}
 	line := clip(" "+strings.Join(parts, " · "), w)
 	return styleStatus.Render(line + strings.Repeat(" ", max(0, w-ansi.StringWidth(line))))
+}
+
+// budgetStatus says what the catalog budget cut, for the status line
+// (`helios skills catalog` shows the details).
+func budgetStatus(b skills.BudgetSummary) string {
+	if len(b.Omitted) > 0 {
+		return fmt.Sprintf("budget: %d of %d skills shown, %d omitted", b.Included, b.Total, len(b.Omitted))
+	}
+	return fmt.Sprintf("budget: %d of %d descriptions shortened", b.Shortened, b.Total)
 }
 
 // oneLine collapses whitespace, newlines included.
