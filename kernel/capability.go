@@ -40,6 +40,25 @@ type HookProvider interface {
 	Mounts() []hooks.Mount
 }
 
+// NewCapability is the smallest in-process capability: a name and hook
+// mounts, typically made with a typed point's Bind:
+//
+//	kernel.NewCapability("house-rules", kernel.ToolBefore.Bind("no-force-push", guard))
+//
+// It has no description, so it is not listed in <extensions>.
+func NewCapability(name string, mounts ...hooks.Mount) Capability {
+	return hookCapability{name, mounts}
+}
+
+type hookCapability struct {
+	name   string
+	mounts []hooks.Mount
+}
+
+func (c hookCapability) Name() string { return c.name }
+
+func (c hookCapability) Mounts() []hooks.Mount { return c.mounts }
+
 // ExtensionDoc is the parsed EXTENSION.md of a capability.
 type ExtensionDoc struct {
 	Name        string

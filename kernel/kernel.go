@@ -141,7 +141,7 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning})
-	if err := ContextPrepare.Mount(k.hooks, "environment", hooks.Builtin, k.environment); err != nil {
+	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(k.hooks); err != nil {
@@ -264,7 +264,7 @@ func (k *Kernel) Skills() *skills.Registry { return k.skills }
 // plugins.
 func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning})
-	if err := ContextCompact.Mount(r, "compactor", hooks.Builtin, compact); err != nil {
+	if err := r.Mount(ContextCompact.Bind("compactor", compact)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {

@@ -122,9 +122,15 @@ type Handler func(ctx context.Context, in any) (Result, error)
 
 // Mount attaches a handler to a point.
 type Mount struct {
-	Point   string
-	Name    string
-	Origin  Origin
+	// Point is the mount point's name, e.g. "tool:before".
+	Point string
+	// Name tells handlers apart in warnings and Describe; a capability's
+	// mount without one is named after the capability.
+	Name string
+	// Origin is the band the handler runs in. The kernel overwrites it from
+	// how a capability was installed.
+	Origin Origin
+	// Handler is called with the point's payload.
 	Handler Handler
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +83,7 @@ func Fail(status int, message string) Step {
 // Server is a scripted Chat Completions endpoint. It is safe for concurrent
 // use and closes when the test ends.
 type Server struct {
-	t     testing.TB
+	t     reporter
 	srv   *httptest.Server
 	mu    sync.Mutex
 	steps []Step
@@ -106,6 +107,28 @@ func NewServer(t testing.TB, steps ...Step) *Server {
 	})
 	return s
 }
+
+// reporter is where a server reports requests off the script.
+type reporter interface {
+	Errorf(format string, args ...any)
+}
+
+// Start starts a server outside a test, for Example functions (which have no
+// *testing.T) and programs: what NewServer would report as a test failure is
+// written to standard error, and the request is answered with an HTTP error
+// that the adapter reports. Close stops it.
+func Start(steps ...Step) *Server {
+	s := &Server{t: stderr{}, steps: steps}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Close stops a server made by Start. (NewServer's closes with its test.)
+func (s *Server) Close() { s.srv.Close() }
+
+type stderr struct{}
+
+func (stderr) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
 // URL is the base URL to configure the adapter with; it ends in /v1.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
