@@ -204,7 +204,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	cat := s.k.Catalog(ctx)
 	tools, hasSkillTool := s.tools(ctx, cat)
 
-	if inj := skills.InjectCatalog(s.log, cat, hasSkillTool); inj.Append {
+	if inj := InjectCatalog(s.log, cat, hasSkillTool); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}

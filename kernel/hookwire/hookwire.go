@@ -1,7 +1,7 @@
 // Package hookwire is the JSON form of the standard hook points' payloads and
-// results, as they cross a process boundary to a plugin. The kernel converts
-// its in-process payloads to these types (kernel.EncodeHookInput and
-// kernel.DecodeHookOutput); plugins/sdk hands them to plugin authors.
+// results, as they cross a process boundary to a plugin. The plugin host
+// (plugins/host) converts the kernel's in-process payloads to these types and
+// back; plugins/sdk hands them to plugin authors.
 //
 // Only what a plugin can use travels: a context:prepare handler sees the
 // catalog's summaries, not the skills' loaders; a context:compact handler

@@ -27,6 +27,7 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -313,7 +314,7 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"name: lint\ndescription: >\n  Checks style\n  and naming.",
 		"Lint body first line.\n"))
 
-	doc, err := kernel.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
+	doc, err := frontmatter.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
 	if err != nil || doc.Name != "x" || doc.Description != "From the frontmatter." || doc.Body != "From the body.\n" {
 		t.Errorf("ParseExtensionDoc = %+v, %v", doc, err)
 	}

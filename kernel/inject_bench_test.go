@@ -1,10 +1,11 @@
-package skills_test
+package kernel_test
 
 import (
 	"context"
 	"fmt"
 	"testing"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
@@ -41,7 +42,7 @@ func BenchmarkInjectCatalog(b *testing.B) {
 		if _, err := l.Append(ctx, batch...); err != nil {
 			b.Fatal(err)
 		}
-		if inj := skills.InjectCatalog(l, cat, true); inj.Append {
+		if inj := kernel.InjectCatalog(l, cat, true); inj.Append {
 			l.Append(ctx, inj.Event)
 		}
 		for range 9 {
@@ -60,7 +61,7 @@ func BenchmarkInjectCatalog(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				cat := reg.Snapshot(ctx)
-				if inj := skills.InjectCatalog(l, cat, true); inj.Append {
+				if inj := kernel.InjectCatalog(l, cat, true); inj.Append {
 					b.Fatal("unexpected injection")
 				}
 			}
