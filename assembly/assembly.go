@@ -176,7 +176,6 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err := checkOwnCapabilities(opts.Capabilities, cfg, project, caps); err != nil {
 		return nil, err
 	}
-	caps = append(caps, opts.Capabilities...)
 
 	var resources []io.Closer
 	var skillWatcher kskills.RootWatcher
@@ -206,7 +205,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   caps,
+		Capabilities:   append(caps, opts.Capabilities...), // the application's own, after the configured builtins
 		Plugins:        plugins,
 		SkillsMode:     mode,
 		SkillWatcher:   skillWatcher,

@@ -20,7 +20,9 @@ import (
 func ExampleLoad() {
 	model := modeltest.Start(
 		modeltest.Call("Bash", `{"command":"git push --force origin main"}`),
-		func(req modeltest.Recorded) modeltest.Reply { return modeltest.Reply{Text: "Not done: " + req.Last().Content} },
+		func(req modeltest.Recorded) modeltest.Reply {
+			return modeltest.Reply{Text: "Not done: " + req.Last().Content}
+		},
 	)
 	defer model.Close()
 	dir, err := os.MkdirTemp("", "helios-example-")

@@ -91,7 +91,9 @@ func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 	bin := fdBuildProgram(t, src)
 	m := modeltest.NewServer(t,
 		modeltest.Call("Bash", `{"command":"git push --force origin main"}`),
-		func(req modeltest.Recorded) modeltest.Reply { return modeltest.Reply{Text: "Not done: " + req.Last().Content} },
+		func(req modeltest.Recorded) modeltest.Reply {
+			return modeltest.Reply{Text: "Not done: " + req.Last().Content}
+		},
 	)
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"skills": {"userRoots": []}, "sessions": {"dir": "sessions"},
