@@ -8,7 +8,8 @@ import (
 // Injection is what the catalog injector decided at one step.
 type Injection struct {
 	// Event is the message to append, when Append is true.
-	Event  session.Event
+	Event session.Event
+	// Append says the model needs Event at this step.
 	Append bool
 	// Reason says why, for logs and tests: "incomplete", "no skill tool",
 	// "unchanged", "first", "replacement", "tombstone", "re-established",

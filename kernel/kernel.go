@@ -46,12 +46,14 @@ type Config struct {
 	// Model is the default model for sessions. When nil, NoModel says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
-	Model   model.Model
+	Model model.Model
+	// NoModel is why there is no Model, returned by OpenSession.
 	NoModel error
 	// Store is the default session store.
 	Store session.Store
 	// MaxSteps and ContextBudget are session defaults (see SessionConfig).
-	MaxSteps      int
+	MaxSteps int
+	// ContextBudget: see MaxSteps.
 	ContextBudget int
 	// Resources are closed by Close after the capabilities, last first
 	// (the assembly hands over the watcher it made, for example).

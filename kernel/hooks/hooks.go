@@ -21,6 +21,7 @@ const (
 	FirstWin
 )
 
+// String returns "concat" or "firstWin".
 func (k Kind) String() string {
 	switch k {
 	case Concat:
@@ -41,6 +42,7 @@ const (
 	ScopeSession
 )
 
+// String returns "run" or "session".
 func (s Scope) String() string {
 	switch s {
 	case ScopeRun:
@@ -62,6 +64,7 @@ const (
 	Plugin
 )
 
+// String returns "builtin" or "plugin".
 func (o Origin) String() string {
 	switch o {
 	case Builtin:
@@ -74,8 +77,11 @@ func (o Origin) String() string {
 
 // Point names a mount point and fixes its kind and scope.
 type Point struct {
-	Name  string
-	Kind  Kind
+	// Name is the point's name, e.g. "tool:before".
+	Name string
+	// Kind is how its handlers combine.
+	Kind Kind
+	// Scope is the registry it lives in.
 	Scope Scope
 }
 
@@ -107,7 +113,9 @@ func StandardPoints() []Point {
 // answer). On a concat point Handled means "I contribute Value": a handler
 // that has nothing to add returns Pass and contributes nothing.
 type Result struct {
-	Value   any
+	// Value is the decision or contribution, read only when Handled.
+	Value any
+	// Handled says the handler decided (firstWin) or contributes (concat).
 	Handled bool
 }
 
@@ -357,15 +365,21 @@ func (r *Registry) warn(ctx context.Context, m Mount, err error) {
 
 // PointInfo describes a point for Describe.
 type PointInfo struct {
-	Name     string        `json:"name"`
-	Kind     string        `json:"kind"`
-	Scope    string        `json:"scope"`
+	// Name is the point's name.
+	Name string `json:"name"`
+	// Kind is "concat" or "firstWin".
+	Kind string `json:"kind"`
+	// Scope is "run" or "session".
+	Scope string `json:"scope"`
+	// Handlers are in dispatch order.
 	Handlers []HandlerInfo `json:"handlers"`
 }
 
 // HandlerInfo describes one mounted handler.
 type HandlerInfo struct {
-	Name   string `json:"name"`
+	// Name is the handler's name ("<capability>/<mount>" for a plugin's named mount).
+	Name string `json:"name"`
+	// Origin is "builtin" or "plugin".
 	Origin string `json:"origin"`
 }
 

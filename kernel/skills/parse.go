@@ -36,14 +36,19 @@ const (
 
 // Finding is one problem with a skill file.
 type Finding struct {
+	// Severity says whether the skill still loads.
 	Severity Severity
-	Message  string
+	// Message says what is wrong.
+	Message string
 }
 
 // Meta is the frontmatter of a skill, as far as the kernel understands it.
 type Meta struct {
-	Name                   string
-	Description            string
+	// Name is the normalized name (the folder's when the file has none).
+	Name string
+	// Description says when to use the skill.
+	Description string
+	// DisableModelInvocation hides the skill from the model.
 	DisableModelInvocation bool
 }
 

@@ -23,6 +23,7 @@ const (
 	ModeTools
 )
 
+// String returns "catalog" or "tools".
 func (m Mode) String() string {
 	switch m {
 	case ModeCatalog:

@@ -31,6 +31,7 @@ func fdGo(t *testing.T, dir string, args ...string) {
 // Protects: `helios plugins init` writes a plugin module that builds, passes
 // its own test and `helios plugins check` exactly as generated.
 func TestPluginsInitBuildsTestsAndChecks(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "house-guard")
 	r := helios(t, home, t.TempDir(), "plugins", "init", "house-guard", dir, "--replace", fdCheckout(t))
@@ -79,6 +80,7 @@ func TestPluginsInitBuildsTestsAndChecks(t *testing.T) {
 // Protects: init never overwrites, and refuses a name it cannot use, saying
 // the rule.
 func TestPluginsInitRefusals(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.go"), "package main\n")

@@ -3,11 +3,13 @@ package unit_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,25 +52,68 @@ func fdReadmeGo(t *testing.T, heading string) []string {
 	return blocks
 }
 
-// fdBuildProgram builds src as package main of a fresh module that requires
-// this checkout, and returns the executable.
-func fdBuildProgram(t *testing.T, src string) string {
+var (
+	fdReadmeOnce sync.Once
+	fdReadmeBins map[string]string
+	fdReadmeErr  error
+)
+
+// fdBuildReadme builds the README's programs (heading -> its one Go block)
+// once, as package main each, in one fresh module that requires this
+// checkout, and returns the executables by heading.
+func fdBuildReadme(t *testing.T) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
-	goVersion := strings.TrimPrefix(runtime.Version(), "go")
-	writeFile(t, filepath.Join(dir, "go.mod"), "module readme\n\ngo "+goVersion+"\n\n"+
-		"require github.com/helios-agents/helios v0.0.0-00010101000000-000000000000\n\n"+
-		"replace github.com/helios-agents/helios => "+fdCheckout(t)+"\n")
-	writeFile(t, filepath.Join(dir, "main.go"), src)
-	fdGo(t, dir, "mod", "tidy")
-	fdGo(t, dir, "build", "-o", "program", ".")
-	return filepath.Join(dir, "program")
+	srcs := map[string]string{}
+	for _, h := range []string{"## Embedding", "### Writing a plugin"} {
+		blocks := fdReadmeGo(t, h)
+		require.Len(t, blocks, 1, "Go blocks under %q", h)
+		srcs[h] = blocks[0]
+	}
+	checkout := fdCheckout(t)
+	fdReadmeOnce.Do(func() {
+		dir, err := os.MkdirTemp(filepath.Dir(heliosBin), "readme-")
+		if err != nil {
+			fdReadmeErr = err
+			return
+		}
+		goVersion := strings.TrimPrefix(runtime.Version(), "go")
+		files := map[string]string{"go.mod": "module readme\n\ngo " + goVersion + "\n\n" +
+			"require github.com/helios-agents/helios v0.0.0-00010101000000-000000000000\n\n" +
+			"replace github.com/helios-agents/helios => " + checkout + "\n"}
+		fdReadmeBins = map[string]string{}
+		for i, h := range []string{"## Embedding", "### Writing a plugin"} {
+			name := fmt.Sprintf("program%d", i)
+			files[filepath.Join(name, "main.go")] = srcs[h]
+			fdReadmeBins[h] = filepath.Join(dir, "bin", name)
+		}
+		for f, content := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+				fdReadmeErr = err
+				return
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(content), 0o644); err != nil {
+				fdReadmeErr = err
+				return
+			}
+		}
+		for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", filepath.Join(dir, "bin") + string(filepath.Separator), "./..."}} {
+			cmd := exec.Command("go", args...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				fdReadmeErr = fmt.Errorf("go %v: %w\n%s", args, err, out)
+				return
+			}
+		}
+	})
+	require.NoError(t, fdReadmeErr)
+	return fdReadmeBins
 }
 
 // Protects: the README's embedding program is complete, at most 20 lines of
 // code in main, and builds and runs as printed: against a scripted model, its
 // typed guard denies the force push the model asks for.
 func TestReadmeEmbeddingProgramRuns(t *testing.T) {
+	t.Parallel()
 	blocks := fdReadmeGo(t, "## Embedding")
 	require.Len(t, blocks, 1)
 	src := blocks[0]
@@ -88,7 +133,7 @@ func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 		assert.Contains(t, string(example), l, "ExampleLoad runs the README's program")
 	}
 
-	bin := fdBuildProgram(t, src)
+	bin := fdBuildReadme(t)["## Embedding"]
 	m := modeltest.NewServer(t,
 		modeltest.Call("Bash", `{"command":"git push --force origin main"}`),
 		func(req modeltest.Recorded) modeltest.Reply {
@@ -109,13 +154,14 @@ func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 // Protects: the README's plugin is the copyable example, verbatim, and it
 // builds in a module of its own and starts as a plugin.
 func TestReadmePluginBuildsAndStarts(t *testing.T) {
+	t.Parallel()
 	blocks := fdReadmeGo(t, "### Writing a plugin")
 	require.Len(t, blocks, 1)
 	example, err := os.ReadFile(filepath.Join("..", "..", "plugins", "examples", "no-force-push", "main.go"))
 	require.NoError(t, err)
 	assert.Equal(t, string(example), blocks[0], "the README prints plugins/examples/no-force-push/main.go")
 
-	bin := fdBuildProgram(t, blocks[0])
+	bin := fdBuildReadme(t)["### Writing a plugin"]
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"plugins": [{"name": "guard", "command": `+asmQuote(bin)+`}]}`)
 	r := helios(t, t.TempDir(), work, "plugins", "check", "--json")

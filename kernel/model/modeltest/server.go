@@ -22,6 +22,7 @@ type Step func(req Recorded) Reply
 
 // Reply is one scripted answer.
 type Reply struct {
+	// Text is what the model says.
 	Text string
 	// ToolCalls the model makes. A call without an ID gets
 	// "call_<request>_<position>" (request counted from 1), unique within
@@ -30,7 +31,8 @@ type Reply struct {
 	// Status, when 400 or above, makes the answer an HTTP error with
 	// ErrorMessage as {"error":{"message":...}}; Text and ToolCalls are then
 	// ignored. Zero means 200.
-	Status       int
+	Status int
+	// ErrorMessage is the message of an error answer.
 	ErrorMessage string
 	// Chunked splits the text into several deltas (three runes each) and
 	// each call's arguments into several fragments, when streaming.
@@ -39,15 +41,19 @@ type Reply struct {
 
 // Recorded is one request the server received, decoded.
 type Recorded struct {
+	// Model is the model name the adapter asked for.
 	Model string
 	// System is the content of a leading system message.
 	System string
 	// Messages are the other messages, in order; a later system message
 	// keeps Role "system".
 	Messages []model.Message
-	Tools    []model.Tool
-	Stream   bool
-	Header   http.Header
+	// Tools are the tools offered, in order.
+	Tools []model.Tool
+	// Stream says the adapter asked for server-sent events.
+	Stream bool
+	// Header holds the request's headers (Authorization, ...).
+	Header http.Header
 	// Body is the request body as sent.
 	Body json.RawMessage
 }
