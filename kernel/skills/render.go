@@ -16,7 +16,9 @@ const CatalogDescriptionLimit = 250
 // between <available_skills> tags: one line per skill, by code point of the
 // name, whitespace collapsed, descriptions cut at CatalogDescriptionLimit
 // with an ellipsis, markup escaped. Bodies never appear, so a body-only edit
-// never changes the text or its digest.
+// never changes the text or its digest. The kernel renders through
+// Catalog.Rendered; this is exported so that a front end (an MCP server, a
+// UI) can show exactly the text the model reads.
 func RenderCatalog(skills []Skill) string {
 	visible := make([]Skill, 0, len(skills))
 	for _, s := range skills {
@@ -51,7 +53,9 @@ func (c Catalog) Digest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TextDigest hashes a rendered catalog text.
+// TextDigest hashes a rendered catalog text: the digest the kernel's
+// catalog messages carry (CatalogDigestKey), exported so that whoever reads
+// a session log can tell which catalog a message published.
 func TextDigest(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
