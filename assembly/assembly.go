@@ -63,7 +63,10 @@ func Load(ctx context.Context, path string, opts Options) (*kernel.Kernel, error
 func ReadConfig(path string) (Config, string, error) {
 	if path == "" {
 		wd, err := os.Getwd()
-		return Config{}, wd, err
+		if err != nil {
+			return Config{}, "", fmt.Errorf("config: work dir: %w", err)
+		}
+		return Config{}, wd, nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
