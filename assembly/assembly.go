@@ -41,6 +41,14 @@ type Options struct {
 	// TelemetryStdout is where the stdout telemetry exporters write. Nil is
 	// os.Stdout; a command whose stdout is data passes its stderr.
 	TelemetryStdout io.Writer
+	// Capabilities are the application's own in-process capabilities. They
+	// are installed as builtins, in this order, after the kernel's own
+	// (the builtin tools and the config's extensions) and before every
+	// plugin: their hook handlers run before any plugin's, and their skills
+	// merge after the extensions'. A name that collides with a configured
+	// capability is an error naming both. The kernel closes those that are
+	// io.Closers; a failed Build leaves them open.
+	Capabilities []kernel.Capability
 }
 
 // Load reads the config file at path and assembles a kernel. An empty path
@@ -60,7 +68,10 @@ func Load(ctx context.Context, path string, opts Options) (*kernel.Kernel, error
 func ReadConfig(path string) (Config, string, error) {
 	if path == "" {
 		wd, err := os.Getwd()
-		return Config{}, wd, err
+		if err != nil {
+			return Config{}, "", fmt.Errorf("config: work dir: %w", err)
+		}
+		return Config{}, wd, nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -93,6 +104,9 @@ func FindConfig(workDir string) (string, error) {
 // paths in cfg resolve against. On failure everything already opened is
 // closed and the errors are joined.
 func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kernel.Kernel, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	var opened []io.Closer
 	defer func() {
 		if err != nil {
@@ -110,7 +124,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	}
 	mode, err := kskills.ParseMode(string(cfg.Skills.Mode))
 	if err != nil {
-		return nil, fmt.Errorf("%w: skills.mode: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: skills.mode: %w", ErrConfig, err)
 	}
 	budget, err := catalogBudget(cfg)
 	if err != nil {
@@ -122,7 +136,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		for _, r := range *cfg.Skills.UserRoots {
 			p, err := expandHome(r)
 			if err != nil {
-				return nil, fmt.Errorf("%w: skills.userRoots: %v", ErrConfig, err)
+				return nil, fmt.Errorf("skills.userRoots: %w", err)
 			}
 			userRoots = append(userRoots, resolve(base, p))
 		}
@@ -141,9 +155,6 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 
 	var caps []kernel.Capability
 	for i, e := range cfg.Extensions {
-		if e.Dir == "" {
-			return nil, fmt.Errorf("%w: extensions[%d].dir: missing", ErrConfig, i)
-		}
 		c, err := extdir.Open(resolve(base, e.Dir))
 		if err != nil {
 			return nil, fmt.Errorf("extensions[%d]: %w", i, err)
@@ -170,17 +181,20 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: tools: %v", ErrConfig, err)
+		return nil, fmt.Errorf("builtin tools: %w", err)
 	}
 	opened = append(opened, toolSet)
 	caps = append([]kernel.Capability{toolsCapability{toolSet}}, caps...)
+	if err := checkOwnCapabilities(opts.Capabilities, cfg, project, caps); err != nil {
+		return nil, err
+	}
 
 	var resources []io.Closer
 	var skillWatcher kskills.RootWatcher
 	if opts.Watch {
 		w, err := newWatcher(cfg.Skills.Watch)
 		if err != nil {
-			return nil, fmt.Errorf("%w: skills.watch: %v", ErrConfig, err)
+			return nil, fmt.Errorf("skills watcher: %w", err)
 		}
 		if w != nil {
 			opened = append(opened, w)
@@ -221,7 +235,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   caps,
+		Capabilities:   append(caps, opts.Capabilities...), // the application's own, after the configured builtins
 		Plugins:        plugins,
 		SkillsMode:     mode,
 		CatalogBudget:  budget,
@@ -257,6 +271,42 @@ func workDirOf(cfg Config, base string, opts Options) (string, error) {
 		return "", fmt.Errorf("work dir: %w", err)
 	}
 	return wd, nil
+}
+
+// checkOwnCapabilities refuses an Options capability that is nil, has no
+// name, repeats another, or shares its name with a configured one (the
+// builtin tools, the project skills, an extension or a plugin), naming
+// both. It runs before any plugin starts.
+func checkOwnCapabilities(own []kernel.Capability, cfg Config, project kernel.Capability, configured []kernel.Capability) error {
+	taken := map[string]string{project.Name(): "the project skills capability"}
+	for i, c := range configured {
+		what := "the builtin tools"
+		if i > 0 {
+			what = fmt.Sprintf("extensions[%d] (%s)", i-1, cfg.Extensions[i-1].Dir)
+		}
+		taken[c.Name()] = what
+	}
+	for i, p := range cfg.Plugins {
+		taken[p.Name] = fmt.Sprintf("plugins[%d]", i)
+	}
+	var errs []error
+	for i, c := range own {
+		at := fmt.Sprintf("Options.Capabilities[%d]", i)
+		if c == nil {
+			errs = append(errs, fmt.Errorf("assembly: %s is nil", at))
+			continue
+		}
+		name := c.Name()
+		switch other, dup := taken[name]; {
+		case name == "":
+			errs = append(errs, fmt.Errorf("assembly: %s has an empty name", at))
+		case dup:
+			errs = append(errs, fmt.Errorf("assembly: %s is named %q, like %s", at, name, other))
+		default:
+			taken[name] = at
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func resolve(base, p string) string {

@@ -245,7 +245,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("invalid duration %q: %v", s, err)
+		return fmt.Errorf("invalid duration %q: %w", s, err)
 	}
 	if v < 0 {
 		return fmt.Errorf("invalid duration %q: negative", s)
@@ -276,7 +276,10 @@ func ParseConfig(name string, data []byte) (Config, error) {
 		return cfg, fmt.Errorf("%w: %s: unexpected data after the top-level object", ErrConfig, name)
 	}
 	if err := decodeStrict(raw, reflect.ValueOf(&cfg).Elem(), ""); err != nil {
-		return Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+		return Config{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
+	if p := cfg.problems(); len(p) > 0 {
+		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, name, strings.Join(p, "; "))
 	}
 	return cfg, nil
 }
@@ -367,7 +370,7 @@ func atPath(path string, err error) error {
 	if path == "" {
 		path = "(top level)"
 	}
-	return fmt.Errorf("%s: %v", path, err)
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 func join(path, key string) string {

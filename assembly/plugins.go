@@ -46,24 +46,13 @@ type PluginConfig struct {
 // launches, with commands resolved against base and plugin output logged to
 // logger.
 func PluginHostConfigs(cfg Config, base string, logger *slog.Logger) ([]host.Config, error) {
+	if p := pluginProblems(cfg.Plugins); len(p) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
+	}
 	var out []host.Config
-	seen := map[string]bool{}
-	for i, p := range cfg.Plugins {
-		at := fmt.Sprintf("plugins[%d]", i)
-		switch {
-		case strings.TrimSpace(p.Name) == "":
-			return nil, fmt.Errorf("%w: %s.name: missing", ErrConfig, at)
-		case seen[p.Name]:
-			return nil, fmt.Errorf("%w: %s.name: %q is configured twice", ErrConfig, at, p.Name)
-		case p.Command == "":
-			return nil, fmt.Errorf("%w: %s.command: missing", ErrConfig, at)
-		}
-		seen[p.Name] = true
+	for _, p := range cfg.Plugins {
 		keys := make([]string, 0, len(p.Env))
 		for k := range p.Env {
-			if k == "" || strings.Contains(k, "=") {
-				return nil, fmt.Errorf("%w: %s.env: %q is not a variable name", ErrConfig, at, k)
-			}
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)

@@ -176,7 +176,10 @@ func (l *lazyStore) Close() error {
 func sessionsDir(cfg SessionsConfig, base string) (string, error) {
 	if cfg.Dir != "" {
 		d, err := expandHome(cfg.Dir)
-		return resolve(base, d), err
+		if err != nil {
+			return "", fmt.Errorf("sessions.dir: %w", err)
+		}
+		return resolve(base, d), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {

@@ -21,7 +21,9 @@ import (
 // SessionConfig configures a session. Zero fields take the kernel's
 // defaults (Config.Model, Config.Store, Config.MaxSteps, ...).
 type SessionConfig struct {
+	// Model answers this session; nil means Config.Model.
 	Model model.Model
+	// Store keeps its log; nil means Config.Store.
 	Store session.Store
 	// Resume reopens this session ID; "" starts a new session.
 	Resume string
@@ -41,12 +43,14 @@ type SessionConfig struct {
 
 // Update is one thing that happened in a session.
 type Update struct {
+	// Kind says what happened, and which fields are set.
 	Kind UpdateKind
 	// Text is a streamed text delta (UpdateText), an injected message
 	// (UpdateInjected), or a tool result (UpdateToolResult).
 	Text string
 	// Call is the tool call of UpdateToolCall and UpdateToolResult.
-	Call    model.ToolCall
+	Call model.ToolCall
+	// IsError marks a failed tool result (UpdateToolResult).
 	IsError bool
 }
 
@@ -54,10 +58,16 @@ type Update struct {
 type UpdateKind int
 
 const (
+	// UpdateText is a delta of the model's streamed text.
 	UpdateText UpdateKind = iota
+	// UpdateToolCall is a tool call about to run.
 	UpdateToolCall
+	// UpdateToolResult is a tool call's result.
 	UpdateToolResult
+	// UpdateInjected is a message appended on the user's side (the skills
+	// catalog, session:start text).
 	UpdateInjected
+	// UpdateCompacted says the context was compacted.
 	UpdateCompacted
 )
 
@@ -220,7 +230,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	tools, hasSkillTool := s.tools(ctx, cat)
 
 	s.k.CatalogView(cat) // tells a person, once per change, what the budget cut
-	if inj := skills.InjectCatalogWithin(s.log, cat, hasSkillTool, s.k.budget); inj.Append {
+	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.k.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}

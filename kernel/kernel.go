@@ -55,12 +55,14 @@ type Config struct {
 	// Model is the default model for sessions. When nil, NoModel says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
-	Model   model.Model
+	Model model.Model
+	// NoModel is why there is no Model, returned by OpenSession.
 	NoModel error
 	// Store is the default session store.
 	Store session.Store
 	// MaxSteps and ContextBudget are session defaults (see SessionConfig).
-	MaxSteps      int
+	MaxSteps int
+	// ContextBudget: see MaxSteps.
 	ContextBudget int
 	// Resources are closed by Close after the capabilities, last first
 	// (the assembly hands over the watcher it made, for example).
@@ -162,7 +164,7 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
-	if err := ContextPrepare.Mount(k.hooks, "environment", hooks.Builtin, k.environment); err != nil {
+	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(k.hooks); err != nil {
@@ -285,7 +287,7 @@ func (k *Kernel) Skills() *skills.Registry { return k.skills }
 // plugins.
 func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
-	if err := ContextCompact.Mount(r, "compactor", hooks.Builtin, compact); err != nil {
+	if err := r.Mount(ContextCompact.Bind("compactor", compact)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {

@@ -36,55 +36,75 @@ var (
 
 // SessionStartIn is the session:start payload.
 type SessionStartIn struct {
+	// SessionID is the session the call is about.
 	SessionID string
-	WorkDir   string
+	// WorkDir is the agent's absolute work dir.
+	WorkDir string
 }
 
 // PrepareIn is the context:prepare payload.
 type PrepareIn struct {
+	// SessionID is the session the call is about.
 	SessionID string
-	Step      int
-	Catalog   skills.Catalog
+	// Step counts the steps of the current turn from 1.
+	Step int
+	// Catalog is the skills catalog of this step.
+	Catalog skills.Catalog
 }
 
 // CompactIn is the context:compact payload.
 type CompactIn struct {
+	// SessionID is the session the call is about.
 	SessionID string
-	Log       session.Log
+	// Log is the session's event log.
+	Log session.Log
 	// ViewBytes is the size of the model view; Budget the configured limit.
 	ViewBytes int
-	Budget    int
-	Model     model.Model
+	// Budget is the configured limit.
+	Budget int
+	// Model is the session's model, for a handler that summarizes with it.
+	Model model.Model
 }
 
 // Compaction hides the events with Seq in [From, To] behind Summary.
 type Compaction struct {
+	// From and To are the first and last Seq hidden, inclusive.
 	From, To int64
-	Summary  string
+	// Summary stands in for the hidden events in the model view.
+	Summary string
 }
 
 // ToolBeforeIn is the tool:before payload.
 type ToolBeforeIn struct {
+	// SessionID is the session the call is about.
 	SessionID string
-	Call      model.ToolCall
+	// Call is the call about to run.
+	Call model.ToolCall
 }
 
 // ToolDecision is a tool:before decision: Deny with a Reason, or run with
 // Args replacing the model's arguments.
 type ToolDecision struct {
-	Deny   bool
+	// Deny refuses the call; the model reads Reason as the tool's error result.
+	Deny bool
+	// Reason says why, to the model ("denied by policy" when empty).
 	Reason string
-	Args   json.RawMessage
+	// Args, when set and Deny is not, replace the model's arguments.
+	Args json.RawMessage
 }
 
 // TurnEndIn is the turn:end payload.
 type TurnEndIn struct {
+	// SessionID is the session the call is about.
 	SessionID string
-	Step      int
-	Response  model.Response
+	// Step counts the steps of the current turn from 1.
+	Step int
+	// Response is the model's answer at this step (its tool calls already ran).
+	Response model.Response
 }
 
 // TurnDecision says whether the turn ends.
 type TurnDecision struct {
+	// End ends the turn; false asks for another step.
 	End bool
 }

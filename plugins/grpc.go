@@ -120,6 +120,7 @@ func (c *GRPCClient) WatchSkills(ctx context.Context, changed func()) error {
 // Impl.
 type GRPCServer struct {
 	proto.UnimplementedCapabilityServer
+	// Impl is the plugin's implementation (a *sdk.Server).
 	Impl Capability
 }
 

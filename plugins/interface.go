@@ -95,9 +95,12 @@ type Description struct {
 	// Description is its EXTENSION.md frontmatter description: its line in
 	// the <extensions> manifest.
 	Description string
-	Mounts      []Mount
-	Tools       []Tool
-	Skills      []Skill
+	// Mounts are its hook handlers, by point.
+	Mounts []Mount
+	// Tools are its tools, without their implementation.
+	Tools []Tool
+	// Skills are its current skills.
+	Skills []Skill
 	// SkillsIncomplete says the plugin could not read all its skills.
 	SkillsIncomplete bool
 	// Warnings are about skills it skipped or doubted. Their Source is
@@ -116,32 +119,41 @@ type Mount struct {
 
 // Skill is one of a plugin's skills.
 type Skill struct {
-	Name        string
+	// Name is the skill's frontmatter name.
+	Name string
+	// Description is its frontmatter description.
 	Description string
 	// BaseDir is the absolute directory the skill's relative paths resolve
 	// against: the skill's folder on disk, beside the plugin.
-	BaseDir                string
-	File                   string
+	BaseDir string
+	// File is the absolute path of its SKILL.md.
+	File string
+	// DisableModelInvocation hides it from the model's catalog and tools.
 	DisableModelInvocation bool
 }
 
 // Tool is one of a plugin's tools, without its implementation.
 type Tool struct {
-	Name        string
+	// Name is the tool's name.
+	Name string
+	// Description is what the model reads about it.
 	Description string
-	Schema      json.RawMessage
+	// Schema is the JSON Schema of its arguments.
+	Schema json.RawMessage
 }
 
 // SkillContent is a loaded skill.
 type SkillContent struct {
 	// Name is the skill's frontmatter name at load time.
 	Name string
+	// Body is the text after the frontmatter.
 	Body string
 }
 
 // HookResult is a handler's answer. Handled is explicit: false is a pass,
 // whatever Result holds.
 type HookResult struct {
+	// Handled says the handler decided (firstWin) or contributed (concat).
 	Handled bool
 	// Result is the point's JSON result; read only when Handled.
 	Result json.RawMessage

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -23,7 +24,7 @@ const DocName = "EXTENSION.md"
 // Capability is an extension folder.
 type Capability struct {
 	name string
-	doc  kernel.ExtensionDoc
+	doc  frontmatter.ExtensionDoc
 	src  *skills.DirSource
 }
 
@@ -45,7 +46,7 @@ func Open(dir string) (*Capability, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", abs, err)
 	}
-	doc, err := kernel.ParseExtensionDoc(file, data)
+	doc, err := frontmatter.ParseExtensionDoc(file, data)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", abs, err)
 	}

@@ -15,7 +15,7 @@ import (
 func pluginsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "plugins",
-		Short: "Check the configured out-of-process plugins",
+		Short: "Check the configured out-of-process plugins, or write a new one",
 		Args:  args(cobra.NoArgs),
 		RunE:  groupHelp,
 	}
@@ -58,6 +58,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	})
+	c.AddCommand(pluginsInitCmd())
 	return c
 }
 

@@ -1,12 +1,18 @@
-// Package pluginprobe is the example plugin's debug protocol, written once
-// for the plugin that speaks it and the tests that listen: when the
-// variable EnvVar names a folder, the plugin appends "<what> <pid>" lines to
+// Package pluginprobe is the tests' window into a plugin process, written
+// once for the wrapper that speaks it and the tests that listen. The plugin
+// itself knows nothing of it: Serve wraps any sdk plugin so that, when the
+// variable EnvVar names a folder, it appends "<what> <pid>" lines to
 // calls.log there (at start, and for every hook call), and its
-// context:prepare handler hangs while a file named stall exists there.
+// context:prepare handlers hang while a file named stall exists there.
+//
+// The example plugin's test binary serves its plugin through Serve when a
+// kernel starts it (see plugins/examples/release-notes/main_test.go); the
+// suites build that binary with `go test -c` and launch it as the plugin.
 package pluginprobe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/helios-agents/helios/plugins/sdk"
 )
 
 // EnvVar turns the probe on in the plugin.
@@ -89,4 +97,53 @@ func (d Dir) SetStall(on bool) error {
 		return os.WriteFile(f, nil, 0o644)
 	}
 	return os.Remove(f)
+}
+
+// Serve serves p wrapped (see Wrap) with the folder named by EnvVar, after
+// tracing "start".
+func Serve(p sdk.Plugin) {
+	d := FromEnv()
+	d.Trace("start")
+	sdk.Serve(Wrap(p, d), sdk.Config{})
+}
+
+// Wrap returns p with each hook call traced as "<point> <pid>" before the
+// handler runs, and each context:prepare handler held while the stall file
+// exists (until its call is cancelled): a hung handler on demand. Tools pass
+// through. With d off, the wrapper changes nothing.
+func Wrap(p sdk.Plugin, d Dir) sdk.Plugin { return wrapped{p, d} }
+
+type wrapped struct {
+	p sdk.Plugin
+	d Dir
+}
+
+func (w wrapped) Hooks() []sdk.Hook {
+	hp, ok := w.p.(sdk.HookProvider)
+	if !ok {
+		return nil
+	}
+	hs := hp.Hooks()
+	out := make([]sdk.Hook, len(hs))
+	for i, h := range hs {
+		inner := h.Handle
+		h.Handle = func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
+			w.d.Trace(h.Point)
+			if h.Point == "context:prepare" {
+				if err := w.d.Stall(ctx); err != nil {
+					return nil, false, err
+				}
+			}
+			return inner(ctx, payload)
+		}
+		out[i] = h
+	}
+	return out
+}
+
+func (w wrapped) Tools() []sdk.Tool {
+	if tp, ok := w.p.(sdk.ToolProvider); ok {
+		return tp.Tools()
+	}
+	return nil
 }

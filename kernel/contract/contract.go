@@ -9,7 +9,9 @@ import (
 // Tool is something the model can call. Name and Description are what the
 // model sees; Schema is the JSON Schema of the arguments object.
 type Tool struct {
-	Name        string
+	// Name is what the model calls the tool by: unique among its tools.
+	Name string
+	// Description tells the model when and how to use the tool.
 	Description string
 	// Schema is a JSON Schema for the arguments. Nil means an object with no
 	// properties.
@@ -22,7 +24,9 @@ type Tool struct {
 
 // ToolResult is what a tool call returns to the model.
 type ToolResult struct {
+	// Content is the text the model reads.
 	Content string
+	// IsError marks a failed call; Content then says why.
 	IsError bool
 }
 
@@ -44,6 +48,7 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// String formats the warning as "source: path: message".
 func (w Warning) String() string {
 	if w.Path == "" {
 		return fmt.Sprintf("%s: %s", w.Source, w.Message)

@@ -23,6 +23,7 @@ const (
 	FirstWin
 )
 
+// String returns "concat" or "firstWin".
 func (k Kind) String() string {
 	switch k {
 	case Concat:
@@ -43,6 +44,7 @@ const (
 	ScopeSession
 )
 
+// String returns "run" or "session".
 func (s Scope) String() string {
 	switch s {
 	case ScopeRun:
@@ -64,6 +66,7 @@ const (
 	Plugin
 )
 
+// String returns "builtin" or "plugin".
 func (o Origin) String() string {
 	switch o {
 	case Builtin:
@@ -76,8 +79,11 @@ func (o Origin) String() string {
 
 // Point names a mount point and fixes its kind and scope.
 type Point struct {
-	Name  string
-	Kind  Kind
+	// Name is the point's name, e.g. "tool:before".
+	Name string
+	// Kind is how its handlers combine.
+	Kind Kind
+	// Scope is the registry it lives in.
 	Scope Scope
 }
 
@@ -109,7 +115,9 @@ func StandardPoints() []Point {
 // answer). On a concat point Handled means "I contribute Value": a handler
 // that has nothing to add returns Pass and contributes nothing.
 type Result struct {
-	Value   any
+	// Value is the decision or contribution, read only when Handled.
+	Value any
+	// Handled says the handler decided (firstWin) or contributes (concat).
 	Handled bool
 }
 
@@ -124,9 +132,15 @@ type Handler func(ctx context.Context, in any) (Result, error)
 
 // Mount attaches a handler to a point.
 type Mount struct {
-	Point   string
-	Name    string
-	Origin  Origin
+	// Point is the mount point's name, e.g. "tool:before".
+	Point string
+	// Name tells handlers apart in warnings and Describe; a capability's
+	// mount without one is named after the capability.
+	Name string
+	// Origin is the band the handler runs in. The kernel overwrites it from
+	// how a capability was installed.
+	Origin Origin
+	// Handler is called with the point's payload.
 	Handler Handler
 }
 
@@ -468,15 +482,21 @@ func (r *Registry) warn(ctx context.Context, m *Mount, err error) {
 
 // PointInfo describes a point for Describe.
 type PointInfo struct {
-	Name     string        `json:"name"`
-	Kind     string        `json:"kind"`
-	Scope    string        `json:"scope"`
+	// Name is the point's name.
+	Name string `json:"name"`
+	// Kind is "concat" or "firstWin".
+	Kind string `json:"kind"`
+	// Scope is "run" or "session".
+	Scope string `json:"scope"`
+	// Handlers are in dispatch order.
 	Handlers []HandlerInfo `json:"handlers"`
 }
 
 // HandlerInfo describes one mounted handler.
 type HandlerInfo struct {
-	Name   string `json:"name"`
+	// Name is the handler's name ("<capability>/<mount>" for a plugin's named mount).
+	Name string `json:"name"`
+	// Origin is "builtin" or "plugin".
 	Origin string `json:"origin"`
 }
 

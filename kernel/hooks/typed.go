@@ -28,19 +28,35 @@ func NewFirstWin[In, Out any](p Point) FirstWinPoint[In, Out] {
 	return FirstWinPoint[In, Out]{p}
 }
 
-// Mount attaches a typed concat handler. ok=false means "nothing to add".
+// Bind makes a typed concat handler into a Mount on this point, for a
+// capability's Mounts (the kernel sets its Origin from how the capability
+// was installed). ok=false means "nothing to add". A payload of another
+// type is the handler's failure, warned about like any other.
+func (p ConcatPoint[In, Out]) Bind(name string, h func(ctx context.Context, in In) (out Out, ok bool, err error)) Mount {
+	return Mount{Point: p.Name, Name: name, Handler: typed(h)}
+}
+
+// Mount attaches a typed concat handler to r with the given origin.
 func (p ConcatPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h func(ctx context.Context, in In) (out Out, ok bool, err error)) error {
-	return r.Mount(Mount{Point: p.Name, Name: name, Origin: origin, Handler: func(ctx context.Context, in any) (Result, error) {
+	m := p.Bind(name, h)
+	m.Origin = origin
+	return r.Mount(m)
+}
+
+// typed adapts a typed handler to Handler: the payload is asserted to In,
+// and handled=false (or an error) is a pass.
+func typed[In, Out any](h func(ctx context.Context, in In) (Out, bool, error)) Handler {
+	return func(ctx context.Context, in any) (Result, error) {
 		v, ok := in.(In)
 		if !ok {
 			return Pass, fmt.Errorf("payload is %T, want %T", in, v)
 		}
-		out, ok, err := h(ctx, v)
-		if err != nil || !ok {
+		out, handled, err := h(ctx, v)
+		if err != nil || !handled {
 			return Pass, err
 		}
 		return Handled(out), nil
-	}})
+	}
 }
 
 // Dispatch calls every handler and returns their outputs in dispatch order.
@@ -64,19 +80,18 @@ func isA[Out any](v any) error {
 	return nil
 }
 
-// Mount attaches a typed firstWin handler. handled=false passes.
+// Bind makes a typed firstWin handler into a Mount on this point, for a
+// capability's Mounts (the kernel sets its Origin from how the capability
+// was installed). handled=false passes.
+func (p FirstWinPoint[In, Out]) Bind(name string, h func(ctx context.Context, in In) (out Out, handled bool, err error)) Mount {
+	return Mount{Point: p.Name, Name: name, Handler: typed(h)}
+}
+
+// Mount attaches a typed firstWin handler to r with the given origin.
 func (p FirstWinPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h func(ctx context.Context, in In) (out Out, handled bool, err error)) error {
-	return r.Mount(Mount{Point: p.Name, Name: name, Origin: origin, Handler: func(ctx context.Context, in any) (Result, error) {
-		v, ok := in.(In)
-		if !ok {
-			return Pass, fmt.Errorf("payload is %T, want %T", in, v)
-		}
-		out, handled, err := h(ctx, v)
-		if err != nil || !handled {
-			return Pass, err
-		}
-		return Handled(out), nil
-	}})
+	m := p.Bind(name, h)
+	m.Origin = origin
+	return r.Mount(m)
 }
 
 // Dispatch returns the first handled output, or handled=false when all

@@ -14,7 +14,9 @@ import (
 type Role string
 
 const (
-	RoleUser      Role = "user"
+	// RoleUser is the person's side, and messages injected on it.
+	RoleUser Role = "user"
+	// RoleAssistant is the model's side.
 	RoleAssistant Role = "assistant"
 	// RoleTool carries a tool result; ToolCallID names the call.
 	RoleTool Role = "tool"
@@ -23,7 +25,9 @@ const (
 // Message is one message of the conversation (the system prompt travels in
 // Request.System).
 type Message struct {
-	Role    Role
+	// Role says whose message it is.
+	Role Role
+	// Content is its text (a tool result's content for RoleTool).
 	Content string
 	// ToolCalls are the calls an assistant message made.
 	ToolCalls []ToolCall
@@ -33,7 +37,9 @@ type Message struct {
 
 // ToolCall is one call the model asked for.
 type ToolCall struct {
-	ID   string
+	// ID pairs the call with its result; unique within a session.
+	ID string
+	// Name is the tool's name.
 	Name string
 	// Arguments is the JSON object the model wrote (it may be invalid JSON:
 	// models make mistakes, and the tool reports them as results).
@@ -42,7 +48,9 @@ type ToolCall struct {
 
 // Tool describes a tool to the model.
 type Tool struct {
-	Name        string
+	// Name is what the model calls the tool by.
+	Name string
+	// Description tells the model when and how to use it.
 	Description string
 	// Parameters is a JSON Schema object.
 	Parameters json.RawMessage
@@ -50,22 +58,29 @@ type Tool struct {
 
 // Request is one model call.
 type Request struct {
-	System   string
+	// System is the system prompt.
+	System string
+	// Messages is the conversation, oldest first.
 	Messages []Message
-	Tools    []Tool
+	// Tools are the tools the model may call.
+	Tools []Tool
 	// OnText, when set, receives the answer's text as it streams.
 	OnText func(delta string)
 }
 
 // Usage counts tokens, when the endpoint reports them.
 type Usage struct {
-	PromptTokens     int
+	// PromptTokens is the size of the request.
+	PromptTokens int
+	// CompletionTokens is the size of the answer.
 	CompletionTokens int
 }
 
 // Response is the model's reply.
 type Response struct {
-	Text      string
+	// Text is what the model said.
+	Text string
+	// ToolCalls are the calls it asked for, in order.
 	ToolCalls []ToolCall
 	// FinishReason as reported ("stop", "tool_calls", "length", ...).
 	FinishReason string

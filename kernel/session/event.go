@@ -31,9 +31,12 @@ const (
 
 // Event is one entry of the log. Seq and Time are set by Append.
 type Event struct {
-	Seq  int64     `json:"seq"`
+	// Seq is the event's position in the log, from 1.
+	Seq int64 `json:"seq"`
+	// Time is when it was appended.
 	Time time.Time `json:"time"`
-	Type Type      `json:"type"`
+	// Type says what kind of event it is, and which fields are set.
+	Type Type `json:"type"`
 	// Text is the message text, the tool result content or the compaction
 	// summary.
 	Text string `json:"text,omitempty"`
@@ -56,10 +59,13 @@ type Event struct {
 
 // Info describes a session for listings.
 type Info struct {
-	ID      string    `json:"id"`
+	// ID names the session.
+	ID string `json:"id"`
+	// Created and Updated are the times of its first and last events.
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
-	Events  int       `json:"events"`
+	// Events counts its events.
+	Events int `json:"events"`
 	// Title is the first user message, shortened.
 	Title string `json:"title"`
 	// ForkOf and ForkAt name the session and Seq this one was forked from.

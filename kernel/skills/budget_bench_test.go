@@ -3,6 +3,7 @@
 package skills_test
 
 import (
+	"context"
 	"fmt"
 	"syscall"
 	"testing"
@@ -71,3 +72,9 @@ func BenchmarkBudgetCatalog(b *testing.B) {
 		}
 	})
 }
+
+// watchedSet is a provider that watches itself (so the registry caches it).
+type watchedSet []skills.Skill
+
+func (w watchedSet) Skills(context.Context) (skills.Set, error) { return skills.Set{Skills: w}, nil }
+func (w watchedSet) Watch(func(), <-chan struct{}) error        { return nil }

@@ -50,27 +50,6 @@ func (c Catalog) Visible() []Skill {
 	return out
 }
 
-// Entry is one source of skills in merge order.
-type Entry struct {
-	// Source labels the provider's skills and warnings ("user", "project",
-	// "capability:<name>").
-	Source   string
-	Provider Provider
-}
-
-// Merge asks each provider in order and keeps the first skill of each name.
-// A later skill of the same name is not added; the warning names both
-// origins. A provider that fails (or panics) costs only its own skills: a
-// warning, and the catalog is marked incomplete.
-func Merge(ctx context.Context, entries []Entry) Catalog {
-	sets := make([]sourcedSet, len(entries))
-	for i, e := range entries {
-		set, err := callProvider(ctx, e.Provider)
-		sets[i] = sourcedSet{source: e.Source, set: set, err: err}
-	}
-	return mergeSets(sets)
-}
-
 // sourcedSet is one provider's answer, in merge order.
 type sourcedSet struct {
 	source string

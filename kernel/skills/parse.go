@@ -36,14 +36,19 @@ const (
 
 // Finding is one problem with a skill file.
 type Finding struct {
+	// Severity says whether the skill still loads.
 	Severity Severity
-	Message  string
+	// Message says what is wrong.
+	Message string
 }
 
 // Meta is the frontmatter of a skill, as far as the kernel understands it.
 type Meta struct {
-	Name                   string
-	Description            string
+	// Name is the normalized name (the folder's when the file has none).
+	Name string
+	// Description says when to use the skill.
+	Description string
+	// DisableModelInvocation hides the skill from the model.
 	DisableModelInvocation bool
 }
 
@@ -148,7 +153,8 @@ var ErrInvalidName = errors.New("invalid skill name")
 
 // ValidateName checks a (NFKC-normalized) name against the spec: 1–64
 // characters, lowercase letters of any script and digits, single hyphens
-// between them.
+// between them. Exported for tools that write skills, to check a name
+// before they write it.
 func ValidateName(name string) error {
 	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidName, name, why) }
 	n := utf8.RuneCountInString(name)
@@ -178,7 +184,9 @@ func ValidateName(name string) error {
 
 var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// ValidToolName reports whether name can be a tool name for model APIs.
+// ValidToolName reports whether name can be a tool name for model APIs
+// (in tools mode a skill's name is its tool's). Exported for tools that
+// write skills meant for tools mode.
 func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
 
 // isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.

@@ -16,6 +16,8 @@ const CatalogDescriptionLimit = 250
 // source), whitespace collapsed, descriptions cut at CatalogDescriptionLimit
 // at a word end with an ellipsis, markup escaped. Bodies never appear, so a
 // body-only edit never changes the text or its digest.
+// The kernel renders through Catalog.View; this is exported so that a front
+// end (an MCP server, a UI) can show exactly the text the model reads.
 func RenderCatalog(skills []Skill) string {
 	return BudgetCatalog(skills, Budget{}, MessageFrame()).Text
 }
@@ -35,7 +37,9 @@ func (c Catalog) Digest() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TextDigest hashes a rendered catalog text.
+// TextDigest hashes a rendered catalog text: the digest the kernel's
+// catalog messages carry (CatalogDigestKey), exported so that whoever reads
+// a session log can tell which catalog a message published.
 func TextDigest(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])

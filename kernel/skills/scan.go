@@ -28,10 +28,17 @@ type FS interface {
 // OSFS reads the local file system directly.
 type OSFS struct{}
 
+// ReadDir is os.ReadDir.
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
-func (OSFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
-func (OSFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
-func (OSFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
+
+// Stat is os.Stat.
+func (OSFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// Lstat is os.Lstat.
+func (OSFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+// ReadFile is os.ReadFile.
+func (OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
 
 // RootWatcher watches skills roots for a DirSource. kernel/watch provides
 // one (adapted by package kernel); tests may provide their own.
@@ -61,6 +68,7 @@ type RootWatch interface {
 // re-reads only the root entries that changed: an edit in a root of 10,000
 // skills costs one skill's read, not 10,000.
 type DirSource struct {
+	// FS reads the roots: OSFS, or the guarded work-dir port.
 	FS     FS
 	Source string   // label: "user", "project", ...
 	Roots  []string // absolute, or relative to the process's working directory

@@ -45,6 +45,7 @@ type Content struct {
 	// Name is the frontmatter name at load time (after normalization); a
 	// mismatch with Skill.Name means the file changed under the catalog.
 	Name string
+	// Body is the text after the frontmatter.
 	Body string
 }
 
@@ -63,8 +64,11 @@ func (s Skill) Origin() string {
 // skipped or doubted, and whether the observation is incomplete (a transient
 // failure means the list may be missing skills that exist).
 type Set struct {
-	Skills     []Skill
-	Warnings   []contract.Warning
+	// Skills are the usable skills, by name within each root.
+	Skills []Skill
+	// Warnings name each file skipped or doubted, and why.
+	Warnings []contract.Warning
+	// Incomplete says a transient failure may have hidden skills.
 	Incomplete bool
 }
 

@@ -23,6 +23,7 @@ const (
 	ModeTools
 )
 
+// String returns "catalog" or "tools".
 func (m Mode) String() string {
 	switch m {
 	case ModeCatalog:
@@ -157,6 +158,8 @@ func Load(ctx context.Context, s Skill) (string, error) {
 // LoadText renders a loaded skill: the absolute base directory, the rule for
 // resolving relative paths against it (a path alone is not enough: models then
 // run scripts from the work dir and burn turns searching), then the body.
+// Exported so that a front end loading a skill itself (the UI's /skill:) gives
+// the model the very text the skill tool would.
 func LoadText(baseDir, body string) string {
 	var b strings.Builder
 	b.WriteString("Base directory for this skill: ")

@@ -16,8 +16,10 @@ type Report struct {
 	// no SKILL.md).
 	Path string `json:"path"`
 	// Name is the skill's name as it would load ("" when unusable).
-	Name     string   `json:"name"`
-	Errors   []string `json:"errors"`
+	Name string `json:"name"`
+	// Errors are spec violations: the skill may not load everywhere.
+	Errors []string `json:"errors"`
+	// Warnings are doubts, such as unknown keys.
 	Warnings []string `json:"warnings"`
 }
 

@@ -11,7 +11,9 @@ import (
 
 // Report is what Check found out about one plugin.
 type Report struct {
-	Name    string
+	// Name is the plugin's configured name.
+	Name string
+	// Command is the executable started.
 	Command string
 	// SHA256 is the executable's hex SHA-256, empty when it is unreadable.
 	SHA256 string

@@ -278,7 +278,7 @@ func (c *Capability) Mounts() []hooks.Mount {
 func (c *Capability) handler(m plugins.Mount) hooks.Handler {
 	point, mount, op := m.Point, m.Name, "hook "+m.Point
 	return func(ctx context.Context, in any) (hooks.Result, error) {
-		payload, err := kernel.EncodeHookInput(point, in)
+		payload, err := encodeHookInput(point, in)
 		if err != nil {
 			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
 		}
@@ -290,7 +290,7 @@ func (c *Capability) handler(m plugins.Mount) hooks.Handler {
 		if err != nil || !r.Handled {
 			return hooks.Pass, err
 		}
-		v, err := kernel.DecodeHookOutput(point, r.Result)
+		v, err := decodeHookOutput(point, r.Result)
 		if err != nil {
 			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
 		}

@@ -51,10 +51,12 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// buildExample builds plugins/examples/release-notes into dir.
+// buildExample builds plugins/examples/release-notes into dir: its test
+// binary, which serves the plugin wrapped in internal/pluginprobe when a
+// kernel starts it.
 func buildExample(dir string) error {
 	src := filepath.Join("..", "examples", "release-notes")
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "release-notes"), "./"+src)
+	build := exec.Command("go", "test", "-c", "-o", filepath.Join(dir, "release-notes"), "./"+src)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		return err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/helios-agents/helios/kernel/hookwire"
 )
 
 // On builds a typed hook: the payload is decoded into In, and the Out a
@@ -27,32 +25,32 @@ func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out
 // SessionStart runs once when a session opens (concat): text returned with
 // handled=true is joined, after the builtins', into a message at the start
 // of the session.
-func SessionStart(name string, h func(ctx context.Context, in hookwire.SessionStart) (string, bool, error)) Hook {
+func SessionStart(name string, h func(ctx context.Context, in SessionStartIn) (string, bool, error)) Hook {
 	return On("session:start", name, h)
 }
 
 // ContextPrepare runs before each model request (concat): text returned with
 // handled=true is added to that request's system prompt, after the
 // builtins'.
-func ContextPrepare(name string, h func(ctx context.Context, in hookwire.Prepare) (string, bool, error)) Hook {
+func ContextPrepare(name string, h func(ctx context.Context, in PrepareIn) (string, bool, error)) Hook {
 	return On("context:prepare", name, h)
 }
 
 // ContextCompact runs when the context passes its budget (firstWin). The
 // builtin compactor decides whenever it can; a plugin only gets the call when
 // it passed.
-func ContextCompact(name string, h func(ctx context.Context, in hookwire.Compact) (hookwire.Compaction, bool, error)) Hook {
+func ContextCompact(name string, h func(ctx context.Context, in CompactIn) (Compaction, bool, error)) Hook {
 	return On("context:compact", name, h)
 }
 
 // ToolBefore runs before each tool call (firstWin): deny it or rewrite its
 // arguments with handled=true, or pass. A builtin that decided first means
 // the plugin is not called at all.
-func ToolBefore(name string, h func(ctx context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error)) Hook {
+func ToolBefore(name string, h func(ctx context.Context, in ToolBeforeIn) (ToolDecision, bool, error)) Hook {
 	return On("tool:before", name, h)
 }
 
 // TurnEnd decides whether the turn ends (firstWin).
-func TurnEnd(name string, h func(ctx context.Context, in hookwire.TurnEnd) (hookwire.TurnDecision, bool, error)) Hook {
+func TurnEnd(name string, h func(ctx context.Context, in TurnEndIn) (TurnDecision, bool, error)) Hook {
 	return On("turn:end", name, h)
 }

@@ -11,23 +11,30 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/plugins"
 )
 
-// Plugin is what a plugin author implements. Both methods are called once,
-// by New; a plugin with no hooks or no tools returns nil. Handlers and tools
-// are called concurrently.
-type Plugin interface {
-	// Hooks returns the plugin's hook handlers.
+// Plugin is what a plugin author passes to Serve: any value, which offers
+// hook handlers by implementing HookProvider and tools by implementing
+// ToolProvider. A plugin with only skills implements neither (nil will
+// do): its skills come from its folder.
+type Plugin = any
+
+// HookProvider is a plugin with hook handlers. Hooks is called once, by
+// New; the handlers are called concurrently.
+type HookProvider interface {
 	Hooks() []Hook
-	// Tools returns the plugin's tools. The model sees Name, Description and
-	// Schema; Call runs in the plugin. Errors the model should read are a
-	// ToolResult with IsError, not a Go error.
-	Tools() []contract.Tool
+}
+
+// ToolProvider is a plugin with tools. Tools is called once, by New; the
+// model sees each tool's Name, Description and Schema, and Call runs in the
+// plugin, concurrently with others.
+type ToolProvider interface {
+	Tools() []Tool
 }
 
 // Hook is a handler on a mount point. Prefer the typed constructors
@@ -63,7 +70,7 @@ const ExtensionDoc = "EXTENSION.md"
 // serves, and what a plugin's own tests can call in process.
 type Server struct {
 	dir    string
-	doc    kernel.ExtensionDoc
+	doc    frontmatter.ExtensionDoc
 	logger *slog.Logger
 
 	hooks  map[mountKey]Hook
@@ -120,11 +127,11 @@ func New(p Plugin, cfg Config) (*Server, error) {
 	file := filepath.Join(dir, ExtensionDoc)
 	switch data, err := os.ReadFile(file); {
 	case errors.Is(err, os.ErrNotExist):
-		s.doc = kernel.ExtensionDoc{Name: filepath.Base(dir)}
+		s.doc = frontmatter.ExtensionDoc{Name: filepath.Base(dir)}
 	case err != nil:
 		return nil, fmt.Errorf("sdk: %w", err)
 	default:
-		if s.doc, err = kernel.ParseExtensionDoc(file, data); err != nil {
+		if s.doc, err = frontmatter.ParseExtensionDoc(file, data); err != nil {
 			return nil, fmt.Errorf("sdk: %s: %w", file, err)
 		}
 		if s.doc.Name == "" {
@@ -132,7 +139,11 @@ func New(p Plugin, cfg Config) (*Server, error) {
 		}
 	}
 
-	for _, h := range p.Hooks() {
+	var hooks []Hook
+	if hp, ok := p.(HookProvider); ok {
+		hooks = hp.Hooks()
+	}
+	for _, h := range hooks {
 		if h.Point == "" || h.Handle == nil {
 			return nil, fmt.Errorf("sdk: hook %q on %q: a hook needs a point and a handler", h.Name, h.Point)
 		}
@@ -143,7 +154,11 @@ func New(p Plugin, cfg Config) (*Server, error) {
 		s.hooks[k] = h
 		s.mounts = append(s.mounts, plugins.Mount{Point: h.Point, Name: h.Name})
 	}
-	for _, t := range p.Tools() {
+	var tools []Tool
+	if tp, ok := p.(ToolProvider); ok {
+		tools = tp.Tools()
+	}
+	for _, t := range tools {
 		if t.Name == "" || t.Call == nil {
 			return nil, fmt.Errorf("sdk: tool %q: a tool needs a name and a Call", t.Name)
 		}

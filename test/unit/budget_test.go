@@ -372,7 +372,7 @@ func TestCatalogBudgetDigestOverBudgetedText(t *testing.T) {
 	}
 	b := skills.Budget{Chars: 280}
 	l := injLog(t)
-	inj := skills.InjectCatalogWithin(l, injCatalog(true, ss...), true, b)
+	inj := kernel.InjectCatalogWithin(l, injCatalog(true, ss...), true, b)
 	require.True(t, inj.Append)
 	_, err := l.Append(context.Background(), inj.Event)
 	require.NoError(t, err)
@@ -382,10 +382,10 @@ func TestCatalogBudgetDigestOverBudgetedText(t *testing.T) {
 
 	edited := slices.Clone(ss)
 	edited[len(edited)-1].Description = "An omitted skill, described anew."
-	injWant(t, skills.InjectCatalogWithin(l, injCatalog(true, edited...), true, b), false, "unchanged")
+	injWant(t, kernel.InjectCatalogWithin(l, injCatalog(true, edited...), true, b), false, "unchanged")
 
 	more := append(slices.Clone(ss), budSkill("s99", skills.SourceProject, "Yet another."))
-	got := skills.InjectCatalogWithin(l, injCatalog(true, more...), true, b)
+	got := kernel.InjectCatalogWithin(l, injCatalog(true, more...), true, b)
 	injWant(t, got, true, "replacement")
 	assert.Contains(t, got.Event.Text, fmt.Sprintf("%d more skills", len(v.Summary.Omitted)+1))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/stretchr/testify/assert"
@@ -33,9 +34,9 @@ func injLog(t *testing.T) session.Log {
 }
 
 // injStep runs the injector once, appending what it decides, and returns it.
-func injStep(t *testing.T, l session.Log, cat skills.Catalog, hasTool bool) skills.Injection {
+func injStep(t *testing.T, l session.Log, cat skills.Catalog, hasTool bool) kernel.Injection {
 	t.Helper()
-	inj := skills.InjectCatalog(l, cat, hasTool)
+	inj := kernel.InjectCatalog(l, cat, hasTool)
 	if inj.Append {
 		_, err := l.Append(context.Background(), inj.Event)
 		require.NoError(t, err)
@@ -49,7 +50,7 @@ func injAppend(t *testing.T, l session.Log, evs ...session.Event) {
 	require.NoError(t, err)
 }
 
-func injWant(t *testing.T, got skills.Injection, appended bool, reason string) {
+func injWant(t *testing.T, got kernel.Injection, appended bool, reason string) {
 	t.Helper()
 	assert.Equal(t, appended, got.Append, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
 	assert.Equal(t, reason, got.Reason, "injection = append %v (%s), want append %v (%s)", got.Append, got.Reason, appended, reason)
@@ -201,6 +202,6 @@ func TestInjectCatalogScanStopsAtNewestVisible(t *testing.T) {
 		injAppend(t, l, session.Event{Type: session.Assistant, Text: "new"})
 	}
 	c := &injCountingLog{Log: l}
-	injWant(t, skills.InjectCatalog(c, injCatalog(true, injSkill("alpha", "First.")), true), false, "unchanged")
+	injWant(t, kernel.InjectCatalog(c, injCatalog(true, injSkill("alpha", "First.")), true), false, "unchanged")
 	assert.Equal(t, 6, c.read, "scan read %d events, want 6 (stop at the newest visible catalog)", c.read)
 }

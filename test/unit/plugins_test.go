@@ -46,13 +46,15 @@ var (
 )
 
 // plExample builds plugins/examples/release-notes once per test binary, laid
-// out as `make plugins` lays it out, in the folder TestMain removes.
+// out as `make plugins` lays it out, in the folder TestMain removes. It is the
+// example's test binary, which serves the plugin wrapped in
+// internal/pluginprobe when a kernel starts it.
 func plExample(t *testing.T) string {
 	t.Helper()
 	plBuildOnce.Do(func() {
 		src := filepath.Join("..", "..", "plugins", "examples", "release-notes")
 		plDir = filepath.Join(filepath.Dir(heliosBin), "plugins", "release-notes")
-		build := exec.Command("go", "build", "-o", filepath.Join(plDir, "release-notes"), "./"+src)
+		build := exec.Command("go", "test", "-c", "-o", filepath.Join(plDir, "release-notes"), "./"+src)
 		if out, err := build.CombinedOutput(); err != nil {
 			plBuildErr = fmt.Errorf("building the example plugin: %v\n%s", err, out)
 			return

@@ -387,25 +387,25 @@ func TestSkillsSameRootLaterFolderLoses(t *testing.T) {
 	skRequireWarning(t, set.Warnings, later, `"same"`, first, later)
 }
 
-// Protects: M3 (later source overrides). skills.Merge keeps the first skill
+// Protects: M3 (later source overrides). The merge keeps the first skill
 // of each name in source order; a later one is not added and the warning
 // names both origins. Skills keep merge order: sources in order, by name
 // within a source.
 func TestSkillsMergeFirstWins(t *testing.T) {
 	base := skTempDir(t)
-	src := func(label string, names ...string) (skills.Entry, map[string]string) {
+	src := func(label string, names ...string) (skEntry, map[string]string) {
 		root := filepath.Join(base, label)
 		files := map[string]string{}
 		for _, n := range names {
 			files[n] = skWriteSkill(t, root, n, "name: "+n+"\ndescription: "+n+" from "+label+".", "")
 		}
-		return skills.Entry{Source: label, Provider: &skills.DirSource{FS: skills.OSFS{}, Source: label, Roots: []string{root}}}, files
+		return skEntry{Source: label, Provider: &skills.DirSource{FS: skills.OSFS{}, Source: label, Roots: []string{root}}}, files
 	}
 	user, uf := src("user", "shared", "zz-user")
 	project, pf := src("project", "shared", "mid", "beta")
 	capab, cf := src("capability:ext", "shared", "beta", "aaa-cap")
 
-	cat := skills.Merge(context.Background(), []skills.Entry{user, project, capab})
+	cat := skMerge(context.Background(), []skEntry{user, project, capab})
 	type row struct{ Name, Source, Description string }
 	var got []row
 	for _, s := range cat.Skills {
@@ -588,7 +588,7 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 	t.Run("Merge", func(t *testing.T) {
 		user := &skills.DirSource{FS: skills.OSFS{}, Source: "user", Roots: []string{userRoot}}
 		proj := &skills.DirSource{FS: skills.OSFS{}, Source: "project", Roots: []string{filepath.Join(work, ".helios", "skills")}}
-		cat := skills.Merge(context.Background(), []skills.Entry{
+		cat := skMerge(context.Background(), []skEntry{
 			{Source: "user", Provider: user},
 			{Source: "capability:broken", Provider: broken},
 			{Source: "project", Provider: proj},

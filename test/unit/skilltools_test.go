@@ -26,6 +26,7 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
@@ -264,7 +265,7 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 		"name: lint\ndescription: >\n  Checks style\n  and naming.",
 		"Lint body first line.\n"))
 
-	doc, err := kernel.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
+	doc, err := frontmatter.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
 	assert.NoError(t, err, "ParseExtensionDoc = %+v", doc)
 	assert.Equal(t, "x", doc.Name, "ParseExtensionDoc = %+v", doc)
 	assert.Equal(t, "From the frontmatter.", doc.Description, "ParseExtensionDoc = %+v", doc)

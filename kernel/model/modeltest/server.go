@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ type Step func(req Recorded) Reply
 
 // Reply is one scripted answer.
 type Reply struct {
+	// Text is what the model says.
 	Text string
 	// ToolCalls the model makes. A call without an ID gets
 	// "call_<request>_<position>" (request counted from 1), unique within
@@ -29,7 +31,8 @@ type Reply struct {
 	// Status, when 400 or above, makes the answer an HTTP error with
 	// ErrorMessage as {"error":{"message":...}}; Text and ToolCalls are then
 	// ignored. Zero means 200.
-	Status       int
+	Status int
+	// ErrorMessage is the message of an error answer.
 	ErrorMessage string
 	// Chunked splits the text into several deltas (three runes each) and
 	// each call's arguments into several fragments, when streaming.
@@ -38,15 +41,19 @@ type Reply struct {
 
 // Recorded is one request the server received, decoded.
 type Recorded struct {
+	// Model is the model name the adapter asked for.
 	Model string
 	// System is the content of a leading system message.
 	System string
 	// Messages are the other messages, in order; a later system message
 	// keeps Role "system".
 	Messages []model.Message
-	Tools    []model.Tool
-	Stream   bool
-	Header   http.Header
+	// Tools are the tools offered, in order.
+	Tools []model.Tool
+	// Stream says the adapter asked for server-sent events.
+	Stream bool
+	// Header holds the request's headers (Authorization, ...).
+	Header http.Header
 	// Body is the request body as sent.
 	Body json.RawMessage
 }
@@ -82,7 +89,7 @@ func Fail(status int, message string) Step {
 // Server is a scripted Chat Completions endpoint. It is safe for concurrent
 // use and closes when the test ends.
 type Server struct {
-	t     testing.TB
+	t     reporter
 	srv   *httptest.Server
 	mu    sync.Mutex
 	steps []Step
@@ -106,6 +113,28 @@ func NewServer(t testing.TB, steps ...Step) *Server {
 	})
 	return s
 }
+
+// reporter is where a server reports requests off the script.
+type reporter interface {
+	Errorf(format string, args ...any)
+}
+
+// Start starts a server outside a test, for Example functions (which have no
+// *testing.T) and programs: what NewServer would report as a test failure is
+// written to standard error, and the request is answered with an HTTP error
+// that the adapter reports. Close stops it.
+func Start(steps ...Step) *Server {
+	s := &Server{t: stderr{}, steps: steps}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// Close stops a server made by Start. (NewServer's closes with its test.)
+func (s *Server) Close() { s.srv.Close() }
+
+type stderr struct{}
+
+func (stderr) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
 // URL is the base URL to configure the adapter with; it ends in /v1.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }

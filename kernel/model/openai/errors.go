@@ -19,6 +19,7 @@ var ErrMalformed = errors.New("malformed response")
 // StatusError is an HTTP error status from the endpoint, with the message
 // the server gave.
 type StatusError struct {
+	// StatusCode is the HTTP status, 400 or above.
 	StatusCode int
 	// Message is the server's error message ({"error":{"message":...}} and
 	// its variants), or the start of the body when it has none.
@@ -27,6 +28,7 @@ type StatusError struct {
 	KeySent bool
 }
 
+// Error says the status, the server's message and a hint at the likely fix.
 func (e *StatusError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))

@@ -3,16 +3,27 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/helios-agents/helios/internal/pluginprobe"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/helios-agents/helios/kernel/hookwire"
+	"github.com/helios-agents/helios/internal/pluginprobe"
+	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/sdk"
 	"github.com/stretchr/testify/assert"
 )
+
+// TestMain makes this package's test binary the plugin itself, wrapped in
+// the tests' probe, when a kernel starts it (the go-plugin handshake
+// variable is set). The plugin and host suites build it with `go test -c`
+// and launch it in place of the plain executable; the plugin's own code
+// carries no test hooks.
+func TestMain(m *testing.M) {
+	if os.Getenv(plugins.Handshake.MagicCookieKey) != "" {
+		pluginprobe.Serve(&releaseNotes{})
+		return
+	}
+	os.Exit(m.Run())
+}
 
 func TestGuardTags(t *testing.T) {
 	p := &releaseNotes{}
@@ -33,7 +44,7 @@ func TestGuardTags(t *testing.T) {
 		{"Read", "git tag -d v1", false},
 	} {
 		args, _ := json.Marshal(map[string]string{"command": tt.command})
-		d, handled, err := p.guardTags(context.Background(), hookwire.ToolBefore{Call: hookwire.ToolCall{Name: tt.tool, Arguments: args}})
+		d, handled, err := p.guardTags(context.Background(), sdk.ToolBeforeIn{Call: sdk.ToolCall{Name: tt.tool, Arguments: args}})
 		assert.NoError(t, err, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
 		assert.Equal(t, tt.deny, handled, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
 		assert.Equal(t, tt.deny, d.Deny, "%s %q: decision %+v handled %v err %v, want deny %v", tt.tool, tt.command, d, handled, err, tt.deny)
@@ -42,10 +53,10 @@ func TestGuardTags(t *testing.T) {
 
 func TestPrepareOnlyWhenTheSkillIsVisible(t *testing.T) {
 	p := &releaseNotes{}
-	_, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "other"}}})
+	_, ok, err := p.prepare(context.Background(), sdk.PrepareIn{Skills: []sdk.Skill{{Name: "other"}}})
 	assert.NoError(t, err, "without the skill")
 	assert.False(t, ok, "without the skill: handled")
-	text, ok, err := p.prepare(context.Background(), hookwire.Prepare{Skills: []hookwire.Skill{{Name: "release-notes"}}})
+	text, ok, err := p.prepare(context.Background(), sdk.PrepareIn{Skills: []sdk.Skill{{Name: "release-notes"}}})
 	assert.True(t, ok, "with the skill")
 	assert.NoError(t, err, "with the skill")
 	assert.Contains(t, text, "release-notes skill", "with the skill")
@@ -74,18 +85,4 @@ func TestFormatNotes(t *testing.T) {
 	res, err := formatTool().Call(context.Background(), json.RawMessage(`{"log":"x"}`))
 	assert.NoError(t, err, "missing version: %+v", res)
 	assert.True(t, res.IsError, "missing version: %+v", res)
-}
-
-// The debug knobs: calls are traced, and a stall file holds the prepare
-// handler until its call is cancelled.
-func TestDebugKnobs(t *testing.T) {
-	dir := t.TempDir()
-	p := &releaseNotes{probe: pluginprobe.Dir(dir)}
-	os.WriteFile(filepath.Join(dir, "stall"), nil, 0o644)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	_, _, err := p.prepare(ctx, hookwire.Prepare{})
-	assert.Error(t, err, "a stalled handler answered")
-	data, _ := os.ReadFile(filepath.Join(dir, "calls.log"))
-	assert.True(t, strings.HasPrefix(string(data), "context:prepare "), "calls.log = %q", data)
 }

@@ -7,8 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/hookwire"
+	"github.com/helios-agents/helios/plugins/sdk"
 )
 
 // tagRules are the Bash commands guard-tags refuses: release notes are
@@ -25,26 +24,25 @@ var tagRules = []struct {
 
 // guardTags denies Bash commands that delete or force-push tags, and passes
 // on everything else.
-func (p *releaseNotes) guardTags(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
-	p.probe.Trace("tool:before")
+func (p *releaseNotes) guardTags(_ context.Context, in sdk.ToolBeforeIn) (sdk.ToolDecision, bool, error) {
 	if in.Call.Name != "Bash" {
-		return hookwire.ToolDecision{}, false, nil
+		return sdk.ToolDecision{}, false, nil
 	}
 	var args struct {
 		Command string `json:"command"`
 	}
 	if err := json.Unmarshal(in.Call.Arguments, &args); err != nil {
-		return hookwire.ToolDecision{}, false, nil // the Bash tool reports bad arguments itself
+		return sdk.ToolDecision{}, false, nil // the Bash tool reports bad arguments itself
 	}
 	for _, r := range tagRules {
 		if r.re.MatchString(args.Command) {
-			return hookwire.ToolDecision{
+			return sdk.ToolDecision{
 				Deny:   true,
 				Reason: fmt.Sprintf("release-notes refuses a command that %s: published tags are what release notes are written against. Ask the user to run it by hand if they really mean to.", r.what),
 			}, true, nil
 		}
 	}
-	return hookwire.ToolDecision{}, false, nil
+	return sdk.ToolDecision{}, false, nil
 }
 
 // sections are the headings of a draft, in order, by conventional-commit type.
@@ -58,26 +56,26 @@ var sections = []struct{ types, title string }{
 
 var conventional = regexp.MustCompile(`^([a-z]+)(?:\([^)]*\))?!?:\s*(.+)$`)
 
-func formatTool() contract.Tool {
-	return contract.Tool{
+func formatTool() sdk.Tool {
+	return sdk.Tool{
 		Name:        "release_notes_format",
 		Description: "Format the output of the release-notes skill's collect.sh as a Markdown draft of release notes, grouped by conventional-commit type (feat, fix, perf, docs, other).",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"version":{"type":"string","description":"The version being released, e.g. v1.5.0."},` +
 			`"log":{"type":"string","description":"The whole output of scripts/collect.sh."}},` +
 			`"required":["version","log"]}`),
-		Call: func(_ context.Context, raw json.RawMessage) (contract.ToolResult, error) {
+		Call: func(_ context.Context, raw json.RawMessage) (sdk.ToolResult, error) {
 			var args struct {
 				Version string `json:"version"`
 				Log     string `json:"log"`
 			}
 			if err := json.Unmarshal(raw, &args); err != nil {
-				return contract.ErrorResult("release_notes_format: arguments: %v", err), nil
+				return sdk.ErrorResult("release_notes_format: arguments: %v", err), nil
 			}
 			if strings.TrimSpace(args.Version) == "" {
-				return contract.ErrorResult("release_notes_format: version is missing"), nil
+				return sdk.ErrorResult("release_notes_format: version is missing"), nil
 			}
-			return contract.ToolResult{Content: formatNotes(args.Version, args.Log)}, nil
+			return sdk.ToolResult{Content: formatNotes(args.Version, args.Log)}, nil
 		},
 	}
 }

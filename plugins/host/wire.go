@@ -1,38 +1,39 @@
-package kernel
+package host
 
 import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 )
 
-// EncodeHookInput turns a point's in-process payload into the JSON a plugin
+// encodeHookInput turns a point's in-process payload into the JSON a plugin
 // receives (package hookwire). Payloads of custom points are marshalled as
 // they are.
-func EncodeHookInput(point string, in any) ([]byte, error) {
+func encodeHookInput(point string, in any) ([]byte, error) {
 	var w any
 	switch v := in.(type) {
-	case SessionStartIn:
+	case kernel.SessionStartIn:
 		w = hookwire.SessionStart{SessionID: v.SessionID, WorkDir: v.WorkDir}
-	case PrepareIn:
+	case kernel.PrepareIn:
 		p := hookwire.Prepare{SessionID: v.SessionID, Step: v.Step, Complete: v.Catalog.Complete, Skills: []hookwire.Skill{}}
 		for _, s := range v.Catalog.Visible() {
 			p.Skills = append(p.Skills, hookwire.Skill{Name: s.Name, Description: s.Description, Source: s.Source})
 		}
 		w = p
-	case ToolBeforeIn:
+	case kernel.ToolBeforeIn:
 		w = hookwire.ToolBefore{SessionID: v.SessionID, Call: wireCall(v.Call)}
-	case TurnEndIn:
+	case kernel.TurnEndIn:
 		t := hookwire.TurnEnd{SessionID: v.SessionID, Step: v.Step, Text: v.Response.Text, ToolCalls: []hookwire.ToolCall{}}
 		for _, c := range v.Response.ToolCalls {
 			t.ToolCalls = append(t.ToolCalls, wireCall(c))
 		}
 		w = t
-	case CompactIn:
+	case kernel.CompactIn:
 		c := hookwire.Compact{SessionID: v.SessionID, ViewBytes: v.ViewBytes, Budget: v.Budget, Events: []hookwire.Event{}}
 		if v.Log != nil {
 			for _, ev := range session.ModelView(v.Log) {
@@ -50,10 +51,10 @@ func EncodeHookInput(point string, in any) ([]byte, error) {
 	return data, nil
 }
 
-// DecodeHookOutput turns a plugin's JSON result for a standard point into
-// the value the typed point expects (string, ToolDecision, TurnDecision,
-// Compaction). Results of custom points stay json.RawMessage.
-func DecodeHookOutput(point string, data []byte) (any, error) {
+// decodeHookOutput turns a plugin's JSON result for a standard point into
+// the value the typed point expects (string, kernel.ToolDecision,
+// kernel.TurnDecision, kernel.Compaction). Results of custom points stay json.RawMessage.
+func decodeHookOutput(point string, data []byte) (any, error) {
 	bad := func(err error) (any, error) { return nil, fmt.Errorf("decode %s result: %w", point, err) }
 	switch point {
 	case hooks.SessionStart.Name, hooks.ContextPrepare.Name:
@@ -67,13 +68,13 @@ func DecodeHookOutput(point string, data []byte) (any, error) {
 		if err := json.Unmarshal(data, &d); err != nil {
 			return bad(err)
 		}
-		return ToolDecision{Deny: d.Deny, Reason: d.Reason, Args: d.Args}, nil
+		return kernel.ToolDecision{Deny: d.Deny, Reason: d.Reason, Args: d.Args}, nil
 	case hooks.TurnEnd.Name:
 		var d hookwire.TurnDecision
 		if err := json.Unmarshal(data, &d); err != nil {
 			return bad(err)
 		}
-		return TurnDecision{End: d.End}, nil
+		return kernel.TurnDecision{End: d.End}, nil
 	case hooks.ContextCompact.Name:
 		var c hookwire.Compaction
 		if err := json.Unmarshal(data, &c); err != nil {
@@ -82,7 +83,7 @@ func DecodeHookOutput(point string, data []byte) (any, error) {
 		if c.From < 1 || c.To < c.From {
 			return bad(fmt.Errorf("span [%d, %d] is not a valid range of events", c.From, c.To))
 		}
-		return Compaction{From: c.From, To: c.To, Summary: c.Summary}, nil
+		return kernel.Compaction{From: c.From, To: c.To, Summary: c.Summary}, nil
 	}
 	return json.RawMessage(data), nil
 }

@@ -1,0 +1,55 @@
+package sdk
+
+import (
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookwire"
+)
+
+// The types a plugin author uses, so that plugins/sdk is the one Helios
+// import a plugin needs. They are aliases: a value of one is a value of the
+// other.
+
+// Tools.
+type (
+	// Tool is a tool for the model: Name, Description and a JSON Schema of
+	// its arguments, which the model sees, and Call, which runs in the
+	// plugin.
+	Tool = contract.Tool
+	// ToolResult is what a tool returns to the model. Errors the model
+	// should read are a ToolResult with IsError, not a Go error.
+	ToolResult = contract.ToolResult
+)
+
+// ErrorResult is a ToolResult with IsError set and the formatted message.
+func ErrorResult(format string, args ...any) ToolResult {
+	return contract.ErrorResult(format, args...)
+}
+
+// Hook payloads (In) and results, one pair per standard point.
+type (
+	// SessionStartIn is the session:start payload; the result is text.
+	SessionStartIn = hookwire.SessionStart
+	// PrepareIn is the context:prepare payload (the catalog the model sees
+	// at this step); the result is text for the system prompt.
+	PrepareIn = hookwire.Prepare
+	// Skill is one entry of PrepareIn's catalog.
+	Skill = hookwire.Skill
+	// CompactIn is the context:compact payload: the model view's events.
+	CompactIn = hookwire.Compact
+	// Event is one event of CompactIn's model view.
+	Event = hookwire.Event
+	// Compaction is a context:compact result: the span to hide and its
+	// summary.
+	Compaction = hookwire.Compaction
+	// ToolBeforeIn is the tool:before payload: the call about to run.
+	ToolBeforeIn = hookwire.ToolBefore
+	// ToolCall is a call the model asked for.
+	ToolCall = hookwire.ToolCall
+	// ToolDecision is a tool:before result: deny with a reason, or run with
+	// replaced arguments.
+	ToolDecision = hookwire.ToolDecision
+	// TurnEndIn is the turn:end payload.
+	TurnEndIn = hookwire.TurnEnd
+	// TurnDecision is a turn:end result.
+	TurnDecision = hookwire.TurnDecision
+)

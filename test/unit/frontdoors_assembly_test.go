@@ -1,0 +1,215 @@
+package unit_test
+
+// Front doors (DESIGN.md C16, issue 16): an application adds its own
+// in-process capabilities through assembly.Options, with typed mounts, and
+// Build holds a Config made in Go to the rules a config file obeys.
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/model"
+)
+
+// fdHandlers lists "name origin" for each handler of point, in dispatch order.
+func fdHandlers(t *testing.T, k *kernel.Kernel, point string) []string {
+	t.Helper()
+	infos, err := k.DescribeHooks()
+	require.NoError(t, err)
+	for _, p := range infos {
+		if p.Name == point {
+			var out []string
+			for _, h := range p.Handlers {
+				out = append(out, h.Name+" "+h.Origin)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no point %q in DescribeHooks", point)
+	return nil
+}
+
+func fdSay(text string) func(context.Context, kernel.PrepareIn) (string, bool, error) {
+	return func(context.Context, kernel.PrepareIn) (string, bool, error) { return text, true, nil }
+}
+
+// Protects: Options.Capabilities are installed as builtins, after the
+// kernel's own builtins and the config's extensions, in the given order.
+func TestFrontDoorOptionsCapabilitiesAreBuiltins(t *testing.T) {
+	dir := asmTempDir(t)
+	asmExtension(t, filepath.Join(dir, "ext"), "docs-style", "Docs style.")
+	path := asmWriteConfig(t, dir, `{"workDir": ".", "skills": {"userRoots": []}, "extensions": [{"dir": "ext"}]}`)
+	guard := kernel.ToolBefore.Bind("no-force", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		deny := strings.Contains(string(in.Call.Arguments), "--force")
+		return kernel.ToolDecision{Deny: deny, Reason: "no force"}, deny, nil
+	})
+	first := kernel.NewCapability("first", kernel.ContextPrepare.Bind("one", fdSay("ONE")), guard)
+	second := kernel.NewCapability("second", kernel.ContextPrepare.Bind("two", fdSay("TWO")))
+	k := asmLoad(t, path, assembly.Options{Capabilities: []kernel.Capability{first, second}})
+
+	assert.Equal(t, []string{"environment builtin", "one builtin", "two builtin"}, fdHandlers(t, k, hooks.ContextPrepare.Name))
+	assert.Equal(t, []string{"no-force builtin"}, fdHandlers(t, k, hooks.ToolBefore.Name))
+
+	outs, err := kernel.ContextPrepare.Dispatch(context.Background(), k.Hooks(), kernel.PrepareIn{})
+	require.NoError(t, err)
+	require.Len(t, outs, 3)
+	assert.Equal(t, []string{"ONE", "TWO"}, outs[1:])
+	d, decided, err := kernel.ToolBefore.Dispatch(context.Background(), k.Hooks(),
+		kernel.ToolBeforeIn{Call: model.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"git push --force"}`)}})
+	require.NoError(t, err)
+	assert.True(t, decided)
+	assert.True(t, d.Deny)
+	assert.Contains(t, k.Extensions(), "docs-style", "the extension is still installed")
+}
+
+// Protects: an Options capability whose name is taken is refused, naming
+// both; plugins are checked by their configured name before any starts.
+func TestFrontDoorOptionsCapabilityNameCollision(t *testing.T) {
+	dir := asmTempDir(t)
+	asmExtension(t, filepath.Join(dir, "ext"), "docs-style", "Docs style.")
+	cfg := `{"workDir": ".", "skills": {"userRoots": []}, "extensions": [{"dir": "ext"}],
+		"plugins": [{"name": "notes", "command": "./no-such-plugin"}]}`
+	path := asmWriteConfig(t, dir, cfg)
+	tests := []struct {
+		name string
+		caps []kernel.Capability
+		want []string
+	}{
+		{"an extension", []kernel.Capability{kernel.NewCapability("docs-style")},
+			[]string{`Options.Capabilities[0] is named "docs-style"`, "extensions[0] (ext)"}},
+		{"a plugin", []kernel.Capability{kernel.NewCapability("ok"), kernel.NewCapability("notes")},
+			[]string{`Options.Capabilities[1] is named "notes"`, "plugins[0]"}},
+		{"the builtin tools", []kernel.Capability{kernel.NewCapability("builtin-tools")},
+			[]string{"Options.Capabilities[0]", "the builtin tools"}},
+		{"the project skills", []kernel.Capability{kernel.NewCapability("skills")},
+			[]string{"Options.Capabilities[0]", "the project skills capability"}},
+		{"another option", []kernel.Capability{kernel.NewCapability("x"), kernel.NewCapability("x")},
+			[]string{`Options.Capabilities[1] is named "x", like Options.Capabilities[0]`}},
+		{"nil and unnamed, both reported", []kernel.Capability{nil, kernel.NewCapability("")},
+			[]string{"Options.Capabilities[0] is nil", "Options.Capabilities[1] has an empty name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, err := assembly.Load(context.Background(), path, assembly.Options{Capabilities: tt.caps})
+			if err == nil {
+				k.Close()
+			}
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+			assert.NotContains(t, err.Error(), "no-such-plugin", "no plugin is started before the names are checked")
+		})
+	}
+}
+
+// Protects: Build validates the Config it is given, as ParseConfig does,
+// and reports every problem at once.
+func TestFrontDoorBuildValidates(t *testing.T) {
+	dir := asmTempDir(t)
+	tests := []struct {
+		name string
+		cfg  assembly.Config
+		want []string
+	}{
+		{"watch mode typo", assembly.Config{Skills: assembly.SkillsConfig{Watch: assembly.WatchConfig{Mode: "pol"}}},
+			[]string{`skills.watch.mode: unknown value "pol"`}},
+		{"several problems", assembly.Config{
+			Skills:     assembly.SkillsConfig{Mode: "fast"},
+			Sessions:   assembly.SessionsConfig{MaxSteps: -1},
+			Extensions: []assembly.ExtensionConfig{{}},
+			Plugins:    []assembly.PluginConfig{{Name: "p"}, {Name: "p", Command: "x", Env: map[string]string{"A=B": "c"}}},
+		}, []string{"skills.mode", "sessions.maxSteps: negative", "extensions[0].dir: missing",
+			"plugins[0].command: missing", `plugins[1].name: "p" is configured twice`, `plugins[1].env: "A=B"`}},
+		{"negative duration", assembly.Config{Tools: assembly.ToolsConfig{BashTimeout: -1}},
+			[]string{"tools.bashTimeout: negative duration"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.ErrorIs(t, tt.cfg.Validate(), assembly.ErrConfig)
+			k, err := assembly.Build(context.Background(), tt.cfg, dir, assembly.Options{WorkDir: dir, Watch: true})
+			if err == nil {
+				k.Close()
+			}
+			require.ErrorIs(t, err, assembly.ErrConfig)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+	assert.NoError(t, assembly.Config{}.Validate(), "the zero Config is the defaults")
+}
+
+// Protects: ParseConfig runs the same checks, naming the file and every
+// problem.
+func TestFrontDoorParseConfigValidates(t *testing.T) {
+	_, err := assembly.ParseConfig("my.json", []byte(`{"sessions": {"maxSteps": -1}, "tools": {"maxOutput": -5}}`))
+	require.ErrorIs(t, err, assembly.ErrConfig)
+	for _, w := range []string{"my.json", "sessions.maxSteps", "tools.maxOutput"} {
+		assert.Contains(t, err.Error(), w)
+	}
+}
+
+// Protects: failures of the system keep their cause (errors.Is reaches the
+// errno) and are never labelled as config errors.
+func TestFrontDoorOSErrorsAreNotConfigErrors(t *testing.T) {
+	dir := asmTempDir(t)
+	_, _, err := assembly.ReadConfig(filepath.Join(dir, "missing.json"))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.False(t, errors.Is(err, assembly.ErrConfig), "a missing file is not an invalid config: %v", err)
+
+	_, err = assembly.Build(context.Background(), assembly.Config{}, dir, assembly.Options{WorkDir: filepath.Join(dir, "gone")})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.False(t, errors.Is(err, assembly.ErrConfig), "a missing work dir is not an invalid config: %v", err)
+
+	t.Setenv("HOME", "")
+	_, err = assembly.Build(context.Background(), assembly.Config{Sessions: assembly.SessionsConfig{Dir: "~/sessions"}}, dir,
+		assembly.Options{WorkDir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sessions.dir")
+	assert.False(t, errors.Is(err, assembly.ErrConfig), "no home directory is not an invalid config: %v", err)
+}
+
+// Protects: each typed point binds its handlers to its own point.
+func TestFrontDoorTypedBindPoints(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct{ got, want string }{
+		{kernel.SessionStart.Bind("h", func(context.Context, kernel.SessionStartIn) (string, bool, error) { return "", false, nil }).Point, "session:start"},
+		{kernel.ContextPrepare.Bind("h", fdSay("x")).Point, "context:prepare"},
+		{kernel.ContextCompact.Bind("h", func(context.Context, kernel.CompactIn) (kernel.Compaction, bool, error) {
+			return kernel.Compaction{}, false, nil
+		}).Point, "context:compact"},
+		{kernel.ToolBefore.Bind("h", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+			return kernel.ToolDecision{}, false, nil
+		}).Point, "tool:before"},
+		{kernel.TurnEnd.Bind("h", func(context.Context, kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+			return kernel.TurnDecision{}, false, nil
+		}).Point, "turn:end"},
+	}
+	require.Len(t, tests, len(hooks.StandardPoints()), "every standard point has a typed Bind")
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.got)
+	}
+
+	// Behaviour: a bound turn:end handler decides the turn, in a kernel.
+	r := hooks.New(hooks.Config{})
+	require.NoError(t, r.Mount(kernel.TurnEnd.Bind("stop", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+		return kernel.TurnDecision{End: in.Step >= 2}, true, nil
+	})))
+	d, handled, err := kernel.TurnEnd.Dispatch(ctx, r, kernel.TurnEndIn{Step: 2})
+	require.NoError(t, err)
+	assert.True(t, handled)
+	assert.True(t, d.End)
+}
