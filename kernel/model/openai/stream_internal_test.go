@@ -19,7 +19,7 @@ func BenchmarkReadStream500Chunks(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
-		a := newAssembler(func(string) {})
+		a := newAssembler(func(string) {}, defaultLimits)
 		if err := readStream(strings.NewReader(payload), a); err != nil {
 			b.Fatal(err)
 		}
