@@ -190,6 +190,9 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Sessions.MaxLine < 0 {
+		return nil, fmt.Errorf("%w: sessions.maxLine: %d is negative", ErrConfig, cfg.Sessions.MaxLine)
+	}
 	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
@@ -200,7 +203,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		SkillWatcher:   skillWatcher,
 		Model:          m,
 		NoModel:        noModel,
-		Store:          &lazyStore{dir: dir},
+		Store:          &lazyStore{dir: dir, maxLine: cfg.Sessions.MaxLine},
 		MaxSteps:       cfg.Sessions.MaxSteps,
 		ContextBudget:  cfg.Sessions.ContextBudget,
 		Resources:      resources,

@@ -60,16 +60,17 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 // lazyStore opens the JSONL store on first use, so commands that never
 // open a session do not create the sessions folder.
 type lazyStore struct {
-	dir  string
-	once sync.Once
-	s    *session.JSONLStore
-	err  error
+	dir     string
+	maxLine int
+	once    sync.Once
+	s       *session.JSONLStore
+	err     error
 }
 
 var _ session.Store = (*lazyStore)(nil)
 
 func (l *lazyStore) store() (*session.JSONLStore, error) {
-	l.once.Do(func() { l.s, l.err = session.NewJSONLStore(session.JSONLConfig{Dir: l.dir}) })
+	l.once.Do(func() { l.s, l.err = session.NewJSONLStore(session.JSONLConfig{Dir: l.dir, MaxLine: l.maxLine}) })
 	return l.s, l.err
 }
 

@@ -36,10 +36,10 @@ type core struct {
 	comps  []span  // the Compaction events, in log order (see Visible)
 }
 
-// sink persists encoded events. commit writes p with one write call and
-// returns once it is durable; on failure nothing of p may remain.
+// sink persists events. commit writes evs with one write call and returns
+// once they are durable; on failure nothing of them may remain.
 type sink interface {
-	commit(p []byte) error
+	commit(evs []Event) error
 }
 
 // span is one compaction marker: the event at seq hides [from, to].
@@ -75,11 +75,7 @@ func (c *core) append(ctx context.Context, h *handle, evs []Event) ([]Event, err
 		return nil, fmt.Errorf("append to session %q: %w", c.id, err)
 	}
 	if c.sink != nil {
-		buf, err := encodeEvents(out)
-		if err != nil {
-			return nil, fmt.Errorf("append to session %q: %w", c.id, err)
-		}
-		if err := c.sink.commit(buf); err != nil {
+		if err := c.sink.commit(out); err != nil {
 			return nil, fmt.Errorf("append to session %q: %w", c.id, err)
 		}
 	}
