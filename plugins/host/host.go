@@ -488,6 +488,8 @@ func (c *Capability) call(ctx context.Context, op string, fn func(ctx context.Co
 	}
 	code := status.Code(err)
 	switch {
+	case errors.Is(err, plugins.ErrTooLarge):
+		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
 	case ctx.Err() != nil:
 		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, ctx.Err())
 	case timedOut, code == codes.DeadlineExceeded:
