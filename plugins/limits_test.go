@@ -48,7 +48,7 @@ func TestPluginRefusesOversizedResult(t *testing.T) {
 type hostile struct {
 	proto.UnimplementedCapabilityServer
 	result, content, body string
-	describe            string
+	describe              string
 }
 
 func (h *hostile) Handle(context.Context, *proto.HandleRequest) (*proto.HandleResponse, error) {
