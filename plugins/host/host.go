@@ -681,9 +681,12 @@ func (c *Capability) watch(inst *instance, ack chan<- struct{}) {
 	}
 }
 
+// kill stops the plugin (gracefully, then by force) and then everything
+// left in its process group.
 func (inst *instance) kill() {
 	inst.cancel()
 	inst.client.Kill()
+	killGroup(inst.pid)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file.
