@@ -41,6 +41,7 @@ func TestPluginRefusesOversizedResult(t *testing.T) {
 	_, err := c.Handle(t.Context(), "context:prepare", "", json.RawMessage(`{}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "hook result of 33554435 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)")
+	assert.NotErrorIs(t, err, plugins.ErrTooLarge, "the host refused it after the transfer; the plugin must refuse to send it")
 }
 
 // hostile is a plugin that ignores the limits: it answers with whatever
