@@ -101,7 +101,7 @@ func TestCLIRunIntoClosedPipe(t *testing.T) {
 		io.Copy(io.Discard, r.Body) // then the server notices the client leaving
 		<-r.Context().Done()
 	}))
-	defer hang.Close()
+	t.Cleanup(hang.Close) // after helios is killed (cleanups run last first)
 	writeRunConfig(t, dir, hang.URL+"/v1", filepath.Join(home, "sessions"))
 	p := throughHead(t, home, dir, "--json", "run", "Say something.")
 	var first struct {
