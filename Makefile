@@ -55,7 +55,7 @@ run: build plugins
 	@$(HELIOS) --config $(DEMO) plugins check
 
 # The test command (README and .ci/run): format, vet, the race-enabled unit
-# suite, then the mutation suite.
+# suite, a short run of every fuzz target, then the mutation suite.
 test: fmt-check vet unit fuzz-short mutate
 
 unit:
