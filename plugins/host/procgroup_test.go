@@ -28,7 +28,7 @@ var spawnerBuild struct {
 	err  error
 }
 
-// spawner builds testdata/spawner once: a plugin that starts a long sleep
+// spawner builds internal/proctest/spawner once: a plugin that starts a long sleep
 // at start and at each call of its spawn tool.
 func spawner(t *testing.T) string {
 	t.Helper()
@@ -39,7 +39,7 @@ func spawner(t *testing.T) string {
 			return
 		}
 		spawnerBuild.path = filepath.Join(dir, "spawner")
-		out, err := exec.Command("go", "build", "-o", spawnerBuild.path, "./testdata/spawner").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", spawnerBuild.path, "github.com/helios-agents/helios/internal/proctest/spawner").CombinedOutput()
 		if err != nil {
 			spawnerBuild.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -1,4 +1,5 @@
-// Command spawner is a test plugin with children of its own: it starts
+// Command spawner is a test plugin (for the process-tree tests of
+// plugins/host and test/unit) with children of its own: it starts
 // `sleep $SPAWNER_SLEEP` when it starts and again at each call of its spawn
 // tool, and appends each child's pid to $SPAWNER_DIR/pids. It never waits
 // for them, as a careless plugin would not.
