@@ -52,7 +52,9 @@ const DefaultMaxLine = 16 << 20
 // returns. A crash can therefore only leave a partial last line, which Open
 // cuts off (with a warning naming the file and the bytes dropped); a bad
 // line anywhere else is corruption, and Open refuses the file rather than
-// lose what follows it.
+// lose what follows it. So is a line longer than MaxLine (Append never
+// writes one) and an event Append would have refused (no type, input that
+// is not JSON, a compaction span outside the events before it).
 //
 // The lines are Events as encoding/json writes them, with two exceptions
 // that keep Input byte-exact: Input is written verbatim, last on the line;
