@@ -13,7 +13,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 )
 
-// Limits bound what one answer may make the client hold; each is far above
+// limits bound what one answer may make the client hold; each is far above
 // what a real model sends (a 128k-token answer is about 0.5 MiB), so a
 // limit is only ever reached by a broken or hostile server. They are not
 // configurable: no legitimate answer comes near them.
