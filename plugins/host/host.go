@@ -434,7 +434,8 @@ func (c *Capability) loader(name string) func(context.Context) (skills.Content, 
 	}
 }
 
-// Close kills the plugin's process and waits until it is gone. Later calls
+// Close kills the plugin's process, then what is left of its process group
+// (the processes it started), and waits until it is gone. Later calls
 // do nothing.
 func (c *Capability) Close() error {
 	c.mu.Lock()
