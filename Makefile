@@ -3,7 +3,7 @@ GO      ?= go
 DEMO    := examples/demo/helios.config.json
 HELIOS  := bin/helios
 
-.PHONY: all build run test unit vet fmt-check mutate bench live clean plugins proto test-postgres
+.PHONY: all build run test unit vet fmt-check mutate bench live clean plugins proto test-postgres fuzz fuzz-short
 
 all: build
 
@@ -58,8 +58,8 @@ run: build plugins
 	@-$(HELIOS) --config $(DEMO) sandbox check
 
 # The test command (README and .ci/run): format, vet, the race-enabled unit
-# suite, then the mutation suite.
-test: fmt-check vet unit mutate
+# suite, a short run of every fuzz target, then the mutation suite.
+test: fmt-check vet unit fuzz-short mutate
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -72,6 +72,30 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# Every Fuzz* target of the module, found with `go test -list` (so targets
+# added anywhere are included), each fuzzed for FUZZTIME; `make test` runs
+# fuzz-short, FUZZSHORT each. Seeds live in each package's testdata/fuzz; a
+# crasher the fuzzer finds is written there too: fix it and commit it as a
+# regression seed.
+FUZZTIME  ?= 30s
+FUZZSHORT ?= 3s
+
+fuzz:
+	$(call run-fuzz,$(FUZZTIME))
+
+fuzz-short:
+	$(call run-fuzz,$(FUZZSHORT))
+
+define run-fuzz
+	@set -e; \
+	targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { n[++k] = $$1 } /^ok/ { for (i = 1; i <= k; i++) print $$2, n[i]; k = 0 }'); \
+	if [ -z "$$targets" ]; then echo "fuzz: no Fuzz targets found"; exit 1; fi; \
+	echo "$$targets" | while read -r pkg name; do \
+		echo "== fuzz $$name ($$pkg) for $(1)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(1) "$$pkg" || exit 1; \
+	done
+endef
 
 # make mutate ONLY=M3,M16 runs a few.
 mutate:

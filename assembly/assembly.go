@@ -230,6 +230,9 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Sessions.MaxLine < 0 {
+		return nil, fmt.Errorf("%w: sessions.maxLine: %d is negative", ErrConfig, cfg.Sessions.MaxLine)
+	}
 	resources = append(resources, store)
 	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),

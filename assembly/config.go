@@ -104,6 +104,11 @@ type SessionsConfig struct {
 	// ContextBudget is the size in bytes of the model's view past which
 	// the context is compacted. Default 400000 (about 100k tokens).
 	ContextBudget int `json:"contextBudget"`
+	// MaxLine bounds one line (one event) of a session file, in bytes: a
+	// longer event is refused on append, and a file with a longer line is
+	// refused on reading with an error naming the file, the line and the
+	// limit. Default 16777216 (16 MiB).
+	MaxLine int `json:"maxLine"`
 	// Store is "jsonl" (default: one file per session under Dir) or
 	// "postgres" (a database shared by several hosts; see Postgres).
 	Store Enum `json:"store"`

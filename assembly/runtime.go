@@ -109,7 +109,9 @@ func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
 		return nil, err
 	}
 	return &lazyStore{
-		open: func() (sessionStore, error) { return session.NewJSONLStore(session.JSONLConfig{Dir: dir}) },
+		open: func() (sessionStore, error) {
+			return session.NewJSONLStore(session.JSONLConfig{Dir: dir, MaxLine: cfg.MaxLine})
+		},
 		none: func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
 	}, nil
 }

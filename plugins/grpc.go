@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins/proto"
@@ -37,6 +41,41 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc
 	return &GRPCClient{client: proto.NewCapabilityClient(c)}, nil
 }
 
+// MaxPayload bounds each payload that crosses the wire: a hook payload or
+// result, a tool's arguments or result, a skill body. It is half of
+// MaxMessageSize, so the rest of a message always fits. The sender checks
+// it (so an oversized payload fails with an error naming it, before any
+// copy), and the receiver checks it again.
+const MaxPayload = 32 << 20
+
+// ErrTooLarge is wrapped by the error of a payload over MaxPayload or a
+// message over MaxMessageSize; the message names the limit.
+var ErrTooLarge = errors.New("plugin payload exceeds a limit")
+
+// checkSize refuses a payload over MaxPayload.
+func checkSize(what string, n int) error {
+	if n > MaxPayload {
+		return fmt.Errorf("%w: %s of %d bytes exceeds the limit of %d MiB (plugins.MaxPayload)", ErrTooLarge, what, n, MaxPayload>>20)
+	}
+	return nil
+}
+
+// wireErr names the limit when gRPC refused a message over
+// MaxMessageSize, on either side.
+func wireErr(err error) error {
+	if status.Code(err) == codes.ResourceExhausted && strings.Contains(status.Convert(err).Message(), "larger than max") {
+		return fmt.Errorf("%w: a message exceeds the limit of %d MiB (plugins.MaxMessageSize): %w", ErrTooLarge, MaxMessageSize>>20, err)
+	}
+	return err
+}
+
+// tooLargeStatus is how the plugin's side reports an oversized answer: an
+// error whose text names the limit, with a code the host does not take for
+// a crash.
+func tooLargeStatus(err error) error {
+	return status.Error(codes.ResourceExhausted, err.Error())
+}
+
 // GRPCClient is the host's side of the wire: a Capability whose calls are
 // gRPC calls to the plugin.
 type GRPCClient struct{ client proto.CapabilityClient }
@@ -47,7 +86,7 @@ var _ Capability = (*GRPCClient)(nil)
 func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
 	r, err := c.client.Describe(ctx, &proto.DescribeRequest{})
 	if err != nil {
-		return Description{}, err
+		return Description{}, wireErr(err)
 	}
 	d := Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete()}
 	for _, m := range r.GetMounts() {
@@ -75,6 +114,9 @@ func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
 func (c *GRPCClient) LoadSkill(ctx context.Context, name string) (SkillContent, error) {
 	r, err := c.client.LoadSkill(ctx, &proto.LoadSkillRequest{Name: name})
 	if err != nil {
+		return SkillContent{}, wireErr(err)
+	}
+	if err := checkSize("skill body", len(r.GetBody())); err != nil {
 		return SkillContent{}, err
 	}
 	return SkillContent{Name: r.GetName(), Body: r.GetBody()}, nil
@@ -82,8 +124,14 @@ func (c *GRPCClient) LoadSkill(ctx context.Context, name string) (SkillContent, 
 
 // CallTool runs one of the plugin's tools.
 func (c *GRPCClient) CallTool(ctx context.Context, name string, args json.RawMessage) (contract.ToolResult, error) {
+	if err := checkSize("tool arguments", len(args)); err != nil {
+		return contract.ToolResult{}, err
+	}
 	r, err := c.client.CallTool(ctx, &proto.CallToolRequest{Name: name, Arguments: args})
 	if err != nil {
+		return contract.ToolResult{}, wireErr(err)
+	}
+	if err := checkSize("tool result", len(r.GetContent())); err != nil {
 		return contract.ToolResult{}, err
 	}
 	return contract.ToolResult{Content: r.GetContent(), IsError: r.GetIsError()}, nil
@@ -91,8 +139,14 @@ func (c *GRPCClient) CallTool(ctx context.Context, name string, args json.RawMes
 
 // Handle runs one of the plugin's hook handlers.
 func (c *GRPCClient) Handle(ctx context.Context, point, mount string, payload json.RawMessage) (HookResult, error) {
+	if err := checkSize("hook payload", len(payload)); err != nil {
+		return HookResult{}, err
+	}
 	r, err := c.client.Handle(ctx, &proto.HandleRequest{Point: point, Mount: mount, Payload: payload})
 	if err != nil {
+		return HookResult{}, wireErr(err)
+	}
+	if err := checkSize("hook result", len(r.GetResult())); err != nil {
 		return HookResult{}, err
 	}
 	return HookResult{Handled: r.GetHandled(), Result: r.GetResult()}, nil
@@ -160,6 +214,9 @@ func (s *GRPCServer) LoadSkill(ctx context.Context, req *proto.LoadSkillRequest)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSize("skill body", len(c.Body)); err != nil {
+		return nil, tooLargeStatus(err)
+	}
 	return &proto.LoadSkillResponse{Name: c.Name, Body: c.Body}, nil
 }
 
@@ -168,6 +225,9 @@ func (s *GRPCServer) CallTool(ctx context.Context, req *proto.CallToolRequest) (
 	r, err := s.Impl.CallTool(ctx, req.GetName(), req.GetArguments())
 	if err != nil {
 		return nil, err
+	}
+	if err := checkSize("tool result", len(r.Content)); err != nil {
+		return nil, tooLargeStatus(err)
 	}
 	return &proto.CallToolResponse{Content: r.Content, IsError: r.IsError}, nil
 }
@@ -180,6 +240,9 @@ func (s *GRPCServer) Handle(ctx context.Context, req *proto.HandleRequest) (*pro
 	}
 	if !r.Handled {
 		return &proto.HandleResponse{}, nil
+	}
+	if err := checkSize("hook result", len(r.Result)); err != nil {
+		return nil, tooLargeStatus(err)
 	}
 	return &proto.HandleResponse{Handled: true, Result: r.Result}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -51,6 +52,15 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// A reader that goes away ends the command: at the next write, or at
+	// once when stdout is a pipe (see outWriter and watchClosed).
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := &outWriter{w: stdout, onFail: func() { cancel(errStdoutClosed) }}
+	stop := watchClosed(stdout, func() { cancel(errStdoutClosed) })
+	defer stop()
+	stdout = out
+
 	g := &globals{stderr: stderr}
 	root := &cobra.Command{
 		Use:           "helios",
@@ -74,7 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	var ee exitError
 	var ue usageError
+	werr := out.failed()
 	switch {
+	case errors.Is(werr, syscall.EPIPE) || (werr == nil && errors.Is(context.Cause(ctx), errStdoutClosed)):
+		return exitPipe // no one reads: nothing to say, and no one to say it to
+	case werr != nil:
+		fmt.Fprintf(stderr, "helios: write output: %v\n", werr)
+		return exitFail
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ee):

@@ -81,6 +81,10 @@ var (
 	// made: empty, or with a path separator, "..", or a leading dot. An ID
 	// from a user never reaches the file system unchecked.
 	ErrInvalidID = errors.New("invalid session id")
+	// ErrLineTooLong is wrapped by the error of a JSONL session line over
+	// the store's line limit (JSONLConfig.MaxLine): refused on Append,
+	// and reported with the file and line on reading.
+	ErrLineTooLong = errors.New("session line too long")
 )
 
 // Store creates, opens, lists and forks session logs.

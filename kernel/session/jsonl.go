@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +31,19 @@ type JSONLConfig struct {
 	Logger *slog.Logger
 	// Clock stamps events, forks and new IDs. Nil means time.Now.
 	Clock func() time.Time
+	// MaxLine bounds one line of a session file, in bytes: an Append whose
+	// event would encode longer is refused, and reading a longer line is an
+	// error naming the file, the line and the limit (reading stops there,
+	// so a corrupt file never makes the store hold more than this at once).
+	// Zero means DefaultMaxLine.
+	MaxLine int
 }
+
+// DefaultMaxLine is the default JSONLConfig.MaxLine: 16 MiB, far above an
+// event the kernel writes (tool output is cut to tools.maxOutput, a model
+// answer to the model client's limits), and small enough that reading a
+// corrupt file cannot exhaust memory.
+const DefaultMaxLine = 16 << 20
 
 // JSONLStore keeps one file per session, <Dir>/<id>.jsonl, holding one JSON
 // Event per line, in Seq order from 1.
@@ -37,7 +52,9 @@ type JSONLConfig struct {
 // returns. A crash can therefore only leave a partial last line, which Open
 // cuts off (with a warning naming the file and the bytes dropped); a bad
 // line anywhere else is corruption, and Open refuses the file rather than
-// lose what follows it.
+// lose what follows it. So is a line longer than MaxLine (Append never
+// writes one) and an event Append would have refused (no type, input that
+// is not JSON, a compaction span outside the events before it).
 //
 // The lines are Events as encoding/json writes them, with two exceptions
 // that keep Input byte-exact: Input is written verbatim, last on the line;
@@ -52,9 +69,10 @@ type JSONLConfig struct {
 // Linux and the BSDs a session open in one process cannot be opened in
 // another (an advisory lock), so two writers never interleave.
 type JSONLStore struct {
-	dir   string
-	log   *slog.Logger
-	clock func() time.Time
+	dir     string
+	log     *slog.Logger
+	clock   func() time.Time
+	maxLine int
 
 	mu   sync.Mutex
 	open map[string]*fileSession
@@ -82,10 +100,16 @@ func NewJSONLStore(cfg JSONLConfig) (*JSONLStore, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("new jsonl session store: no directory")
 	}
+	if cfg.MaxLine < 0 {
+		return nil, fmt.Errorf("new jsonl session store: negative MaxLine %d", cfg.MaxLine)
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("new jsonl session store: %w", err)
 	}
-	s := &JSONLStore{dir: cfg.Dir, log: cfg.Logger, clock: cfg.Clock, open: map[string]*fileSession{}}
+	s := &JSONLStore{dir: cfg.Dir, log: cfg.Logger, clock: cfg.Clock, maxLine: cfg.MaxLine, open: map[string]*fileSession{}}
+	if s.maxLine == 0 {
+		s.maxLine = DefaultMaxLine
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -161,15 +185,10 @@ func (s *JSONLStore) Read(ctx context.Context, id string) ([]Event, error) {
 	if err := precheck(ctx, "read", id); err != nil {
 		return nil, err
 	}
-	path := s.path(id)
-	data, err := os.ReadFile(path)
+	evs, err := s.readFile(id)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read session %q: %w", id, ErrNotFound)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read session %q: %w", id, err)
-	}
-	evs, _, err := decodeLog(data, path)
 	if err != nil {
 		return nil, fmt.Errorf("read session %q: %w", id, err)
 	}
@@ -181,16 +200,12 @@ func (s *JSONLStore) load(f *os.File, path string) ([]Event, int64, error) {
 	if err := lockFile(f); err != nil {
 		return nil, 0, err
 	}
-	data, err := io.ReadAll(f)
+	evs, good, size, err := decodeLog(f, path, s.maxLine)
 	if err != nil {
 		return nil, 0, err
 	}
-	evs, good, err := decodeLog(data, path)
-	if err != nil {
-		return nil, 0, err
-	}
-	if dropped := len(data) - good; dropped > 0 {
-		if err := f.Truncate(int64(good)); err != nil {
+	if dropped := size - good; dropped > 0 {
+		if err := f.Truncate(good); err != nil {
 			return nil, 0, fmt.Errorf("cut torn last line: %w", err)
 		}
 		if err := f.Sync(); err != nil {
@@ -198,7 +213,19 @@ func (s *JSONLStore) load(f *os.File, path string) ([]Event, int64, error) {
 		}
 		s.log.Warn("session log: cut off a torn last line", "file", path, "droppedBytes", dropped, "events", len(evs))
 	}
-	return evs, int64(good), nil
+	return evs, good, nil
+}
+
+// readFile decodes a session file without locking it, leaving out a torn
+// last line.
+func (s *JSONLStore) readFile(id string) ([]Event, error) {
+	f, err := os.Open(s.path(id))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	evs, _, _, err := decodeLog(f, s.path(id), s.maxLine)
+	return evs, err
 }
 
 // List describes every session, most recently updated first. It reads the
@@ -243,11 +270,13 @@ func (s *JSONLStore) info(id string) (Info, error) {
 	if fsess != nil {
 		sm, meta = summarize(fsess.core.snapshot()), fsess.meta
 	} else {
-		data, err := os.ReadFile(s.path(id))
+		f, err := os.Open(s.path(id))
 		if err != nil {
 			return Info{}, err
 		}
-		if sm, err = scanSummary(data); err != nil {
+		sm, err = scanSummary(f, s.maxLine)
+		f.Close()
+		if err != nil {
 			return Info{}, fmt.Errorf("%s:%w", s.path(id), err)
 		}
 		if meta, err = s.readMeta(id); err != nil {
@@ -282,19 +311,17 @@ func (s *JSONLStore) Fork(ctx context.Context, id string, at int64) (Log, error)
 	} else {
 		// Not open here: read without the lock, ignoring a torn last line
 		// (another process may be writing it).
-		data, err := os.ReadFile(s.path(id))
+		var err error
+		evs, err = s.readFile(id)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("fork session %q: %w", id, ErrNotFound)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("fork session %q: %w", id, err)
 		}
-		if evs, _, err = decodeLog(data, s.path(id)); err != nil {
-			return nil, fmt.Errorf("fork session %q: %w", id, err)
-		}
 	}
 	evs = slices.Clone(prefix(evs, at))
-	buf, err := encodeEvents(evs)
+	buf, err := encodeEvents(evs, s.maxLine)
 	if err != nil {
 		return nil, fmt.Errorf("fork session %q: %w", id, err)
 	}
@@ -356,7 +383,7 @@ func (s *JSONLStore) reserve(now time.Time) (string, *os.File, error) {
 // adopt registers a session open in this process; s.mu is held.
 func (s *JSONLStore) adopt(id string, f *os.File, size int64, evs []Event, meta forkMeta) Log {
 	fsess := &fileSession{
-		core: newCore(id, s.clock, evs, &fileSink{f: f, size: size}),
+		core: newCore(id, s.clock, evs, &fileSink{f: f, size: size, maxLine: s.maxLine}),
 		file: f,
 		meta: meta,
 		refs: 1,
@@ -431,9 +458,10 @@ func (s *JSONLStore) metaPath(id string) string { return filepath.Join(s.dir, id
 
 // fileSink appends to a session file opened with O_APPEND.
 type fileSink struct {
-	f      *os.File
-	size   int64 // of the file's good content
-	broken error // set when the file's tail is in an unknown state
+	f       *os.File
+	size    int64 // of the file's good content
+	maxLine int   // zero: DefaultMaxLine
+	broken  error // set when the file's tail is in an unknown state
 }
 
 // commit writes evs as lines in one call and fsyncs. On a failed write it
@@ -445,7 +473,7 @@ func (s *fileSink) commit(_ context.Context, evs []Event) ([]Event, error) {
 	if s.broken != nil {
 		return nil, s.broken
 	}
-	p, err := encodeEvents(evs)
+	p, err := encodeEvents(evs, cmp.Or(s.maxLine, DefaultMaxLine))
 	if err != nil {
 		return nil, err
 	}
@@ -487,13 +515,16 @@ type inLine struct {
 	InputText *string `json:"inputText"`
 }
 
-// encodeEvents renders evs as JSONL lines. HTML is not escaped, so the
-// file reads as written (a catalog's <available_skills> stays as is).
-func encodeEvents(evs []Event) ([]byte, error) {
+// encodeEvents renders evs as JSONL lines, refusing a line over maxLine
+// bytes (its newline not counted) so that no line is written that the store
+// would not read back. HTML is not escaped, so the file reads as written (a
+// catalog's <available_skills> stays as is).
+func encodeEvents(evs []Event, maxLine int) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, e := range evs {
+		start := buf.Len()
 		inline := len(e.Input) > 0 && oneLine(e.Input)
 		ol := outLine{plain: plain(e)}
 		if len(e.Input) > 0 && !inline {
@@ -508,6 +539,9 @@ func encodeEvents(evs []Event) ([]byte, error) {
 			buf.Write(e.Input)
 			buf.WriteString("}\n")
 		}
+		if n := buf.Len() - start - 1; n > maxLine {
+			return nil, fmt.Errorf("encode event %d: %w: %d bytes, over the limit of %s", e.Seq, ErrLineTooLong, n, sizeText(maxLine))
+		}
 	}
 	return buf.Bytes(), nil
 }
@@ -520,10 +554,6 @@ func oneLine(raw []byte) bool {
 		first != ' ' && first != '\t' && last != ' ' && last != '\t'
 }
 
-// decodeLog decodes a session file. A last line that is unterminated or
-// not valid JSON is torn: it is not returned, and good (the length of the
-// content before it) is less than len(data). Any other bad line, or a Seq
-// out of order, is an error naming name:line.
 // precheck refuses an invalid id or a done ctx before op touches a session,
 // naming the operation and the id.
 func precheck(ctx context.Context, op, id string) error {
@@ -536,28 +566,57 @@ func precheck(ctx context.Context, op, id string) error {
 	return nil
 }
 
-func decodeLog(data []byte, name string) (evs []Event, good int, err error) {
-	evs = make([]Event, 0, bytes.Count(data, []byte{'\n'}))
-	for line := 1; good < len(data); line++ {
-		i := bytes.IndexByte(data[good:], '\n')
-		if i < 0 {
-			break // unterminated
+// decodeLog decodes a session file from r, holding at most one line of
+// maxLine bytes at a time besides the events. A last line that is
+// unterminated or not valid JSON is torn: it is not returned, and good (the
+// length of the content before it) is less than size, the bytes read. Any
+// other bad line, a line over maxLine, or a Seq out of order is an error
+// naming name:line.
+func decodeLog(r io.Reader, name string, maxLine int) (evs []Event, good, size int64, err error) {
+	lr := newLineReader(r, maxLine)
+	for line := 1; ; line++ {
+		data, complete, err := lr.next()
+		if err == io.EOF {
+			return evs, good, size, nil
 		}
-		end := good + i + 1
-		e, err := decodeEvent(data[good : end-1])
 		if err != nil {
-			if end == len(data) {
-				break
+			return nil, 0, 0, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		size += int64(len(data))
+		if !complete {
+			return evs, good, size, nil // unterminated: torn
+		}
+		size++ // the newline
+		e, err := decodeEvent(data)
+		if err != nil {
+			if lr.atEOF() {
+				return evs, good, size, nil // torn
 			}
-			return nil, 0, fmt.Errorf("%s:%d: corrupt session log: %w", name, line, err)
+			return nil, 0, 0, fmt.Errorf("%s:%d: corrupt session log: %w", name, line, err)
 		}
 		if want := int64(len(evs)) + 1; e.Seq != want {
-			return nil, 0, fmt.Errorf("%s:%d: corrupt session log: seq %d, want %d", name, line, e.Seq, want)
+			return nil, 0, 0, fmt.Errorf("%s:%d: corrupt session log: seq %d, want %d", name, line, e.Seq, want)
+		}
+		if err := checkRead(e); err != nil {
+			return nil, 0, 0, fmt.Errorf("%s:%d: corrupt session log: %w", name, line, err)
 		}
 		evs = append(evs, e)
-		good = end
+		good = size
 	}
-	return evs, good, nil
+}
+
+// checkRead refuses an event Append would never have written, so what is
+// read keeps the log's invariants (and a Fork writes a readable file).
+func checkRead(e Event) error {
+	switch {
+	case e.Type == "":
+		return errors.New("no type")
+	case e.Type == Compaction && (e.From < 1 || e.From > e.To || e.To >= e.Seq):
+		return fmt.Errorf("compaction span [%d, %d] outside 1..%d", e.From, e.To, e.Seq-1)
+	case len(e.Input) > 0 && !json.Valid(e.Input):
+		return errors.New("inputText is not JSON")
+	}
+	return nil
 }
 
 func decodeEvent(line []byte) (Event, error) {
@@ -574,55 +633,127 @@ func decodeEvent(line []byte) (Event, error) {
 
 // scanSummary summarizes a session file without decoding every line: it
 // counts the complete lines (less a torn last one) and decodes the first,
-// the last and the first user message.
-func scanSummary(data []byte) (summary, error) {
-	var sm summary
-	end := bytes.LastIndexByte(data, '\n') + 1 // complete lines: data[:end]
-	lines := data[:end]
-	sm.n = bytes.Count(lines, []byte{'\n'})
-	if sm.n == 0 {
-		return sm, nil
-	}
-	lastStart := bytes.LastIndexByte(lines[:end-1], '\n') + 1
-	if !json.Valid(lines[lastStart : end-1]) { // torn
-		sm.n--
-		lines = lines[:lastStart]
-		if sm.n == 0 {
-			return sm, nil
-		}
-		lastStart = bytes.LastIndexByte(lines[:len(lines)-1], '\n') + 1
-	}
+// the last and the first user message. It holds at most two lines.
+func scanSummary(r io.Reader, maxLine int) (summary, error) {
 	type head struct {
 		Time time.Time `json:"time"`
 		Type Type      `json:"type"`
 		Text string    `json:"text"`
 	}
-	var first, last head
-	firstEnd := bytes.IndexByte(lines, '\n')
-	if err := json.Unmarshal(lines[:firstEnd], &first); err != nil {
-		return sm, fmt.Errorf("1: %w", err)
-	}
-	if err := json.Unmarshal(lines[lastStart:len(lines)-1], &last); err != nil {
-		return sm, fmt.Errorf("%d: %w", sm.n, err)
-	}
-	sm.first, sm.last = first.Time, last.Time
-	for rest, n := lines, 1; len(rest) > 0; n++ {
-		i := bytes.IndexByte(rest, '\n')
-		line := rest[:i]
-		rest = rest[i+1:]
-		if !bytes.Contains(line, []byte(`"user"`)) {
-			continue
-		}
-		var h head
-		if err := json.Unmarshal(line, &h); err != nil {
-			return sm, fmt.Errorf("%d: %w", n, err)
-		}
-		if h.Type == User {
-			sm.title = shortTitle(h.Text)
+	var (
+		sm         summary
+		last, prev []byte // the last two complete lines
+		titled     bool
+		bad        error // a line that does not decode; torn if it is the last
+		badLine    int
+	)
+	lr := newLineReader(r, maxLine)
+	for n := 1; bad == nil; n++ {
+		line, complete, err := lr.next()
+		if err == io.EOF || (err == nil && !complete) {
 			break
 		}
+		if err != nil {
+			return summary{}, fmt.Errorf("%d: %w", n, err)
+		}
+		sm.n = n
+		prev, last = last, append(prev[:0], line...)
+		if n == 1 {
+			var first head
+			if err := json.Unmarshal(line, &first); err != nil {
+				bad, badLine = err, n
+			}
+			sm.first = first.Time
+		}
+		if !titled && bad == nil && bytes.Contains(line, []byte(`"user"`)) {
+			var h head
+			if err := json.Unmarshal(line, &h); err != nil {
+				bad, badLine = err, n
+			} else if h.Type == User {
+				sm.title, titled = shortTitle(h.Text), true
+			}
+		}
 	}
+	if bad != nil {
+		// Reading stopped at the bad line: it is torn only if no complete
+		// line follows it.
+		if _, complete, err := lr.next(); err != io.EOF && !(err == nil && !complete) {
+			return summary{}, fmt.Errorf("%d: %w", badLine, bad)
+		}
+	}
+	if sm.n > 0 && !json.Valid(last) { // torn
+		sm.n--
+		last = prev
+	}
+	if sm.n == 0 {
+		return summary{}, nil
+	}
+	if bad != nil && badLine <= sm.n {
+		return summary{}, fmt.Errorf("%d: %w", badLine, bad)
+	}
+	var lh head
+	if err := json.Unmarshal(last, &lh); err != nil {
+		return summary{}, fmt.Errorf("%d: %w", sm.n, err)
+	}
+	sm.last = lh.Time
 	return sm, nil
+}
+
+// lineReader reads lines of at most max bytes.
+type lineReader struct {
+	r    *bufio.Reader
+	max  int
+	long []byte // a line longer than the reader's buffer
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, min(max+1, 64<<10)), max: max}
+}
+
+// next returns the next line without its newline, valid until the next
+// call, and whether a newline ended it; io.EOF at the end. A line longer
+// than max is an ErrLineTooLong naming the limit, and no more of it is read.
+func (l *lineReader) next() (line []byte, complete bool, err error) {
+	line, err = l.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		l.long = append(l.long[:0], line...)
+		for err == bufio.ErrBufferFull && len(l.long) <= l.max {
+			line, err = l.r.ReadSlice('\n')
+			l.long = append(l.long, line...)
+		}
+		line = l.long
+	}
+	content := len(line)
+	if err == nil {
+		content-- // the newline
+	}
+	if content > l.max {
+		return nil, false, fmt.Errorf("%w: longer than the limit of %s", ErrLineTooLong, sizeText(l.max))
+	}
+	switch {
+	case err == nil:
+		return line[:content], true, nil
+	case err == io.EOF && content > 0:
+		return line, false, nil
+	}
+	return nil, false, err
+}
+
+// atEOF reports whether nothing follows the line last returned.
+func (l *lineReader) atEOF() bool {
+	_, err := l.r.Peek(1)
+	return err == io.EOF
+}
+
+// sizeText renders a byte count as limits are written: "16 MiB", "4 KiB".
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
 }
 
 // syncDir makes a directory's entries (a new or renamed file) durable.

@@ -15,7 +15,8 @@
 // kernel's registry, which warns; a plugin that died is restarted on its
 // next use, after a backoff that doubles with each consecutive failure;
 // meanwhile its skills are listed as last seen and the catalog is marked
-// incomplete rather than silently dropping them. Close kills every plugin
-// process; on Linux a plugin also dies with the kernel's process, even when
-// that is SIGKILLed.
+// incomplete rather than silently dropping them. Each plugin leads its own
+// process group: Close, and the end of a crashed plugin before its restart,
+// stop the plugin and then everything it started. On Linux a plugin also
+// dies with the kernel's process, even when that is SIGKILLed.
 package host

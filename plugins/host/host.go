@@ -441,7 +441,8 @@ func (c *Capability) loader(name string) func(context.Context) (skills.Content, 
 	}
 }
 
-// Close kills the plugin's process and waits until it is gone. Later calls
+// Close kills the plugin's process, then what is left of its process group
+// (the processes it started), and waits until it is gone. Later calls
 // do nothing.
 func (c *Capability) Close() error {
 	c.mu.Lock()
@@ -495,6 +496,8 @@ func (c *Capability) call(ctx context.Context, op string, fn func(ctx context.Co
 	}
 	code := status.Code(err)
 	switch {
+	case errors.Is(err, plugins.ErrTooLarge):
+		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
 	case ctx.Err() != nil:
 		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, ctx.Err())
 	case timedOut, code == codes.DeadlineExceeded:
@@ -689,9 +692,12 @@ func (c *Capability) watch(inst *instance, ack chan<- struct{}) {
 	}
 }
 
+// kill stops the plugin (gracefully, then by force) and then everything
+// left in its process group.
 func (inst *instance) kill() {
 	inst.cancel()
 	inst.client.Kill()
+	killGroup(inst.pid)
 }
 
 // fileSHA256 returns the hex SHA-256 of a file.

@@ -2,9 +2,11 @@ package host
 
 import "syscall"
 
-// sysProcAttr makes Linux kill the plugin the moment the kernel's process
-// dies, even by SIGKILL, when nothing could run Close. plugins/sdk's parent
-// watch does the same everywhere else, within a fraction of a second.
+// sysProcAttr starts the plugin as the leader of its own process group, so
+// that killGroup ends whatever it started too, and makes Linux kill the
+// plugin the moment the kernel's process dies, even by SIGKILL, when
+// nothing could run Close. plugins/sdk's parent watch does the same
+// everywhere else, within a fraction of a second.
 func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

@@ -52,6 +52,9 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 	})
 	fail := func(err error) (*instance, plugins.Description, error) {
 		client.Kill()
+		if cmd.Process != nil {
+			killGroup(cmd.Process.Pid)
+		}
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 			got, herr := fileSHA256(cmd.Path)
 			if herr != nil {

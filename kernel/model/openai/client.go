@@ -163,7 +163,7 @@ func (c *Client) Generate(ctx context.Context, req model.Request) (model.Respons
 		return model.Response{}, fmt.Errorf("chat completion: %w", err)
 	}
 	for attempt := 0; ; attempt++ {
-		a := newAssembler(req.OnText)
+		a := newAssembler(req.OnText, defaultLimits)
 		err := c.attempt(ctx, body, a)
 		if err == nil {
 			resp := a.response()

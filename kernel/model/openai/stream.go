@@ -13,9 +13,44 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 )
 
-// maxEvent bounds one SSE event (a whole file written by a tool call can
-// arrive as a single arguments fragment).
-const maxEvent = 32 << 20
+// limits bound what one answer may make the client hold; each is far above
+// what a real model sends (a 128k-token answer is about 0.5 MiB), so a
+// limit is only ever reached by a broken or hostile server. They are not
+// configurable: no legitimate answer comes near them.
+type limits struct {
+	// event bounds one SSE line and one event's data (a whole file written
+	// by a tool call can arrive as a single arguments fragment).
+	event int
+	// args bounds one tool call's accumulated arguments.
+	args int
+	// answer bounds the whole answer: text, tool call ids, names and
+	// arguments together (and a plain JSON completion's body).
+	answer int
+	// calls bounds the number of tool calls in one answer.
+	calls int
+}
+
+// defaultLimits are the limits Generate applies.
+var defaultLimits = limits{event: 32 << 20, args: 32 << 20, answer: 64 << 20, calls: 1024}
+
+// ErrTooLarge is wrapped by the error of an answer that exceeds one of the
+// client's limits; the message names the limit. It is not retried.
+var ErrTooLarge = errors.New("model answer exceeds a limit")
+
+func tooLarge(what string, limit int) error {
+	return fmt.Errorf("%w: %s exceeds the limit of %s", ErrTooLarge, what, sizeText(limit))
+}
+
+// sizeText renders a byte count as people write limits: "32 MiB", "1024 bytes".
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
 
 var (
 	errTruncated = errors.New("stream ended before [DONE] or a finish_reason")
@@ -27,11 +62,11 @@ var (
 // readStream reads an SSE body into a until "data: [DONE]" (or the end of
 // the body after a finish_reason: not every server sends [DONE]).
 func readStream(body io.Reader, a *assembler) error {
-	s := sseReader{r: bufio.NewReaderSize(body, 16<<10)}
+	s := sseReader{r: bufio.NewReaderSize(body, 16<<10), max: a.lim.event}
 	for {
 		data, err := s.next()
 		if err != nil {
-			if errors.Is(err, errEventTooLarge) || errors.Is(err, errInStream) {
+			if errors.Is(err, ErrTooLarge) || errors.Is(err, errInStream) {
 				return err
 			}
 			if a.finish != "" {
@@ -59,10 +94,15 @@ func readStream(body io.Reader, a *assembler) error {
 	}
 }
 
-// readCompletion reads a plain JSON completion into a.
+// readCompletion reads a plain JSON completion into a; the body may not be
+// larger than the whole answer's limit.
 func readCompletion(body io.Reader, a *assembler) error {
 	var c chatChunk
-	if err := json.NewDecoder(body).Decode(&c); err != nil {
+	lr := &io.LimitedReader{R: body, N: int64(a.lim.answer) + 1}
+	if err := json.NewDecoder(lr).Decode(&c); err != nil {
+		if lr.N == 0 {
+			return tooLarge("the completion", a.lim.answer)
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return &retryable{err: fmt.Errorf("reading completion: %w", err)}
 		}
@@ -86,8 +126,6 @@ func clip(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-var errEventTooLarge = fmt.Errorf("%w: stream event larger than %d bytes", ErrMalformed, maxEvent)
-
 // sseReader splits a text/event-stream into the data of its events. It
 // follows the SSE rules (fields, comments, blank line dispatch, several data
 // lines joined by "\n", CR LF or LF endings) with one tolerance: a data line
@@ -99,6 +137,7 @@ type sseReader struct {
 	held []byte // a data line read ahead, starting the next event
 	has  bool   // held is set
 	long []byte // a line longer than the reader's buffer
+	max  int    // bound of a line and of an event's data
 }
 
 // next returns the next event's data, valid until the next call, or io.EOF.
@@ -146,8 +185,8 @@ func (s *sseReader) next() ([]byte, error) {
 			// Older llama.cpp servers report failures as an "error:" field.
 			return nil, fmt.Errorf("%w: %s", errInStream, value)
 		}
-		if len(s.data) > maxEvent {
-			return nil, errEventTooLarge
+		if len(s.data) > s.max {
+			return nil, tooLarge("a stream event", s.max)
 		}
 	}
 }
@@ -161,8 +200,8 @@ func (s *sseReader) line() ([]byte, error) {
 		for err == bufio.ErrBufferFull {
 			line, err = s.r.ReadSlice('\n')
 			s.long = append(s.long, line...)
-			if len(s.long) > maxEvent {
-				return nil, errEventTooLarge
+			if len(s.long) > s.max {
+				return nil, tooLarge("a stream line", s.max)
 			}
 		}
 		line = s.long
@@ -177,6 +216,8 @@ func (s *sseReader) line() ([]byte, error) {
 
 // assembler accumulates one answer from chunks.
 type assembler struct {
+	lim     limits
+	size    int // bytes of text, ids, names and arguments held
 	onText  func(string)
 	emitted bool // onText was called
 	text    strings.Builder
@@ -193,8 +234,8 @@ type callBuf struct {
 	args  []byte
 }
 
-func newAssembler(onText func(string)) *assembler {
-	return &assembler{onText: onText}
+func newAssembler(onText func(string), lim limits) *assembler {
+	return &assembler{onText: onText, lim: lim}
 }
 
 func (a *assembler) chunk(c *chatChunk) error {
@@ -221,6 +262,9 @@ func (a *assembler) chunk(c *chatChunk) error {
 			d = ch.Message
 		}
 		if d != nil {
+			if err := a.grow(len(d.Content)); err != nil {
+				return err
+			}
 			if d.Content != "" {
 				a.text.WriteString(d.Content)
 				if a.onText != nil {
@@ -233,7 +277,9 @@ func (a *assembler) chunk(c *chatChunk) error {
 				if ch.Delta == nil && tc.Index == nil {
 					tc.Index = &j // a whole message: each entry is a call of its own
 				}
-				a.toolCall(tc)
+				if err := a.toolCall(tc); err != nil {
+					return err
+				}
 			}
 		}
 		if ch.FinishReason != "" {
@@ -243,10 +289,21 @@ func (a *assembler) chunk(c *chatChunk) error {
 	return nil
 }
 
+// grow accounts for n more bytes of the answer.
+func (a *assembler) grow(n int) error {
+	if a.size += n; a.size > a.lim.answer {
+		return tooLarge("the answer", a.lim.answer)
+	}
+	return nil
+}
+
 // toolCall adds a delta to its call: the one with the same index, unless
 // the delta brings a different id (a server numbering every call 0). Without
 // an index, the call with the same id, or else the last one.
-func (a *assembler) toolCall(d *toolCallDelta) {
+func (a *assembler) toolCall(d *toolCallDelta) error {
+	if err := a.grow(len(d.ID) + len(d.Function.Name) + len(d.Function.Arguments)); err != nil {
+		return err
+	}
 	slot := -1
 	switch {
 	case d.Index != nil:
@@ -268,6 +325,9 @@ func (a *assembler) toolCall(d *toolCallDelta) {
 		slot = -1
 	}
 	if slot < 0 {
+		if len(a.calls) >= a.lim.calls {
+			return fmt.Errorf("%w: more than %d tool calls (the limit)", ErrTooLarge, a.lim.calls)
+		}
 		idx := -1
 		if d.Index != nil {
 			idx = *d.Index
@@ -282,7 +342,11 @@ func (a *assembler) toolCall(d *toolCallDelta) {
 	if cb.name == "" {
 		cb.name = d.Function.Name
 	}
+	if len(cb.args)+len(d.Function.Arguments) > a.lim.args {
+		return tooLarge(fmt.Sprintf("tool call %q's arguments", cb.name), a.lim.args)
+	}
 	cb.args = append(cb.args, d.Function.Arguments...)
+	return nil
 }
 
 // response is the assembled answer; tool calls without an id get call_<n>,

@@ -21,7 +21,7 @@ func BenchmarkReadStream500Chunks(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
-		a := newAssembler(func(string) {})
+		a := newAssembler(func(string) {}, defaultLimits)
 		require.NoError(b, readStream(strings.NewReader(payload), a))
 		require.Equal(b, 500*7, a.text.Len(), "text length")
 	}
