@@ -211,7 +211,14 @@ func parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []strin
 		// yaml reports these without a line; find it ourselves.
 		return nil, nil, &Error{File: file, Line: line + yamlFirstLine - 1, Reason: reason, Err: ErrYAML}
 	}
+	if fields, keys, ok := parseFast(text); ok {
+		return fields, keys, nil
+	}
+	return parseSlow(file, text, lines)
+}
 
+// parseSlow is parseYAML through yaml.v3, for frontmatter parseFast defers.
+func parseSlow(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
