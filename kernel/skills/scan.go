@@ -1,18 +1,22 @@
 package skills
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/kernel/frontmatter"
 )
 
 // FS is what a skills root is read through. Paths are absolute. Stat follows
@@ -22,7 +26,11 @@ type FS interface {
 	ReadDir(name string) ([]fs.DirEntry, error)
 	Stat(name string) (fs.FileInfo, error)
 	Lstat(name string) (fs.FileInfo, error)
-	ReadFile(name string) ([]byte, error)
+	// Open opens a file for reading, following symlinks. It must not block
+	// on a FIFO or a device (open non-blocking): the reader checks that it
+	// got a regular file before reading, and reads only as much as it needs
+	// (a frontmatter, a bounded body).
+	Open(name string) (fs.File, error)
 }
 
 // OSFS reads the local file system directly.
@@ -31,7 +39,44 @@ type OSFS struct{}
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (OSFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
 func (OSFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
-func (OSFS) ReadFile(name string) ([]byte, error)       { return os.ReadFile(name) }
+func (OSFS) Open(name string) (fs.File, error)          { return os.OpenFile(name, os.O_RDONLY|openNonblock, 0) }
+
+// ReadFile reads a whole file (not part of FS: skills never read unbounded).
+func (OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// Default limits (see Limits).
+const (
+	DefaultMaxFrontmatter = 64 << 10
+	DefaultMaxFileSize    = 8 << 20
+)
+
+// Limits bounds every read of a skill file. The zero value is the defaults.
+type Limits struct {
+	// MaxFrontmatter is how many bytes discovery reads from the start of a
+	// SKILL.md to find the end of its frontmatter; discovery never reads the
+	// body. A frontmatter not closed within it is skipped with a warning
+	// naming the limit. Zero means DefaultMaxFrontmatter (64 KiB); config
+	// key skills.maxFrontmatter.
+	MaxFrontmatter int
+	// MaxFileSize is the largest skill file a load reads; a larger one is
+	// refused with an error the model reads. Zero means DefaultMaxFileSize
+	// (8 MiB); config key skills.maxFileSize.
+	MaxFileSize int64
+}
+
+func (l Limits) frontmatter() int {
+	if l.MaxFrontmatter <= 0 {
+		return DefaultMaxFrontmatter
+	}
+	return l.MaxFrontmatter
+}
+
+func (l Limits) fileSize() int64 {
+	if l.MaxFileSize <= 0 {
+		return DefaultMaxFileSize
+	}
+	return l.MaxFileSize
+}
 
 // RootWatcher watches skills roots for a DirSource. kernel/watch provides
 // one (adapted by package kernel); tests may provide their own.
@@ -60,18 +105,31 @@ type RootWatch interface {
 // trust the last scan until the watcher reports a change, and a rescan
 // re-reads only the root entries that changed: an edit in a root of 10,000
 // skills costs one skill's read, not 10,000.
+//
+// Discovery reads only the head of each file, up to the end of its
+// frontmatter (Limits), and reads the entries of a root concurrently, at most
+// GOMAXPROCS at a time; the result, its order and its warnings are those of
+// a one-by-one read.
+//
+// A read error that a retry can heal (IsTransient) makes the result
+// incomplete; any other costs only its entry, skipped with a warning. An
+// error that repeats identically on an unchanged entry for 3 consecutive
+// reads is taken as permanent too, until the entry changes.
 type DirSource struct {
 	FS     FS
 	Source string   // label: "user", "project", ...
 	Roots  []string // absolute, or relative to the process's working directory
 	// Watcher, when set, watches the roots (see Watch).
 	Watcher RootWatcher
+	// Limits bounds the reads; the zero value is the defaults.
+	Limits Limits
 
 	mu     sync.Mutex
 	state  []*rootState    // the last scan, one per root; nil before the first
 	dirty  map[string]bool // root entries changed since the last scan
 	rescan bool            // everything must be read again
 	sub    RootWatch
+	errs   map[string]errRecord // last transient error by entry (or root) path
 }
 
 var (
@@ -94,11 +152,22 @@ type entryState struct {
 	skill      *Skill
 	warnings   []contract.Warning
 	incomplete bool
+	transient  string // the transient error's text, for the repeat rule
+}
+
+// fail records that reading the entry failed: a warning naming path and the
+// error, and, when a retry can heal it, an incomplete result.
+func (st *entryState) fail(source, path, what string, err error) {
+	st.warnings = append(st.warnings, contract.Warning{Source: source, Path: path, Message: fmt.Sprintf("%s: %v", what, err)})
+	if IsTransient(err) {
+		st.incomplete = true
+		st.transient = path + ": " + err.Error()
+	}
 }
 
 // Skills returns the skills of every root. A missing root is an empty,
 // complete result; a root that cannot be listed for another reason makes the
-// result incomplete.
+// result incomplete when a retry can heal it.
 func (d *DirSource) Skills(ctx context.Context) (Set, error) {
 	set, sub, err := d.scan(ctx)
 	if err != nil || sub == nil {
@@ -124,7 +193,12 @@ func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
 		d.state = d.scanAll(ctx)
 		d.rescan, d.dirty = false, nil
 	} else if len(d.dirty) > 0 {
+		names := make([]string, 0, len(d.dirty))
 		for name := range d.dirty {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
 			d.rereadEntry(ctx, name)
 		}
 		d.dirty = nil
@@ -157,15 +231,18 @@ func (d *DirSource) markDirty(name string) {
 
 // scanAll reads every root from scratch.
 func (d *DirSource) scanAll(ctx context.Context) []*rootState {
+	prev := d.errs
+	d.errs = map[string]errRecord{} // only what fails in this scan counts on
 	out := make([]*rootState, 0, len(d.Roots))
 	for _, root := range d.Roots {
-		out = append(out, d.scanRoot(ctx, root))
+		out = append(out, d.scanRoot(ctx, root, prev))
 	}
 	return out
 }
 
-// scanRoot reads the direct children of one root.
-func (d *DirSource) scanRoot(ctx context.Context, root string) *rootState {
+// scanRoot reads the direct children of one root, concurrently, and records
+// them by name. prev holds the errors of the previous scan.
+func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]errRecord) *rootState {
 	r := &rootState{dir: root, entries: map[string]entryState{}}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -179,22 +256,105 @@ func (d *DirSource) scanRoot(ctx context.Context, root string) *rootState {
 	case errors.Is(err, fs.ErrNotExist):
 		return r // a real, complete absence
 	case err != nil:
-		r.warnings = append(r.warnings, contract.Warning{Source: d.Source, Path: abs, Message: fmt.Sprintf("cannot list the skills root: %v", err)})
-		r.incomplete = !isPermanent(err)
+		st := entryState{}
+		st.fail(d.Source, abs, "cannot list the skills root", err)
+		d.settle(abs, &st, prev)
+		r.warnings, r.incomplete = st.warnings, st.incomplete
 		return r
 	}
-	for _, e := range entries {
-		if ctx.Err() != nil {
-			r.incomplete = true
-			return r
-		}
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		r.entries[e.Name()] = d.readEntry(ctx, filepath.Join(abs, e.Name()), e)
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
+	results := d.readEntries(ctx, abs, entries)
+	if ctx.Err() != nil {
+		r.incomplete = true
+		return r
+	}
+	for i, e := range entries {
+		st := results[i]
+		d.settle(filepath.Join(abs, e.Name()), &st, prev)
+		r.entries[e.Name()] = st
 	}
 	r.sortNames()
 	return r
+}
+
+// readEntries reads entries of the root dir concurrently, at most GOMAXPROCS
+// at a time, each result at its entry's index, so that what is assembled
+// from them does not depend on scheduling.
+func (d *DirSource) readEntries(ctx context.Context, dir string, entries []fs.DirEntry) []entryState {
+	out := make([]entryState, len(entries))
+	workers := min(runtime.GOMAXPROCS(0), len(entries))
+	if workers <= 1 {
+		for i, e := range entries {
+			if ctx.Err() != nil {
+				break
+			}
+			out[i] = d.readEntrySafe(ctx, filepath.Join(dir, e.Name()), e)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(entries) || ctx.Err() != nil {
+					return
+				}
+				out[i] = d.readEntrySafe(ctx, filepath.Join(dir, entries[i].Name()), entries[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// readEntrySafe is readEntry with a panic turned into a warning: a worker's
+// panic would otherwise take the process down.
+func (d *DirSource) readEntrySafe(ctx context.Context, path string, e fs.DirEntry) (st entryState) {
+	defer func() {
+		if v := recover(); v != nil {
+			st = entryState{}
+			st.fail(d.Source, path, "cannot read; skipped", fmt.Errorf("panic: %v", v))
+		}
+	}()
+	return d.readEntry(ctx, path, e)
+}
+
+// settle applies the repeat rule to an entry's (or a root's) read: a
+// transient error seen identically on the unchanged entry for repeatLimit
+// consecutive reads is taken as permanent. prev holds the earlier records.
+func (d *DirSource) settle(path string, st *entryState, prev map[string]errRecord) {
+	if st.transient == "" {
+		delete(d.errs, path)
+		return
+	}
+	stamp := stampOf(d.FS, path)
+	rec, ok := prev[path]
+	if ok && rec.msg == st.transient && rec.stamp == stamp {
+		rec.count++
+	} else {
+		rec = errRecord{msg: st.transient, stamp: stamp, count: 1}
+	}
+	if d.errs == nil {
+		d.errs = map[string]errRecord{}
+	}
+	d.errs[path] = rec
+	if rec.count >= repeatLimit {
+		st.incomplete = false
+		if n := len(st.warnings); n > 0 {
+			st.warnings[n-1].Message += fmt.Sprintf(" (the same error %d reads in a row: taken as permanent until this entry changes)", rec.count)
+		}
+	}
+}
+
+// forgetErrors drops the repeat records of a changed entry of every root.
+func (d *DirSource) forgetErrors(name string) {
+	for _, root := range d.Roots {
+		if abs, err := filepath.Abs(root); err == nil {
+			delete(d.errs, filepath.Join(abs, name))
+		}
+	}
 }
 
 func (r *rootState) sortNames() {
@@ -233,14 +393,19 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 	for _, r := range d.state {
 		path := filepath.Join(r.dir, name)
 		fi, err := d.FS.Lstat(path)
+		var st entryState
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			r.deleteEntry(name)
+			delete(d.errs, path)
+			continue
 		case err != nil:
-			r.setEntry(name, entryState{incomplete: !isPermanent(err), warnings: []contract.Warning{{Source: d.Source, Path: path, Message: fmt.Sprintf("cannot read; skipped: %v", err)}}})
+			st.fail(d.Source, path, "cannot read; skipped", err)
 		default:
-			r.setEntry(name, d.readEntry(ctx, path, fs.FileInfoToDirEntry(fi)))
+			st = d.readEntrySafe(ctx, path, fs.FileInfoToDirEntry(fi))
 		}
+		d.settle(path, &st, d.errs)
+		r.setEntry(name, st)
 	}
 }
 
@@ -302,6 +467,7 @@ func (d *DirSource) Watch(invalidate func(), done <-chan struct{}) error {
 		}
 		for _, e := range entries {
 			d.markDirty(e)
+			d.forgetErrors(e)
 		}
 		d.mu.Unlock()
 		invalidate()
@@ -355,6 +521,7 @@ func (d *DirSource) PathChanged(path string) bool {
 		case len(parts) == 1,
 			len(parts) == 2 && (parts[1] == "SKILL.md" || parts[1] == "skill.md"):
 			d.markDirty(parts[0])
+			d.forgetErrors(parts[0])
 			return true
 		}
 	}
@@ -365,7 +532,8 @@ func (s *Set) warn(source, path, msg string) {
 	s.Warnings = append(s.Warnings, contract.Warning{Source: source, Path: path, Message: msg})
 }
 
-// readEntry turns one child of a root into a skill, or explains why not.
+// readEntry turns one child of a root into a skill, or explains why not. It
+// reads only the head of the skill file: up to the end of its frontmatter.
 func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) entryState {
 	var st entryState
 	warn := func(p, msg string) {
@@ -379,29 +547,36 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 			warn(path, "broken symlink; skipped")
 			return st
 		case err != nil:
-			warn(path, fmt.Sprintf("cannot follow symlink; skipped: %v", err))
-			st.incomplete = !isPermanent(err)
+			st.fail(d.Source, path, "cannot follow symlink; skipped", err)
 			return st
 		}
 		mode = fi.Mode().Type()
 	}
 	var file, baseDir, folder string
+	var f fs.File
 	switch {
 	case mode.IsDir():
 		var err error
-		file, err = d.findSkillFile(path)
+		f, file, err = openSkillFile(d.FS, path)
 		if err != nil {
 			if errors.Is(err, errNoSkillFile) {
 				warn(path, "folder has no SKILL.md; skipped")
 			} else {
-				warn(path, fmt.Sprintf("cannot read the skill folder; skipped: %v", err))
-				st.incomplete = !isPermanent(err)
+				st.fail(d.Source, path, "cannot read the skill folder; skipped", err)
 			}
 			return st
 		}
 		baseDir, folder = path, filepath.Base(path)
 	case mode.IsRegular() && strings.HasSuffix(path, ".md"):
 		file, baseDir, folder = path, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".md")
+		var err error
+		if f, err = openRegular(d.FS, file); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%w: %w", errVanished, err)
+			}
+			st.fail(d.Source, file, "cannot read; skipped", err)
+			return st
+		}
 	case mode.IsRegular():
 		return st // scripts or notes beside flat skills are not skills
 	default:
@@ -409,16 +584,18 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 		return st
 	}
 
-	data, err := d.FS.ReadFile(file)
+	limit := d.Limits.frontmatter()
+	data, over, err := readHead(f, limit)
+	f.Close()
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return st // deleted while we looked: it is gone
 	case err != nil:
-		warn(file, fmt.Sprintf("cannot read; skipped: %v", err))
-		st.incomplete = !isPermanent(err)
+		st.fail(d.Source, file, "cannot read; skipped", err)
+		return st
+	case over:
+		warn(file, fmt.Sprintf("frontmatter is not closed within the first %d bytes (the limit skills.maxFrontmatter); skipped", limit))
 		return st
 	}
-	meta, _, findings := ParseSkill(file, folder, data)
+	meta, _, findings := parseSkill(file, folder, data, true)
 	usable := true
 	for _, f := range findings {
 		msg := f.Message
@@ -431,7 +608,7 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 	if !usable {
 		return st
 	}
-	fsys := d.FS
+	fsys, maxSize := d.FS, d.Limits.fileSize()
 	st.skill = &Skill{
 		Name:                   meta.Name,
 		Description:            meta.Description,
@@ -440,7 +617,7 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 		File:                   file,
 		DisableModelInvocation: meta.DisableModelInvocation,
 		Load: func(ctx context.Context) (Content, error) {
-			return LoadFile(ctx, fsys, file, folder)
+			return loadFile(ctx, fsys, file, folder, maxSize)
 		},
 	}
 	return st
@@ -451,35 +628,97 @@ var (
 	errNotRegular  = errors.New("not a regular file")
 )
 
-// findSkillFile returns dir/SKILL.md, or dir/skill.md when there is no SKILL.md.
-func (d *DirSource) findSkillFile(dir string) (string, error) {
+// ErrTooLarge is wrapped by a load refusing a file over Limits.MaxFileSize.
+var ErrTooLarge = errors.New("skill file is too large")
+
+// openSkillFile opens dir/SKILL.md, or dir/skill.md when there is no
+// SKILL.md. A folder that is gone by now vanished mid-read.
+func openSkillFile(fsys FS, dir string) (fs.File, string, error) {
 	var firstErr error
 	for _, name := range []string{"SKILL.md", "skill.md"} {
 		p := filepath.Join(dir, name)
-		fi, err := d.FS.Stat(p)
+		f, err := openRegular(fsys, p)
 		if err == nil {
-			if !fi.Mode().IsRegular() {
-				return "", fmt.Errorf("%s: %w", p, errNotRegular)
-			}
-			return p, nil
+			return f, p, nil
+		}
+		if errors.Is(err, errNotRegular) {
+			return nil, "", fmt.Errorf("%s: %w", p, err)
 		}
 		if !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 			firstErr = err
 		}
 	}
 	if firstErr != nil {
-		return "", firstErr
+		return nil, "", firstErr
 	}
-	return "", errNoSkillFile
+	if _, err := fsys.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: %w", dir, errVanished)
+	}
+	return nil, "", errNoSkillFile
 }
 
-// LoadFile reads and parses a skill file afresh: no body is ever cached, so a
-// load always sees the file as it is now.
+// openRegular opens file and checks that it is a regular file (a FIFO or a
+// device would block or never end).
+func openRegular(fsys FS, file string) (fs.File, error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errNotRegular
+	}
+	return f, nil
+}
+
+// headChunk is the first read of a file's head: most frontmatter, and the
+// first 8 KiB the binary check looks at, fit in it.
+const headChunk = 8 << 10
+
+// readHead reads the start of a skill file until its frontmatter is known
+// to end (frontmatter.HeadLen), at most limit bytes. over reports that limit
+// bytes were read and the frontmatter is still open. The bytes returned may
+// run past the frontmatter, up to what the last read returned.
+func readHead(r io.Reader, limit int) (data []byte, over bool, err error) {
+	buf := make([]byte, 0, min(limit, headChunk))
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= limit {
+				return buf, true, nil
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), limit))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		eof := errors.Is(err, io.EOF)
+		if err != nil && !eof {
+			return nil, false, err
+		}
+		if _, done := frontmatter.HeadLen(buf, eof); done {
+			return buf, false, nil
+		}
+	}
+}
+
+// LoadFile reads and parses a skill file afresh, refusing a file over
+// DefaultMaxFileSize: no body is ever cached, so a load always sees the file
+// as it is now.
 func LoadFile(ctx context.Context, fsys FS, file, folder string) (Content, error) {
+	return loadFile(ctx, fsys, file, folder, DefaultMaxFileSize)
+}
+
+func loadFile(ctx context.Context, fsys FS, file, folder string, maxSize int64) (Content, error) {
 	if err := ctx.Err(); err != nil {
 		return Content{}, err
 	}
-	data, err := fsys.ReadFile(file)
+	data, err := readBounded(fsys, file, maxSize)
 	if err != nil {
 		return Content{}, fmt.Errorf("load skill %s: %w", file, err)
 	}
@@ -492,8 +731,31 @@ func LoadFile(ctx context.Context, fsys FS, file, folder string) (Content, error
 	return Content{Name: meta.Name, Body: body}, nil
 }
 
-// isPermanent reports errors that a rescan will not fix, so they do not make
-// the catalog incomplete forever.
-func isPermanent(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || errors.Is(err, workfs.ErrOutsideWorkDir) || errors.Is(err, errNotRegular)
+// readBounded reads a whole regular file of at most maxSize bytes.
+func readBounded(fsys FS, file string, maxSize int64) ([]byte, error) {
+	f, err := openRegular(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := func(size string) error {
+		return fmt.Errorf("%w: the file is %s, over the limit of %d bytes (skills.maxFileSize); shorten it or split it into files the skill references", ErrTooLarge, size, maxSize)
+	}
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+		if size > maxSize {
+			return nil, tooLarge(fmt.Sprintf("%d bytes", size))
+		}
+	}
+	// The file may grow between Stat and the read: read one byte past the
+	// limit to know.
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, maxSize)+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxSize+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > maxSize {
+		return nil, tooLarge("more than that")
+	}
+	return buf.Bytes(), nil
 }
