@@ -113,6 +113,13 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, fmt.Errorf("%w: skills.mode: %v", ErrConfig, err)
 	}
+	if cfg.Skills.MaxFrontmatter < 0 {
+		return nil, fmt.Errorf("%w: skills.maxFrontmatter: %d is negative", ErrConfig, cfg.Skills.MaxFrontmatter)
+	}
+	if cfg.Skills.MaxFileSize < 0 {
+		return nil, fmt.Errorf("%w: skills.maxFileSize: %d is negative", ErrConfig, cfg.Skills.MaxFileSize)
+	}
+	skillLimits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
 	var userRoots []string
 	if cfg.Skills.UserRoots != nil {
 		userRoots = []string{}
@@ -141,7 +148,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		if e.Dir == "" {
 			return nil, fmt.Errorf("%w: extensions[%d].dir: missing", ErrConfig, i)
 		}
-		c, err := extdir.Open(resolve(base, e.Dir))
+		c, err := extdir.OpenLimited(resolve(base, e.Dir), skillLimits)
 		if err != nil {
 			return nil, fmt.Errorf("extensions[%d]: %w", i, err)
 		}
@@ -198,6 +205,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		Plugins:        plugins,
 		SkillsMode:     mode,
 		SkillWatcher:   skillWatcher,
+		SkillLimits:    skillLimits,
 		Model:          m,
 		NoModel:        noModel,
 		Store:          &lazyStore{dir: dir},

@@ -49,6 +49,10 @@ func (c *Capability) Description() string { return "" }
 // Roots returns the absolute roots read, in merge order.
 func (c *Capability) Roots() []string { return c.src.Roots }
 
+// SetSkillLimits bounds the reads of skill files (the kernel calls it
+// before registering the capability).
+func (c *Capability) SetSkillLimits(l kskills.Limits) { c.src.Limits = l }
+
 // SetRootWatcher makes the roots watched (the kernel calls it before
 // registering the capability, when watching is on).
 func (c *Capability) SetRootWatcher(w kskills.RootWatcher) { c.src.Watcher = w }

@@ -707,6 +707,31 @@ func readHead(r io.Reader, limit int) (data []byte, over bool, err error) {
 	}
 }
 
+// ErrFrontmatterTooLarge is wrapped by ReadHead's error for a frontmatter
+// not closed within the limit.
+var ErrFrontmatterTooLarge = errors.New("frontmatter is too large")
+
+// ReadHead reads the start of a regular file through fsys up to the end of
+// its frontmatter, at most limit bytes (zero or less: DefaultMaxFrontmatter),
+// for a reader that needs only the frontmatter (EXTENSION.md). A frontmatter
+// still open after limit bytes is an error naming the limit.
+func ReadHead(fsys FS, file string, limit int) ([]byte, error) {
+	limit = Limits{MaxFrontmatter: limit}.frontmatter()
+	f, err := openRegular(fsys, file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	defer f.Close()
+	data, over, err := readHead(f, limit)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	case over:
+		return nil, fmt.Errorf("read %s: %w: not closed within the first %d bytes (the limit skills.maxFrontmatter)", file, ErrFrontmatterTooLarge, limit)
+	}
+	return data, nil
+}
+
 // LoadFile reads and parses a skill file afresh, refusing a file over
 // DefaultMaxFileSize: no body is ever cached, so a load always sees the file
 // as it is now.
