@@ -47,7 +47,21 @@ func fastGenerated() []string {
 			"a: "+v,
 		)
 	}
-	out = append(out, "", "\n", "a: b\nmetadata:\n  x: y\n", "a: b\r\nc: d\r\n", "a: b\rc: d\n", "a: x\u2028y\n",
+	for _, v := range fastValues {
+		out = append(out,
+			"metadata:\n  author: "+v+"\n  version: \"1.0\"\nname: x\n",
+			"metadata:\n  "+v+": x\n",
+			"metadata:\n    a: "+v+"\n    b: c\n",
+			"metadata:\n  a: "+v+"\n   b: c\n",
+			"metadata:\n  a: "+v+"\n\n  b: c\nz: y\n",
+			"metadata:\n  a:\n    b: "+v+"\n",
+			"metadata:\n  a: "+v+"\n  a: again\n",
+			"metadata:\n\nname: "+v+"\n",
+			"metadata: \n  a: "+v+"\n",
+		)
+	}
+	out = append(out, "", "\n", "a: b\nmetadata:\n  x: y\n", "a: \"x\" # c\n", "a: 'x' y\n", "a: \"x\\\"\n", "a: \"\"\n", "a: ''\n",
+		"metadata:\n  true: x\n  null: y\n  False: z\n", "a: \"x\"  \n", "a: 'it''s'\n", "a:\n- x\n", "  \na: b\n", "a: b\n  \nc: d\n", "metadata:\n  a: b\n  \n  c: d\n", "a: b\r\nc: d\r\n", "a: b\rc: d\n", "a: x\u2028y\n",
 		"disable-model-invocation: true\nname: n\n", strings.Repeat("k", 200)+": v\n", "a_b-C9: v\n", "9a: v\n", "_a: v\n")
 	return out
 }
@@ -122,11 +136,12 @@ func TestFastPathTakesPlainFrontmatter(t *testing.T) {
 	for _, text := range []string{
 		"name: pdf\ndescription: Fill PDF forms. Use when asked to.\nlicense: Apache-2.0\n",
 		"name: 技能\ndescription: 做事。\ndisable-model-invocation: true\n",
+		"name: x\ndescription: \"Quoted: with a colon\"\nmetadata:\n  author: me\n  version: \"1.0\"\n",
 	} {
 		_, _, ok := parseFast(text)
 		assert.True(t, ok, "parseFast(%q) deferred", text)
 	}
-	for _, text := range []string{"description: \"quoted\"\n", "description: 'q'\n", "a: b # c\n", "a: |\n  x\n", "a: 1\n"} {
+	for _, text := range []string{"description: \"esc\\\"aped\"\n", "description: 'it''s'\n", "a: b # c\n", "a: |\n  x\n", "a: 1\n"} {
 		_, _, ok := parseFast(text)
 		assert.False(t, ok, "parseFast(%q) took it; yaml must decide", text)
 	}
