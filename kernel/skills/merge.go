@@ -96,6 +96,9 @@ type sourcedSet struct {
 }
 
 func mergeSets(sets []sourcedSet) Catalog {
+	if cat, ok := mergeOne(sets); ok {
+		return cat
+	}
 	cat := Catalog{Complete: true, rendered: &renderMemo{}}
 	total := 0
 	for _, e := range sets {
@@ -138,6 +141,44 @@ func mergeSets(sets []sourcedSet) Catalog {
 		}
 	}
 	return cat
+}
+
+// mergeOne is mergeSets when a single provider has skills, they carry their
+// source, and they are already sorted by name without a duplicate (a
+// DirSource of one root, the common case): the catalog then shares that
+// provider's slice instead of copying and indexing it, so a refresh costs
+// one pass of comparisons, no allocation per skill. Sets are never modified
+// once returned, so sharing is safe.
+func mergeOne(sets []sourcedSet) (Catalog, bool) {
+	one := -1
+	for i, e := range sets {
+		switch {
+		case e.err != nil:
+			return Catalog{}, false
+		case len(e.set.Skills) == 0:
+		case one >= 0:
+			return Catalog{}, false
+		default:
+			one = i
+		}
+	}
+	if one < 0 {
+		return Catalog{}, false
+	}
+	skills := sets[one].set.Skills
+	for i, s := range skills {
+		if s.Source == "" || i > 0 && skills[i-1].Name >= s.Name {
+			return Catalog{}, false
+		}
+	}
+	cat := Catalog{Complete: true, rendered: &renderMemo{}, Skills: slices.Clip(skills)}
+	for _, e := range sets {
+		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
+		if e.set.Incomplete {
+			cat.Complete = false
+		}
+	}
+	return cat, true
 }
 
 func pathOf(s Skill) string {

@@ -59,20 +59,24 @@ var knownKeys = map[string]bool{
 // stands in for a missing name. The returned meta is usable unless a finding
 // is Unusable. The body is the text after the frontmatter.
 func ParseSkill(file, folder string, data []byte) (Meta, string, []Finding) {
-	return parseSkill(file, folder, data, false)
+	return parseSkill(file, folder, data, 0)
 }
 
-// parseSkill is ParseSkill; head says data is only the start of the file
-// (discovery reads up to the end of the frontmatter), so a multi-byte
-// character cut at its end is not taken for invalid UTF-8.
-func parseSkill(file, folder string, data []byte, head bool) (Meta, string, []Finding) {
+// parseSkill is ParseSkill. A positive head says data is only the start of
+// the file, as discovery reads it, and its frontmatter ends at data[head]:
+// only data[:head] is parsed (the body returned is empty), and a multi-byte
+// character cut at the end of data is not taken for invalid UTF-8.
+func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Finding) {
 	var fs []Finding
 	add := func(sev Severity, format string, args ...any) {
 		fs = append(fs, Finding{sev, fmt.Sprintf(format, args...)})
 	}
-	if isBinary(data, head) {
+	if isBinary(data, head > 0) {
 		add(Unusable, "binary file, not a SKILL.md")
 		return Meta{}, "", fs
+	}
+	if head > 0 {
+		data = data[:head]
 	}
 	doc, err := frontmatter.Parse(file, data)
 	if err != nil {

@@ -130,6 +130,13 @@ type DirSource struct {
 	rescan bool            // everything must be read again
 	sub    RootWatch
 	errs   map[string]errRecord // last transient error by entry (or root) path
+
+	// The last answer, patched in place of a rebuild when an edit keeps a
+	// skill's name (see patch); nil when it must be assembled again.
+	last       *Set
+	index      map[string]int  // skill name -> index in last.Skills
+	incomplete map[string]bool // entries whose last read failed transiently
+	invalidate func()          // the registration's, from Watch
 }
 
 var (
@@ -191,7 +198,7 @@ func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
 	}
 	if d.sub == nil || d.state == nil || d.rescan {
 		d.state = d.scanAll(ctx)
-		d.rescan, d.dirty = false, nil
+		d.rescan, d.dirty, d.last = false, nil, nil
 	} else if len(d.dirty) > 0 {
 		names := make([]string, 0, len(d.dirty))
 		for name := range d.dirty {
@@ -207,14 +214,16 @@ func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
 		d.rescan = true // the scan was cut short; never trust it
 		return Set{}, nil, ctx.Err()
 	}
-	set := d.assemble()
+	if d.last == nil {
+		d.assemble()
+	}
+	set := *d.last
+	set.guarded = d.invalidate != nil
 	// What failed transiently is read again next time.
+	for name := range d.incomplete {
+		d.markDirty(name)
+	}
 	for _, r := range d.state {
-		for name, e := range r.entries {
-			if e.incomplete {
-				d.markDirty(name)
-			}
-		}
 		if r.incomplete {
 			d.rescan = true
 		}
@@ -385,18 +394,24 @@ func (r *rootState) deleteEntry(name string) {
 	}
 }
 
-// rereadEntry reads one child of every root again, after a change.
+// rereadEntry reads one child of every root again, after a change, and
+// patches the last answer when it can (see patch).
 func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 	if strings.HasPrefix(name, ".") || strings.ContainsRune(name, filepath.Separator) {
 		return
 	}
+	incomplete := false
 	for _, r := range d.state {
 		path := filepath.Join(r.dir, name)
+		old, had := r.entries[name]
 		fi, err := d.FS.Lstat(path)
 		var st entryState
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			r.deleteEntry(name)
+			if had {
+				r.deleteEntry(name)
+				d.last = nil // membership changed: assemble again
+			}
 			delete(d.errs, path)
 			continue
 		case err != nil:
@@ -406,12 +421,55 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 		}
 		d.settle(path, &st, d.errs)
 		r.setEntry(name, st)
+		incomplete = incomplete || st.incomplete
+		if !had || !d.patch(old, st) {
+			d.last = nil
+		}
+	}
+	if incomplete {
+		if d.incomplete == nil {
+			d.incomplete = map[string]bool{}
+		}
+		d.incomplete[name] = true
+	} else {
+		delete(d.incomplete, name)
 	}
 }
 
+// patch updates the last answer for an entry re-read from old to st, and
+// reports whether it could: when neither read failed, the entry's warnings
+// are the same and its skill kept its name (or it has none either time) —
+// an edit of a description or a body. Then the answer is the last one with
+// that one skill replaced (in a copy: answers already returned stay as they
+// were); nothing is re-indexed or rebuilt. Anything else is assembled again.
+func (d *DirSource) patch(old, st entryState) bool {
+	switch {
+	case d.last == nil || old.incomplete || st.incomplete || !slices.Equal(old.warnings, st.warnings):
+		return false
+	case old.skill == nil && st.skill == nil:
+		return true
+	case old.skill == nil || st.skill == nil || old.skill.Name != st.skill.Name:
+		return false
+	}
+	i, ok := d.index[old.skill.Name]
+	if !ok {
+		return false
+	}
+	if cur := d.last.Skills[i]; cur.File != old.skill.File || cur.BaseDir != old.skill.BaseDir {
+		// The entry's skill lost to an earlier one of the same name; the
+		// warning saying so names the same files as before.
+		return true
+	}
+	skills := slices.Clone(d.last.Skills)
+	skills[i] = *st.skill
+	d.last = &Set{Skills: slices.Clip(skills), Warnings: d.last.Warnings, Incomplete: d.last.Incomplete}
+	return true
+}
+
 // assemble builds the provider's answer from the state: roots in order,
-// entries by code point, the first skill of each name.
-func (d *DirSource) assemble() Set {
+// entries by code point, the first skill of each name. It keeps the answer,
+// the index of its names and the entries that failed transiently.
+func (d *DirSource) assemble() {
 	var set Set
 	total := 0
 	for _, r := range d.state {
@@ -419,6 +477,7 @@ func (d *DirSource) assemble() Set {
 	}
 	set.Skills = make([]Skill, 0, total)
 	seen := make(map[string]int, total) // name -> index in set.Skills
+	d.incomplete = map[string]bool{}
 	for _, r := range d.state {
 		set.Warnings = append(set.Warnings, r.warnings...)
 		if r.incomplete {
@@ -429,6 +488,7 @@ func (d *DirSource) assemble() Set {
 			set.Warnings = append(set.Warnings, e.warnings...)
 			if e.incomplete {
 				set.Incomplete = true
+				d.incomplete[n] = true
 			}
 			if e.skill == nil {
 				continue
@@ -442,13 +502,19 @@ func (d *DirSource) assemble() Set {
 			set.Skills = append(set.Skills, *s)
 		}
 	}
-	return set
+	// Clipped: a caller appending (a warning) must not write into the
+	// arrays later answers share.
+	set.Skills, set.Warnings = slices.Clip(set.Skills), slices.Clip(set.Warnings)
+	d.last, d.index = &set, seen
 }
 
 // Watch starts the watcher on the roots; each change marks the entries it
 // names (or everything) for re-reading and calls invalidate. Without a
 // Watcher it returns ErrNotWatched and the registry asks again every time.
 func (d *DirSource) Watch(invalidate func(), done <-chan struct{}) error {
+	d.mu.Lock()
+	d.invalidate = invalidate // for loads that find a stale name
+	d.mu.Unlock()
 	if d.Watcher == nil {
 		return ErrNotWatched
 	}
@@ -585,7 +651,10 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 	}
 
 	limit := d.Limits.frontmatter()
-	data, over, err := readHead(f, limit)
+	bufp := headBufs.Get().(*[]byte)
+	defer putHeadBuf(bufp)
+	data, end, over, err := readHead(f, limit, *bufp)
+	*bufp = data
 	f.Close()
 	switch {
 	case err != nil:
@@ -595,7 +664,7 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 		warn(file, fmt.Sprintf("frontmatter is not closed within the first %d bytes (the limit skills.maxFrontmatter); skipped", limit))
 		return st
 	}
-	meta, _, findings := parseSkill(file, folder, data, true)
+	meta, _, findings := parseSkill(file, folder, data, end)
 	usable := true
 	for _, f := range findings {
 		msg := f.Message
@@ -608,7 +677,7 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 	if !usable {
 		return st
 	}
-	fsys, maxSize := d.FS, d.Limits.fileSize()
+	fsys, maxSize, entry, name := d.FS, d.Limits.fileSize(), filepath.Base(path), meta.Name
 	st.skill = &Skill{
 		Name:                   meta.Name,
 		Description:            meta.Description,
@@ -617,10 +686,23 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 		File:                   file,
 		DisableModelInvocation: meta.DisableModelInvocation,
 		Load: func(ctx context.Context) (Content, error) {
-			return loadFile(ctx, fsys, file, folder, maxSize)
+			c, err := loadFile(ctx, fsys, file, folder, maxSize)
+			return checkFresh(c, err, name, func() { d.stale(entry) })
 		},
 	}
 	return st
+}
+
+// stale marks an entry whose load found another name to be read again and
+// invalidates the registration, so the next snapshot publishes the new name.
+func (d *DirSource) stale(entry string) {
+	d.mu.Lock()
+	d.markDirty(entry)
+	invalidate := d.invalidate
+	d.mu.Unlock()
+	if invalidate != nil {
+		invalidate()
+	}
 }
 
 var (
@@ -680,16 +762,35 @@ func openRegular(fsys FS, file string) (fs.File, error) {
 // first 8 KiB the binary check looks at, fit in it.
 const headChunk = 8 << 10
 
-// readHead reads the start of a skill file until its frontmatter is known
-// to end (frontmatter.HeadLen), at most limit bytes. over reports that limit
-// bytes were read and the frontmatter is still open. The bytes returned may
-// run past the frontmatter, up to what the last read returned.
-func readHead(r io.Reader, limit int) (data []byte, over bool, err error) {
-	buf := make([]byte, 0, min(limit, headChunk))
+// headBufs recycles the buffers of discovery's reads: nothing parsed keeps a
+// reference to them (the parser copies what it keeps).
+var headBufs = sync.Pool{New: func() any { b := make([]byte, 0, headChunk); return &b }}
+
+func putHeadBuf(b *[]byte) {
+	if cap(*b) > headChunk {
+		return // a long frontmatter's buffer: let it go
+	}
+	*b = (*b)[:0]
+	headBufs.Put(b)
+}
+
+// readHead reads the start of a skill file into buf until its frontmatter is
+// known to end (frontmatter.HeadLen), at most limit bytes. end is where the
+// frontmatter (with its closing line) ends in data; the bytes after it, up
+// to what the last read returned, are the start of the body. over reports
+// that limit bytes were read and the frontmatter is still open.
+func readHead(r io.Reader, limit int, buf []byte) (data []byte, end int, over bool, err error) {
+	buf = buf[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, min(limit, headChunk))
+	}
+	if cap(buf) > limit {
+		buf = buf[:0:limit]
+	}
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) >= limit {
-				return buf, true, nil
+				return buf, 0, true, nil
 			}
 			grown := make([]byte, len(buf), min(2*cap(buf), limit))
 			copy(grown, buf)
@@ -699,10 +800,10 @@ func readHead(r io.Reader, limit int) (data []byte, over bool, err error) {
 		buf = buf[:len(buf)+n]
 		eof := errors.Is(err, io.EOF)
 		if err != nil && !eof {
-			return nil, false, err
+			return buf, 0, false, err
 		}
-		if _, done := frontmatter.HeadLen(buf, eof); done {
-			return buf, false, nil
+		if end, done := frontmatter.HeadLen(buf, eof); done {
+			return buf, end, false, nil
 		}
 	}
 }
@@ -722,7 +823,7 @@ func ReadHead(fsys FS, file string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	defer f.Close()
-	data, over, err := readHead(f, limit)
+	data, _, over, err := readHead(f, limit, nil)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", file, err)

@@ -66,6 +66,10 @@ type Set struct {
 	Skills     []Skill
 	Warnings   []contract.Warning
 	Incomplete bool
+
+	// guarded: every Load already refuses a stale name and invalidates its
+	// source (DirSource), so the registry need not wrap them.
+	guarded bool
 }
 
 // Provider produces skills. Capabilities implement it to contribute skills.
