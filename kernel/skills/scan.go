@@ -360,8 +360,8 @@ func (d *DirSource) settle(path string, st *entryState, prev map[string]errRecor
 // forgetErrors drops the repeat records of a changed entry of every root.
 func (d *DirSource) forgetErrors(name string) {
 	for _, root := range d.Roots {
-		if abs, err := filepath.Abs(root); err == nil {
-			delete(d.errs, filepath.Join(abs, name))
+		if dir, err := filepath.Abs(root); err == nil {
+			delete(d.errs, filepath.Join(dir, name))
 		}
 	}
 }
