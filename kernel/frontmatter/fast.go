@@ -25,7 +25,7 @@ const maxFastKey = 128
 // yaml's tokenizer is most of the cost of discovering skills; this path
 // skips it for the common case.
 func parseFast(text string) (map[string]*yaml.Node, []string, bool) {
-	if strings.ContainsAny(text, "\t\r\u0085\u2028\u2029\ufeff") {
+	if strings.IndexByte(text, '\t') >= 0 || hasOtherBreaks(text) || strings.Contains(text, "\ufeff") {
 		return nil, nil, false
 	}
 	p := fastParser{text: text, nodes: make([]yaml.Node, 0, 2*strings.Count(text, "\n")+2)}

@@ -409,7 +409,7 @@ type lineMap struct {
 }
 
 func newLineMap(text string) lineMap {
-	if !strings.ContainsAny(text, "\r\u0085\u2028\u2029") {
+	if !hasOtherBreaks(text) {
 		return lineMap{lines: strings.Count(text, "\n") + 1}
 	}
 	m := []int{yamlFirstLine}
@@ -427,6 +427,14 @@ func newLineMap(text string) lineMap {
 		}
 	}
 	return lineMap{breaks: m}
+}
+
+// hasOtherBreaks reports line breaks yaml counts besides LF: CR, NEL, LS,
+// PS. (strings.ContainsAny with non-ASCII runes decodes every rune; these
+// byte searches do not.)
+func hasOtherBreaks(text string) bool {
+	return strings.IndexByte(text, '\r') >= 0 || strings.Contains(text, "\u0085") ||
+		strings.Contains(text, "\u2028") || strings.Contains(text, "\u2029")
 }
 
 // file returns the file line of yaml line n, clamped to the YAML text: yaml
