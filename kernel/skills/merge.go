@@ -143,12 +143,12 @@ func mergeSets(sets []sourcedSet) Catalog {
 	return cat
 }
 
-// mergeOne is mergeSets when a single provider has skills, they carry their
-// source, and they are already sorted by name without a duplicate (a
-// DirSource of one root, the common case): the catalog then shares that
-// provider's slice instead of copying and indexing it, so a refresh costs
-// one pass of comparisons, no allocation per skill. Sets are never modified
-// once returned, so sharing is safe.
+// mergeOne is mergeSets when a single provider has skills, its set is
+// frozen (a DirSource's: never modified once returned, so sharing it is
+// safe), and they carry their source and are already sorted by name without
+// a duplicate (one root, the common case): the catalog then shares that
+// slice instead of copying and indexing it, so a refresh costs one pass of
+// comparisons and no allocation per skill.
 func mergeOne(sets []sourcedSet) (Catalog, bool) {
 	one := -1
 	for i, e := range sets {
@@ -163,6 +163,9 @@ func mergeOne(sets []sourcedSet) (Catalog, bool) {
 		}
 	}
 	if one < 0 {
+		return Catalog{}, false
+	}
+	if !sets[one].set.frozen {
 		return Catalog{}, false
 	}
 	skills := sets[one].set.Skills

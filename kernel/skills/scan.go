@@ -218,7 +218,7 @@ func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
 		d.assemble()
 	}
 	set := *d.last
-	set.guarded = d.invalidate != nil
+	set.guarded, set.frozen = d.invalidate != nil, true
 	// What failed transiently is read again next time.
 	for name := range d.incomplete {
 		d.markDirty(name)
