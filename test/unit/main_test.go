@@ -13,6 +13,9 @@ import (
 var heliosBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssHelperEnv) != "" {
+		os.Exit(rssHelper()) // see skillsio_cli_test.go
+	}
 	os.Exit(run(m))
 }
 
