@@ -130,6 +130,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+	skillLimits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
 	var userRoots []string
 	if cfg.Skills.UserRoots != nil {
 		userRoots = []string{}
@@ -155,7 +156,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 
 	var caps []kernel.Capability
 	for i, e := range cfg.Extensions {
-		c, err := extdir.Open(resolve(base, e.Dir))
+		c, err := extdir.OpenLimited(resolve(base, e.Dir), skillLimits)
 		if err != nil {
 			return nil, fmt.Errorf("extensions[%d]: %w", i, err)
 		}
@@ -230,9 +231,6 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Sessions.MaxLine < 0 {
-		return nil, fmt.Errorf("%w: sessions.maxLine: %d is negative", ErrConfig, cfg.Sessions.MaxLine)
-	}
 	resources = append(resources, store)
 	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),
@@ -243,6 +241,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		SkillsMode:     mode,
 		CatalogBudget:  budget,
 		SkillWatcher:   skillWatcher,
+		SkillLimits:    skillLimits,
 		Model:          m,
 		NoModel:        noModel,
 		Store:          store,

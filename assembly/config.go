@@ -170,6 +170,14 @@ type SkillsConfig struct {
 	ProjectRoots *[]string `json:"projectRoots"`
 	// Watch configures how long-running commands keep the catalog fresh.
 	Watch WatchConfig `json:"watch"`
+	// MaxFrontmatter is how many bytes discovery reads from the start of a
+	// SKILL.md (or EXTENSION.md) to find the end of its frontmatter; a
+	// frontmatter not closed within it is skipped with a warning. Default
+	// 65536 (64 KiB).
+	MaxFrontmatter int `json:"maxFrontmatter"`
+	// MaxFileSize is the largest skill file a load reads; a larger one is
+	// refused with an error the model reads. Default 8388608 (8 MiB).
+	MaxFileSize int64 `json:"maxFileSize"`
 	// Catalog bounds the catalog message the model receives.
 	Catalog CatalogConfig `json:"catalog"`
 	// Tools bounds tools mode.

@@ -64,6 +64,11 @@ func (c Config) problems() []string {
 		add("tools.bashTimeout", "%s exceeds the longest a command may run (%s)", d, tools.DefaultMaxBashTimeout)
 	}
 	nonNegative("tools.maxOutput", c.Tools.MaxOutput)
+	nonNegative("skills.maxFrontmatter", c.Skills.MaxFrontmatter)
+	if c.Skills.MaxFileSize < 0 {
+		add("skills.maxFileSize", "negative (%d)", c.Skills.MaxFileSize)
+	}
+	nonNegative("sessions.maxLine", c.Sessions.MaxLine)
 	enum("sessions.store", c.Sessions.Store)
 	enum("tools.sandbox.mode", c.Tools.Sandbox.Mode)
 	enum("telemetry.traces.exporter", c.Telemetry.Traces.Exporter)

@@ -52,6 +52,11 @@ type Config struct {
 	// served from cache until something changes. Nil: folders are read at
 	// every snapshot. To have the kernel close it, list it in Resources.
 	SkillWatcher skills.RootWatcher
+	// SkillLimits bounds every read of a skill file: discovery reads only
+	// the frontmatter, loads refuse an oversized file. Given to the user
+	// roots and to each provider with a SetSkillLimits method. The zero
+	// value is the defaults (64 KiB, 8 MiB).
+	SkillLimits skills.Limits
 	// Model is the default model for sessions. When nil, NoModel says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
@@ -139,7 +144,7 @@ func New(cfg Config) (*Kernel, error) {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 	}
-	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher}
+	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
 
 	// The project provider is usually a capability itself (caps/skills); it
 	// is installed first, as a builtin.
@@ -195,11 +200,19 @@ type rootWatched interface {
 	SetRootWatcher(skills.RootWatcher)
 }
 
+// skillLimited is a provider that reads skill files and can be bounded.
+type skillLimited interface {
+	SetSkillLimits(skills.Limits)
+}
+
 // register adds a provider to the skill registry, giving it the kernel's
-// watcher first when it reads folders.
+// watcher and read limits first when it reads folders.
 func (k *Kernel) register(source string, p skills.Provider) {
 	if w, ok := p.(rootWatched); ok && k.cfg.SkillWatcher != nil {
 		w.SetRootWatcher(k.cfg.SkillWatcher)
+	}
+	if l, ok := p.(skillLimited); ok {
+		l.SetSkillLimits(k.cfg.SkillLimits)
 	}
 	k.regs = append(k.regs, k.skills.Register(source, p))
 }

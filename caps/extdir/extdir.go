@@ -10,7 +10,6 @@ package extdir
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/helios-agents/helios/kernel"
@@ -34,15 +33,20 @@ var (
 	_ skills.Provider   = (*Capability)(nil)
 )
 
-// Open reads dir/EXTENSION.md. The name comes from its frontmatter, or the
-// folder's name when it has none.
-func Open(dir string) (*Capability, error) {
+// Open reads dir/EXTENSION.md with the default limits; see OpenLimited.
+func Open(dir string) (*Capability, error) { return OpenLimited(dir, skills.Limits{}) }
+
+// OpenLimited reads dir/EXTENSION.md, only up to the end of its frontmatter
+// and at most limits.MaxFrontmatter bytes. The name comes from its
+// frontmatter, or the folder's name when it has none. The limits also bound
+// the reads of the folder's skills.
+func OpenLimited(dir string, limits skills.Limits) (*Capability, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", dir, err)
 	}
 	file := filepath.Join(abs, DocName)
-	data, err := os.ReadFile(file)
+	data, err := skills.ReadHead(skills.OSFS{}, file, limits.MaxFrontmatter)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", abs, err)
 	}
@@ -57,7 +61,7 @@ func Open(dir string) (*Capability, error) {
 	return &Capability{
 		name: name,
 		doc:  doc,
-		src:  &skills.DirSource{FS: skills.OSFS{}, Source: skills.CapabilitySource(name), Roots: []string{filepath.Join(abs, "skills")}},
+		src:  &skills.DirSource{FS: skills.OSFS{}, Source: skills.CapabilitySource(name), Roots: []string{filepath.Join(abs, "skills")}, Limits: limits},
 	}, nil
 }
 
@@ -69,6 +73,9 @@ func (c *Capability) Description() string { return c.doc.Description }
 
 // Roots returns the folder's skills/ root.
 func (c *Capability) Roots() []string { return c.src.Roots }
+
+// SetSkillLimits bounds the reads of the folder's skill files.
+func (c *Capability) SetSkillLimits(l skills.Limits) { c.src.Limits = l }
 
 // SetRootWatcher makes the skills/ root watched.
 func (c *Capability) SetRootWatcher(w skills.RootWatcher) { c.src.Watcher = w }

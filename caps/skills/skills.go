@@ -13,7 +13,7 @@ var DefaultRoots = []string{".helios/skills", ".agents/skills"}
 
 // Capability provides project skills.
 type Capability struct {
-	port *workfs.FS
+	port *rootFS
 	src  *kskills.DirSource
 }
 
@@ -37,7 +37,9 @@ func New(port *workfs.FS, roots []string) *Capability {
 			abs[i] = filepath.Join(port.Dir(), r)
 		}
 	}
-	return &Capability{port: port, src: &kskills.DirSource{FS: port, Source: kskills.SourceProject, Roots: abs}}
+	fsys := newRootFS(port)
+	fsys.watch(abs)
+	return &Capability{port: fsys, src: &kskills.DirSource{FS: fsys, Source: kskills.SourceProject, Roots: abs}}
 }
 
 // Name is "skills".
@@ -48,6 +50,10 @@ func (c *Capability) Description() string { return "" }
 
 // Roots returns the absolute roots read, in merge order.
 func (c *Capability) Roots() []string { return c.src.Roots }
+
+// SetSkillLimits bounds the reads of skill files (the kernel calls it
+// before registering the capability).
+func (c *Capability) SetSkillLimits(l kskills.Limits) { c.src.Limits = l }
 
 // SetRootWatcher makes the roots watched (the kernel calls it before
 // registering the capability, when watching is on).

@@ -211,7 +211,14 @@ func parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []strin
 		// yaml reports these without a line; find it ourselves.
 		return nil, nil, &Error{File: file, Line: line + yamlFirstLine - 1, Reason: reason, Err: ErrYAML}
 	}
+	if fields, keys, ok := parseFast(text); ok {
+		return fields, keys, nil
+	}
+	return parseSlow(file, text, lines)
+}
 
+// parseSlow is parseYAML through yaml.v3, for frontmatter parseFast defers.
+func parseSlow(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -392,13 +399,20 @@ func yamlAllowed(r rune) bool {
 }
 
 // lineMap maps a line of the YAML text, as yaml counts it, to a line of the
-// file: lineMap[i] is the file line of yaml line i+1. The two differ when the
-// text holds line breaks other than LF (a lone CR, NEL, U+2028, U+2029),
-// which yaml counts and the file's LF lines do not.
-type lineMap []int
+// file. The two differ when the text holds line breaks other than LF (a lone
+// CR, NEL, U+2028, U+2029), which yaml counts and the file's LF lines do
+// not; only then is the table built (breaks[i] is the file line of yaml line
+// i+1), so the common case costs no allocation.
+type lineMap struct {
+	breaks []int
+	lines  int // LF lines of the text (its last line included), when breaks is nil
+}
 
 func newLineMap(text string) lineMap {
-	m := lineMap{yamlFirstLine}
+	if !hasOtherBreaks(text) {
+		return lineMap{lines: strings.Count(text, "\n") + 1}
+	}
+	m := []int{yamlFirstLine}
 	file := yamlFirstLine
 	for i := 0; i < len(text); i++ {
 		switch {
@@ -412,22 +426,33 @@ func newLineMap(text string) lineMap {
 			m = append(m, file)
 		}
 	}
-	return m
+	return lineMap{breaks: m}
+}
+
+// hasOtherBreaks reports line breaks yaml counts besides LF: CR, NEL, LS,
+// PS. (strings.ContainsAny with non-ASCII runes decodes every rune; these
+// byte searches do not.)
+func hasOtherBreaks(text string) bool {
+	return strings.IndexByte(text, '\r') >= 0 || strings.Contains(text, "\u0085") ||
+		strings.Contains(text, "\u2028") || strings.Contains(text, "\u2029")
 }
 
 // file returns the file line of yaml line n, clamped to the YAML text: yaml
 // may point just past its last line (end of stream), which is the closing
 // delimiter's line.
 func (m lineMap) file(n int) int {
+	b := m.breaks
 	switch {
-	case len(m) == 0: // a Document not made by Parse
+	case len(b) == 0 && m.lines == 0: // a Document not made by Parse
 		return n + yamlFirstLine - 1
+	case len(b) == 0:
+		return min(max(n, 1), m.lines) + yamlFirstLine - 1
 	case n < 1:
-		return m[0]
-	case n > len(m):
-		return m[len(m)-1]
+		return b[0]
+	case n > len(b):
+		return b[len(b)-1]
 	}
-	return m[n-1]
+	return b[n-1]
 }
 
 func isDelimiter(line string) bool {

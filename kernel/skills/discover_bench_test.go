@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -22,6 +25,9 @@ import (
 // so each one lists the root, finds and reads every SKILL.md and parses its
 // frontmatter. The OS page cache is warm after the first pass; "cold" means
 // no caching inside the process.
+//
+// floor/N is the I/O floor (skBenchFloor); helios/N reports its ratio to it
+// as x-floor when both ran.
 //
 // naive/N is the baseline a first implementation tends to write: walk the
 // whole tree, read every SKILL.md found at any depth, split the frontmatter by
@@ -56,16 +62,34 @@ func BenchmarkDiscover(b *testing.B) {
 	}
 
 	ctx := context.Background()
+	floor := map[int]float64{} // ns/op of floor/N, when it ran
 	for _, n := range sizes {
+		b.Run(fmt.Sprintf("floor/%d", n), func(b *testing.B) {
+			r := root(b, n)
+			b.ReportAllocs()
+			iters := 0
+			for b.Loop() {
+				iters++
+				if got, err := skBenchFloor(r); err != nil || got != n {
+					b.Fatalf("floor: %d files, %v; want %d", got, err, n)
+				}
+			}
+			floor[n] = float64(b.Elapsed().Nanoseconds()) / float64(iters)
+		})
 		b.Run(fmt.Sprintf("helios/%d", n), func(b *testing.B) {
 			r := root(b, n)
 			b.ReportAllocs()
+			iters := 0
 			for b.Loop() {
+				iters++
 				src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{r}}
 				set, err := src.Skills(ctx)
 				require.NoError(b, err, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
 				require.Len(b, set.Skills, n, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
 				require.Empty(b, set.Warnings, "Skills: %d skills, %d warnings, %v; want %d, 0", len(set.Skills), len(set.Warnings), err, n)
+			}
+			if f := floor[n]; f > 0 {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters)/f, "x-floor")
 			}
 		})
 		b.Run(fmt.Sprintf("naive/%d", n), func(b *testing.B) {
@@ -78,6 +102,42 @@ func BenchmarkDiscover(b *testing.B) {
 			}
 		})
 	}
+}
+
+// skBenchFloor is the I/O floor of a discovery: list the root, then open,
+// read 4 KiB of and close each bundle's SKILL.md over GOMAXPROCS workers.
+// Nothing is parsed or checked; it returns how many files it read.
+func skBenchFloor(root string) (int, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return 0, err
+	}
+	var next, read atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	for w := range errs {
+		wg.Go(func() {
+			buf := make([]byte, 4<<10)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(entries) {
+					return
+				}
+				f, err := os.Open(filepath.Join(root, entries[i].Name(), "SKILL.md"))
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				if _, err := f.Read(buf); err != nil && err != io.EOF {
+					errs[w] = err
+				}
+				f.Close()
+				read.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(read.Load()), errors.Join(errs...)
 }
 
 // skBenchSkill is what the naive baseline extracts.

@@ -58,6 +58,9 @@ type sourcedSet struct {
 }
 
 func mergeSets(sets []sourcedSet) Catalog {
+	if cat, ok := mergeOne(sets); ok {
+		return cat
+	}
 	cat := Catalog{Complete: true, rendered: &renderMemo{}}
 	total := 0
 	for _, e := range sets {
@@ -100,6 +103,47 @@ func mergeSets(sets []sourcedSet) Catalog {
 		}
 	}
 	return cat
+}
+
+// mergeOne is mergeSets when a single provider has skills, its set is
+// frozen (a DirSource's: never modified once returned, so sharing it is
+// safe), and they carry their source and are already sorted by name without
+// a duplicate (one root, the common case): the catalog then shares that
+// slice instead of copying and indexing it, so a refresh costs one pass of
+// comparisons and no allocation per skill.
+func mergeOne(sets []sourcedSet) (Catalog, bool) {
+	one := -1
+	for i, e := range sets {
+		switch {
+		case e.err != nil:
+			return Catalog{}, false
+		case len(e.set.Skills) == 0:
+		case one >= 0:
+			return Catalog{}, false
+		default:
+			one = i
+		}
+	}
+	if one < 0 {
+		return Catalog{}, false
+	}
+	if !sets[one].set.frozen {
+		return Catalog{}, false
+	}
+	skills := sets[one].set.Skills
+	for i, s := range skills {
+		if s.Source == "" || i > 0 && skills[i-1].Name >= s.Name {
+			return Catalog{}, false
+		}
+	}
+	cat := Catalog{Complete: true, rendered: &renderMemo{}, Skills: slices.Clip(skills)}
+	for _, e := range sets {
+		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
+		if e.set.Incomplete {
+			cat.Complete = false
+		}
+	}
+	return cat, true
 }
 
 func pathOf(s Skill) string {

@@ -64,13 +64,24 @@ var knownKeys = map[string]bool{
 // stands in for a missing name. The returned meta is usable unless a finding
 // is Unusable. The body is the text after the frontmatter.
 func ParseSkill(file, folder string, data []byte) (Meta, string, []Finding) {
+	return parseSkill(file, folder, data, 0)
+}
+
+// parseSkill is ParseSkill. A positive head says data is only the start of
+// the file, as discovery reads it, and its frontmatter ends at data[head]:
+// only data[:head] is parsed (the body returned is empty), and a multi-byte
+// character cut at the end of data is not taken for invalid UTF-8.
+func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Finding) {
 	var fs []Finding
 	add := func(sev Severity, format string, args ...any) {
 		fs = append(fs, Finding{sev, fmt.Sprintf(format, args...)})
 	}
-	if isBinary(data) {
+	if isBinary(data, head > 0) {
 		add(Unusable, "binary file, not a SKILL.md")
 		return Meta{}, "", fs
+	}
+	if head > 0 {
+		data = data[:head]
 	}
 	doc, err := frontmatter.Parse(file, data)
 	if err != nil {
@@ -190,11 +201,12 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
 
 // isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.
-func isBinary(data []byte) bool {
+// cut says data may end inside a multi-byte character.
+func isBinary(data []byte, cut bool) bool {
 	const n = 8 << 10
 	head := data
-	if len(head) > n {
-		head = head[:n]
+	if len(head) > n || cut {
+		head = head[:min(len(head), n)]
 		// A multi-byte rune may be cut at the boundary.
 		for i := 0; i < 3 && !utf8.Valid(head); i++ {
 			head = head[:len(head)-1]

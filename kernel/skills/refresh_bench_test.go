@@ -3,6 +3,7 @@ package skills_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,9 +39,9 @@ type countFS struct {
 	reads int
 }
 
-func (c *countFS) ReadFile(name string) ([]byte, error) {
+func (c *countFS) Open(name string) (fs.File, error) {
 	c.reads++
-	return c.OSFS.ReadFile(name)
+	return c.OSFS.Open(name)
 }
 
 type benchWatch struct{}

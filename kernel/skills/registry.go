@@ -208,10 +208,9 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 			// invalidated (or closed) while we asked it.
 			s := sets[i]
 			if j.set == nil && s.err == nil && !s.set.Incomplete && !j.g.closed && j.g.gen == j.gen {
-				set := j.g.guardLoads(s.set)
+				set := s.set // guarded above
 				j.g.last = &set
 				j.g.dirty = false
-				sets[i].set = set
 			}
 		}
 		moved := r.gen != startGen
@@ -244,8 +243,13 @@ func (r *Registry) allTrusted(jobs []job) bool {
 
 // guardLoads wraps each skill's Load so that a load whose file now carries
 // another name is refused as stale and invalidates this registration: the
-// next snapshot then publishes the new name.
+// next snapshot then publishes the new name. A set whose loads guard
+// themselves (a DirSource's, which also marks the entry to re-read) is
+// returned as is: a refresh then builds no closure per skill.
 func (g *Registration) guardLoads(set Set) Set {
+	if set.guarded {
+		return set
+	}
 	skills := make([]Skill, len(set.Skills))
 	for i, s := range set.Skills {
 		load := s.Load
@@ -253,20 +257,27 @@ func (g *Registration) guardLoads(set Set) Set {
 			name := s.Name
 			s.Load = func(ctx context.Context) (Content, error) {
 				c, err := load(ctx)
-				if err != nil {
-					return c, err
-				}
-				if c.Name != name {
-					g.Invalidate()
-					return Content{}, fmt.Errorf("%w: %q is now named %q on disk; the catalog will be refreshed", ErrStaleSkill, name, c.Name)
-				}
-				return c, nil
+				return checkFresh(c, err, name, g.Invalidate)
 			}
 		}
 		skills[i] = s
 	}
 	set.Skills = skills
 	return set
+}
+
+// checkFresh refuses a load whose frontmatter name is no longer the name
+// the catalog listed, calling invalidate so the next snapshot publishes the
+// new name.
+func checkFresh(c Content, err error, name string, invalidate func()) (Content, error) {
+	if err != nil {
+		return c, err
+	}
+	if c.Name != name {
+		invalidate()
+		return Content{}, fmt.Errorf("%w: %q is now named %q on disk; the catalog will be refreshed", ErrStaleSkill, name, c.Name)
+	}
+	return c, nil
 }
 
 // InvalidatePath is the synchronous entry point for first-party file tools

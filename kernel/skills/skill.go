@@ -70,6 +70,13 @@ type Set struct {
 	Warnings []contract.Warning
 	// Incomplete says a transient failure may have hidden skills.
 	Incomplete bool
+
+	// guarded: every Load already refuses a stale name and invalidates its
+	// source (DirSource), so the registry need not wrap them.
+	guarded bool
+	// frozen: the producer never modifies Skills after returning it
+	// (DirSource), so a catalog may share the slice instead of copying it.
+	frozen bool
 }
 
 // Provider produces skills. Capabilities implement it to contribute skills.

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/skills"
@@ -65,15 +66,15 @@ func (s *catFakeWatch) Touch()        { s.touches.Add(1) }
 func (s *catFakeWatch) Healthy() bool { return s.w.healthy.Load() }
 func (s *catFakeWatch) Close()        { s.closed.Store(true) }
 
-// catCountingFS counts file reads.
+// catCountingFS counts the skill files opened.
 type catCountingFS struct {
 	skills.OSFS
 	reads atomic.Int64
 }
 
-func (c *catCountingFS) ReadFile(name string) ([]byte, error) {
+func (c *catCountingFS) Open(name string) (fs.File, error) {
 	c.reads.Add(1)
-	return c.OSFS.ReadFile(name)
+	return c.OSFS.Open(name)
 }
 
 // catProvider is a Watchable provider whose answer and calls the test controls.
@@ -438,7 +439,7 @@ func TestCatalogMissingRootCompleteTransientIncomplete(t *testing.T) {
 	assert.NoError(t, err, "missing root: %+v; want complete and empty", set)
 	assert.False(t, set.Incomplete, "missing root: %+v; want complete and empty", set)
 	assert.Empty(t, set.Skills, "missing root: %+v; want complete and empty", set)
-	flaky := catFlakyFS{err: errors.New("input/output error")}
+	flaky := catFlakyFS{err: syscall.EIO}
 	set, _ = catDirSource(t.TempDir(), nil, flaky).Skills(ctx)
 	assert.True(t, set.Incomplete, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)
 	assert.NotEmpty(t, set.Warnings, "listing error: incomplete=%v warnings=%v; want incomplete with a warning", set.Incomplete, set.Warnings)

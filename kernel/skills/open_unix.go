@@ -1,0 +1,8 @@
+//go:build unix
+
+package skills
+
+import "syscall"
+
+// openNonblock keeps an open of a FIFO or a device from blocking.
+const openNonblock = syscall.O_NONBLOCK

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package workfs
+
+const openNonblock = 0
