@@ -67,6 +67,9 @@ type fileEntry struct {
 // limits are left out, each named in a warning; the rest is served.
 func manifest(ctx context.Context, s skills.Skill, digests bool) ([]fileEntry, []string) {
 	l, ok := layoutOf(s)
+	if !ok && !digests {
+		return []fileEntry{{Rel: SkillFile}}, nil // listing it costs no load
+	}
 	if !ok {
 		data, err := synthesized(ctx, s)
 		if err != nil {
@@ -270,4 +273,3 @@ func nameSome(names []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }
-
