@@ -32,6 +32,9 @@ var (
 
 	//go:embed skill_resource_tool.md
 	resourceToolDescription string
+
+	//go:embed instructions.md
+	instructions string
 )
 
 // Kernel is what the server needs of a kernel: its merged catalog, read at
@@ -103,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 		Capabilities:       capabilities(),
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
-		Instructions:       "Helios serves the skills of this project and user: load one with the skill tool, or read skill:// resources.",
+		Instructions:       instructions,
 	})
 	s.mcp.AddTool(&mcp.Tool{Name: ResourceToolName, Description: resourceToolDescription, InputSchema: resourceSchema}, s.callResource)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{

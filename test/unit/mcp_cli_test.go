@@ -244,16 +244,37 @@ func TestMCPHTTPTokenCheck(t *testing.T) {
 	assert.Contains(t, text, "alpha body")
 }
 
+// mcpRefused runs a `helios mcp` that should refuse to start; one that
+// serves anyway is killed after a while, so the test fails instead of
+// hanging.
+func mcpRefused(t *testing.T, work, home string, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, heliosBin, append([]string{"--work-dir", work, "mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run helios mcp %v: %v", args, err)
+	}
+	return cliResult{out.String(), errb.String(), code}
+}
+
 // The CLI refuses a non-loopback address without a token, and serves HTTP
 // with one, checking it.
 func TestMCPHTTPCommandLine(t *testing.T) {
 	work, home := t.TempDir(), t.TempDir()
-	r := helios(t, home, work, "mcp", "--http", "0.0.0.0:0")
+	r := mcpRefused(t, work, home, "--http", "0.0.0.0:0")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "--token-env")
-	r = helios(t, home, work, "mcp", "--http", ":0")
+	r = mcpRefused(t, work, home, "--http", ":0")
 	assert.Equal(t, 2, r.code, "no host listens everywhere: not loopback")
-	r = helios(t, home, work, "mcp", "--http", "0.0.0.0:0", "--token-env", "HELIOS_TEST_UNSET_TOKEN")
+	r = mcpRefused(t, work, home, "--http", "0.0.0.0:0", "--token-env", "HELIOS_TEST_UNSET_TOKEN")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "HELIOS_TEST_UNSET_TOKEN")
 

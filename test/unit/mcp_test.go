@@ -192,7 +192,8 @@ func newMCPWorld(t testing.TB, watchMode string) *mcpWorld {
 func mcpPutSkill(t testing.TB, root, folder, frontmatter, body string) string {
 	t.Helper()
 	tmp := filepath.Join(filepath.Dir(root), ".staging-"+folder)
-	writeFile(t.(*testing.T), filepath.Join(tmp, "SKILL.md"), skillMD(frontmatter, body))
+	require.NoError(t, os.MkdirAll(tmp, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "SKILL.md"), []byte(skillMD(frontmatter, body)), 0o644))
 	dst := filepath.Join(root, folder)
 	require.NoError(t, os.Rename(tmp, dst))
 	return dst
