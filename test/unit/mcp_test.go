@@ -39,6 +39,10 @@ const (
 	ntPrompts   = "prompts/list_changed"
 	ntResources = "resources/list_changed"
 	ntUpdated   = "resources/updated"
+	// ntAck is the 2026-07-28 protocol's acknowledgement of a
+	// subscriptions/listen: the SDK's client sends the listen (at Connect,
+	// and for each Subscribe) without waiting for it.
+	ntAck = "subscriptions/acknowledged"
 )
 
 // mcpNotes records the notifications a client received.
@@ -127,6 +131,29 @@ func (n *mcpNotes) options() *mcp.ClientOptions {
 	}
 }
 
+// countAcks counts the server's acknowledgements of subscriptions/listen.
+func (n *mcpNotes) countAcks(client *mcp.Client) {
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/"+ntAck {
+				n.add(ntAck, "")
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+// subscribe subscribes to uri and waits until the server holds the
+// subscription.
+func (n *mcpNotes) subscribe(t testing.TB, cs *mcp.ClientSession, version, uri string) {
+	t.Helper()
+	acks := n.count(ntAck)
+	require.NoError(t, cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}))
+	if version >= "2026-07-28" {
+		n.waitFor(t, "the subscription to be acknowledged", func() bool { return n.count(ntAck) > acks })
+	}
+}
+
 // mcpConnect serves srv to a new SDK client over in-memory transports.
 func mcpConnect(t testing.TB, srv *mcpserver.Server, version string) (*mcp.ClientSession, *mcpNotes) {
 	t.Helper()
@@ -137,8 +164,12 @@ func mcpConnect(t testing.TB, srv *mcpserver.Server, version string) (*mcp.Clien
 	notes := newMCPNotes()
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, notes.options())
 	mcpSkillMethods(t, client)
+	notes.countAcks(client)
 	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
+	if version >= "2026-07-28" {
+		notes.waitFor(t, "the listen for list_changed to be acknowledged", func() bool { return notes.count(ntAck) >= 1 })
+	}
 	t.Cleanup(func() {
 		cs.Close()
 		ss.Wait()
@@ -525,8 +556,8 @@ func TestMCPBodyEditNotifiesSubscribersOnly(t *testing.T) {
 			cs, notes := mcpConnect(t, srv, v)
 			other, otherNotes := mcpConnect(t, srv, v)
 			ctx := context.Background()
-			require.NoError(t, cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://alpha/SKILL.md"}))
-			require.NoError(t, other.Subscribe(ctx, &mcp.SubscribeParams{URI: "skill://beta/SKILL.md"}))
+			notes.subscribe(t, cs, v, "skill://alpha/SKILL.md")
+			otherNotes.subscribe(t, other, v, "skill://beta/SKILL.md")
 
 			mcpReplace(t, filepath.Join(a, "SKILL.md"), skillMD("name: alpha\ndescription: First.", "new body\n"))
 			notes.waitFor(t, "resources/updated for alpha", func() bool { return notes.count(ntUpdated) >= 1 })
