@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -165,23 +166,41 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// Retry bounds for an incomplete observation: it is usually transient (a
+// folder vanishing while it was read) and may be followed by no event at
+// all, so the catalog is read again until it is complete.
+const (
+	minRetry = 50 * time.Millisecond
+	maxRetry = 5 * time.Second
+)
+
 // follow publishes each new complete catalog and tells subscribers about
 // the files that changed, until ctx ends.
 func (s *Server) follow(ctx context.Context) {
 	defer close(s.done)
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	backoff := minRetry
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.changed:
+		case <-retry.C:
 		}
 		cat := s.k.Catalog(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		if !cat.Complete {
-			continue // a half-observed catalog is never announced
+			// A half-observed catalog is never announced; look again soon.
+			retry.Reset(backoff)
+			backoff = min(2*backoff, maxRetry)
+			continue
 		}
+		retry.Stop()
+		backoff = minRetry
 		s.publish(ctx, cat)
 		s.notifyUpdated(ctx, cat)
 	}

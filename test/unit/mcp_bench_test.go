@@ -18,6 +18,7 @@ import (
 // what a client without MCP pays: a `helios skills load` process per load.
 func BenchmarkMCPSkillCallStdio(b *testing.B) {
 	work, home := b.TempDir(), b.TempDir()
+	require.NoError(b, os.MkdirAll(filepath.Join(work, ".helios", "skills"), 0o755))
 	mcpPutSkill(b, filepath.Join(work, ".helios", "skills"), "demo", "name: demo\ndescription: A demo skill.", "Run scripts/go.sh from the base directory.\n")
 	cmd := mcpCommand(work, home)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
@@ -95,7 +96,7 @@ func BenchmarkMCPChangeNotification(b *testing.B) {
 	}
 	b.Run("baseline=kernel-snapshot", func(b *testing.B) {
 		b.StopTimer()
-		for b.Loop() {
+		for range b.N {
 			cycle(b, func() func(string, bool) {
 				return func(name string, present bool) {
 					deadline := time.After(15 * time.Second)
@@ -116,7 +117,7 @@ func BenchmarkMCPChangeNotification(b *testing.B) {
 	})
 	b.Run("mcp-list-changed", func(b *testing.B) {
 		b.StopTimer()
-		for b.Loop() {
+		for range b.N {
 			cycle(b, func() func(string, bool) {
 				n := notes.count(ntResources)
 				return func(string, bool) {

@@ -579,6 +579,7 @@ type mcpCap struct {
 	mu         sync.Mutex
 	set        skills.Set
 	invalidate func()
+	flaky      int // how many next answers are incomplete (a transient read error)
 }
 
 func (c *mcpCap) Name() string { return "testcap" }
@@ -586,6 +587,10 @@ func (c *mcpCap) Name() string { return "testcap" }
 func (c *mcpCap) Skills(context.Context) (skills.Set, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.flaky > 0 {
+		c.flaky--
+		return skills.Set{Incomplete: true}, nil
+	}
 	return c.set, nil
 }
 
@@ -640,6 +645,24 @@ func TestMCPIncompleteCatalogSendsNothing(t *testing.T) {
 	rd, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://three/SKILL.md"})
 	require.NoError(t, err)
 	assert.Equal(t, "---\nname: three\ndescription: About three.\n---\n3", rd.Contents[0].Text)
+}
+
+// An incomplete read that no further change follows (a folder vanishing
+// while it was read) is read again until complete, and then announced.
+func TestMCPIncompleteReadIsRetried(t *testing.T) {
+	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{mcpCapSkill("one", "1")}}}
+	k := newMCPCapKernel(t, c)
+	srv := mcpNewServer(t, k)
+	cs, notes := mcpConnect(t, srv, "2025-11-25")
+
+	c.mu.Lock()
+	c.flaky = 2
+	c.mu.Unlock()
+	c.put(false, mcpCapSkill("one", "1"), mcpCapSkill("two", "2")) // one signal, then silence
+	notes.waitFor(t, "the change announced once the read completes", func() bool {
+		return notes.count(ntResources) >= 1 && notes.count(ntPrompts) >= 1
+	})
+	assert.ElementsMatch(t, []string{"one", "two"}, mcpPromptNames(t, cs))
 }
 
 // The agent's own Write tool refreshes the catalog at once (with no
