@@ -99,14 +99,14 @@ func (n *mcpNotes) waitFor(t testing.TB, what string, cond func() bool) {
 		case <-n.signal:
 		case <-deadline:
 			n.mu.Lock()
-			got := maps(n.counts)
+			got := copyCounts(n.counts)
 			n.mu.Unlock()
 			t.Fatalf("timed out waiting for %s; notifications so far: %v", what, got)
 		}
 	}
 }
 
-func maps(m map[string]int) map[string]int {
+func copyCounts(m map[string]int) map[string]int {
 	out := map[string]int{}
 	for k, v := range m {
 		out[k] = v
