@@ -72,6 +72,9 @@ type Server struct {
 	prompts   []string // the prompts registered with the SDK
 	subs      map[string]*subscription
 
+	warnMu sync.Mutex
+	warned map[string]bool // warnings already logged: each is logged once
+
 	changed chan struct{}
 	cancel  context.CancelFunc
 	stop    func() // unregisters the change listener
@@ -93,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Kernel == nil {
 		return nil, errors.New("new mcp server: no kernel")
 	}
-	s := &Server{k: cfg.Kernel, logger: cfg.Logger, subs: map[string]*subscription{},
+	s := &Server{k: cfg.Kernel, logger: cfg.Logger, subs: map[string]*subscription{}, warned: map[string]bool{},
 		changed: make(chan struct{}, 1), done: make(chan struct{})}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -392,9 +395,16 @@ func contents(uri, rel string, data []byte) *mcp.ResourceContents {
 	return c
 }
 
+// warn logs each warning the first time it is seen: the same files are
+// listed again at every catalog change and every skills/list.
 func (s *Server) warn(warns []string) {
+	s.warnMu.Lock()
+	defer s.warnMu.Unlock()
 	for _, w := range warns {
-		s.logger.Warn("mcp: " + w)
+		if !s.warned[w] {
+			s.warned[w] = true
+			s.logger.Warn("mcp: " + w)
+		}
 	}
 }
 
