@@ -127,13 +127,20 @@ func New(cfg Config) (*Server, error) {
 	// The first catalog is published even when incomplete: it is the start,
 	// not a change, and an empty list would serve nobody. From then on only
 	// complete catalogs are published.
-	s.publish(ctx, s.k.Catalog(ctx))
+	first := s.k.Catalog(ctx)
+	s.publish(ctx, first)
 	s.stop = s.k.Skills().OnChange(func() {
 		select {
 		case s.changed <- struct{}{}:
 		default: // a signal is pending; one snapshot covers both
 		}
 	})
+	if !first.Complete {
+		select { // read again until complete, change or not
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
 	go s.follow(ctx)
 	return s, nil
 }

@@ -665,6 +665,15 @@ func TestMCPIncompleteReadIsRetried(t *testing.T) {
 	assert.ElementsMatch(t, []string{"one", "two"}, mcpPromptNames(t, cs))
 }
 
+// A start on an incomplete read serves what it saw, then reads again until
+// the catalog is complete and announces it.
+func TestMCPIncompleteStartIsCompleted(t *testing.T) {
+	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{mcpCapSkill("one", "1")}}, flaky: 1}
+	srv := mcpNewServer(t, newMCPCapKernel(t, c))
+	cs, notes := mcpConnect(t, srv, "2025-11-25")
+	notes.waitFor(t, "the complete catalog", func() bool { return slices.Contains(mcpPromptNames(t, cs), "one") })
+}
+
 // The agent's own Write tool refreshes the catalog at once (with no
 // watcher at all here), and the server announces it.
 func TestMCPListChangedAfterWriteTool(t *testing.T) {
