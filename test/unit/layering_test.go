@@ -24,6 +24,9 @@ var forbidden = []struct{ from, to string }{
 	{"caps", "assembly"},
 	{"caps", "cmd"},
 	{"assembly", "cmd"},
+	{"kernel", "mcpserver"},
+	{"caps", "mcpserver"},
+	{"mcpserver", "cmd"},
 }
 
 func TestLayeringNeverArrows(t *testing.T) {
