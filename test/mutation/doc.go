@@ -16,6 +16,10 @@
 //	-j N             mutants run at the same time (default: the number of CPUs)
 //	-timeout D       limit for each mutant's go test, canary included (default 4m)
 //	-v               a progress line on stderr as each run finishes
+//	-focus           run only each entry's expected tests (go test -run ^(A|B)$);
+//	                 entries without expect run their packages whole. `make
+//	                 mutate` uses it; without it a catch by another test reads
+//	                 CAUGHT-ELSEWHERE rather than ESCAPED
 //
 // # What it does
 //

@@ -46,6 +46,7 @@ type options struct {
 	jobs      int
 	timeout   time.Duration
 	verbose   bool
+	focus     bool
 }
 
 // run is the whole command; env is the environment the go commands it starts
@@ -83,6 +84,7 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) int 
 		jobs:    opts.jobs,
 		timeout: opts.timeout,
 		verbose: opts.verbose,
+		focus:   opts.focus,
 		stdout:  stdout,
 		stderr:  stderr,
 	}
@@ -108,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&opts.jobs, "j", runtime.NumCPU(), "mutants run at the same time")
 	fs.DurationVar(&opts.timeout, "timeout", defaultTimeout, "time limit for each mutant's go test, the canary's too (the baseline has none)")
 	fs.BoolVar(&opts.verbose, "v", false, "print a progress line to stderr as each mutant finishes")
+	fs.BoolVar(&opts.focus, "focus", false, "run only each entry's expected tests (go test -run), not its packages whole; entries without expect still run everything. Faster, but a catch by another test reads ESCAPED, not CAUGHT-ELSEWHERE")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ type suite struct {
 	jobs    int
 	timeout time.Duration
 	verbose bool
+	focus   bool // run only each entry's expected tests
 	stdout  io.Writer
 	stderr  io.Writer
 
@@ -164,7 +166,11 @@ func (s *suite) mutate(ctx context.Context, e *entry) (outcome, error) {
 	if err != nil {
 		return outcome{}, fmt.Errorf("mutant %s: %w", e.ID, err)
 	}
-	r, err := goTest(ctx, s.root, s.childEnv(e.ID), m.overlay, e.Packages, s.timeout)
+	pkgs := e.Packages
+	if s.focus && len(e.Expect) > 0 {
+		pkgs = append([]string{"-run", runPattern(e.Expect)}, pkgs...)
+	}
+	r, err := goTest(ctx, s.root, s.childEnv(e.ID), m.overlay, pkgs, s.timeout)
 	if err != nil {
 		return outcome{}, fmt.Errorf("mutant %s: %w", e.ID, err)
 	}
@@ -219,4 +225,14 @@ func lookupEnv(env []string, key string) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(line)
+}
+
+// runPattern is the go test -run pattern of exactly the named top-level
+// tests (fuzz targets included: -run runs their seed corpus).
+func runPattern(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	return "^(" + strings.Join(quoted, "|") + ")$"
 }

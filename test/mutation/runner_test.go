@@ -61,6 +61,22 @@ func TestFixtureOnlyCaughtPasses(t *testing.T) {
 	assert.Contains(t, r.stderr, "mutate: [1/1] M1 CAUGHT", "-v printed no progress line for M1\n%s", r)
 }
 
+// -focus runs only the expected tests: M1 is still caught by TestAbs, and
+// M6, which only TestAdd catches, escapes instead of being caught elsewhere.
+func TestFixtureFocus(t *testing.T) {
+	root := fixture(t)
+
+	r := runRunner(t, root, nil, "-catalogue", "catalogue.yaml", "-j", "2", "-only", "M1,M6", "-focus")
+
+	assert.Equal(t, exitFail, r.code, "exit code\n%s", r)
+	want := []row{
+		{ID: "M1", Verdict: "CAUGHT", Detail: "TestAbs"},
+		{ID: "M6", Verdict: "ESCAPED", Detail: "no test failed"},
+	}
+	assert.Empty(t, cmp.Diff(want, parseTable(t, r.stdout)), "table (-want +got)\n%s", r)
+	assert.Equal(t, `^(TestAbs|Test\.Odd)$`, runPattern([]string{"TestAbs", "Test.Odd"}))
+}
+
 func TestFixtureTimeout(t *testing.T) {
 	root := fixture(t)
 
