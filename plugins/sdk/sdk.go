@@ -125,7 +125,9 @@ func New(p Plugin, cfg Config) (*Server, error) {
 		s.logger = Logger()
 	}
 	file := filepath.Join(dir, ExtensionDoc)
-	switch data, err := os.ReadFile(file); {
+	// Only the frontmatter is read, and at most skills.DefaultMaxFrontmatter
+	// of it, as the kernel reads an extension's EXTENSION.md.
+	switch data, err := skills.ReadHead(skills.OSFS{}, file, 0); {
 	case errors.Is(err, os.ErrNotExist):
 		s.doc = frontmatter.ExtensionDoc{Name: filepath.Base(dir)}
 	case err != nil:

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -234,4 +235,14 @@ func TestLoggerFormat(t *testing.T) {
 	assert.Equal(t, 3.0, m["n"], "record = %v", m)
 	_, err := time.Parse("2006-01-02T15:04:05.000000Z07:00", m["@timestamp"].(string))
 	assert.NoError(t, err, "timestamp")
+}
+
+// EXTENSION.md is read only up to the end of its frontmatter, within the
+// default limit: a frontmatter that never closes is an error naming it.
+func TestExtensionDocBounded(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "EXTENSION.md"), []byte("---\nname: big\ndescription: "+strings.Repeat("x", 70<<10)+"\n"), 0o644))
+	_, err := New(struct{}{}, Config{Dir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "skills.maxFrontmatter")
 }
