@@ -398,6 +398,7 @@ func (d *dispatch) run(ctx context.Context) error {
 
 func (d *dispatch) runFrom(ctx context.Context) (err error) {
 	ms, in, vet, out := d.ms, d.in, d.vet, d.out
+	tel, firstWin := d.r.tel, d.firstWin
 	i := d.next
 	defer func() {
 		d.out = out
@@ -423,14 +424,14 @@ func (d *dispatch) runFrom(ctx context.Context) (err error) {
 		}
 		m := &ms[i]
 		hctx := ctx
-		if d.r.tel != nil {
-			hctx, d.span = d.r.tel.StartHandler(ctx, d.point.Name, d.point.Kind.String(), m.Origin.String(), m.Name)
+		if tel != nil {
+			hctx, d.span = tel.StartHandler(ctx, d.point.Name, d.point.Kind.String(), m.Origin.String(), m.Name)
 		}
 		res, err := m.Handler(hctx, in)
 		if err == nil && res.Handled && vet != nil {
 			err = vet(res.Value)
 		}
-		if d.span != nil {
+		if tel != nil {
 			d.span.End(ctx, outcome(res, err), err)
 			d.span = nil
 		}
@@ -441,7 +442,7 @@ func (d *dispatch) runFrom(ctx context.Context) (err error) {
 		if !res.Handled {
 			continue
 		}
-		if d.firstWin {
+		if firstWin {
 			d.won, d.done = res, true
 			i++
 			return nil
