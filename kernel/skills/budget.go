@@ -385,6 +385,7 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 	}
 	v.Summary.Omitted = make([]string, 0, omitted)
 	var text strings.Builder
+	text.Grow(max(b.Chars, 0) + 1024) // the lines fit the budget: one allocation
 	included, shortened, cutChars := 0, 0, 0
 	for i := range es {
 		e := &es[i]
