@@ -15,10 +15,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/helios-agents/helios/internal/bytesize"
 )
 
 // JSONLConfig configures NewJSONLStore.
@@ -540,7 +541,7 @@ func encodeEvents(evs []Event, maxLine int) ([]byte, error) {
 			buf.WriteString("}\n")
 		}
 		if n := buf.Len() - start - 1; n > maxLine {
-			return nil, fmt.Errorf("encode event %d: %w: %d bytes, over the limit of %s", e.Seq, ErrLineTooLong, n, sizeText(maxLine))
+			return nil, fmt.Errorf("encode event %d: %w: %d bytes, over the limit of %s", e.Seq, ErrLineTooLong, n, bytesize.Text(maxLine))
 		}
 	}
 	return buf.Bytes(), nil
@@ -728,7 +729,7 @@ func (l *lineReader) next() (line []byte, complete bool, err error) {
 		content-- // the newline
 	}
 	if content > l.max {
-		return nil, false, fmt.Errorf("%w: longer than the limit of %s", ErrLineTooLong, sizeText(l.max))
+		return nil, false, fmt.Errorf("%w: longer than the limit of %s", ErrLineTooLong, bytesize.Text(l.max))
 	}
 	switch {
 	case err == nil:
@@ -743,17 +744,6 @@ func (l *lineReader) next() (line []byte, complete bool, err error) {
 func (l *lineReader) atEOF() bool {
 	_, err := l.r.Peek(1)
 	return err == io.EOF
-}
-
-// sizeText renders a byte count as limits are written: "16 MiB", "4 KiB".
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.Itoa(n>>20) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.Itoa(n>>10) + " KiB"
-	}
-	return strconv.Itoa(n) + " bytes"
 }
 
 // syncDir makes a directory's entries (a new or renamed file) durable.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/internal/bytesize"
 )
 
 // small are limits a test can reach with a few kilobytes.
@@ -87,7 +89,7 @@ func TestCompletionLimit(t *testing.T) {
 }
 
 func TestSizeText(t *testing.T) {
-	assert.Equal(t, "32 MiB", sizeText(32<<20))
-	assert.Equal(t, "64 KiB", sizeText(64<<10))
-	assert.Equal(t, "1000 bytes", sizeText(1000))
+	assert.Equal(t, "32 MiB", bytesize.Text(32<<20))
+	assert.Equal(t, "64 KiB", bytesize.Text(64<<10))
+	assert.Equal(t, "1000 bytes", bytesize.Text(1000))
 }

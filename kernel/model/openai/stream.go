@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel/model"
 )
 
@@ -38,18 +39,7 @@ var defaultLimits = limits{event: 32 << 20, args: 32 << 20, answer: 64 << 20, ca
 var ErrTooLarge = errors.New("model answer exceeds a limit")
 
 func tooLarge(what string, limit int) error {
-	return fmt.Errorf("%w: %s exceeds the limit of %s", ErrTooLarge, what, sizeText(limit))
-}
-
-// sizeText renders a byte count as people write limits: "32 MiB", "1024 bytes".
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.Itoa(n>>20) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.Itoa(n>>10) + " KiB"
-	}
-	return strconv.Itoa(n) + " bytes"
+	return fmt.Errorf("%w: %s exceeds the limit of %s", ErrTooLarge, what, bytesize.Text(limit))
 }
 
 var (
