@@ -255,13 +255,7 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	for _, r := range resources {
 		keep[r.URI] = true
 	}
-	var gone []string
-	for _, u := range s.uris {
-		if !keep[u] {
-			gone = append(gone, u)
-		}
-	}
-	s.mcp.RemoveResources(gone...)
+	s.mcp.RemoveResources(notIn(s.uris, keep)...)
 	s.uris = []string{}
 	for _, r := range resources {
 		s.mcp.AddResource(r, s.readResource)
@@ -272,13 +266,7 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	for _, sk := range cat.Skills {
 		names[sk.Name] = true
 	}
-	var stale []string
-	for _, n := range s.prompts {
-		if !names[n] {
-			stale = append(stale, n)
-		}
-	}
-	s.mcp.RemovePrompts(stale...)
+	s.mcp.RemovePrompts(notIn(s.prompts, names)...)
 	s.prompts = s.prompts[:0]
 	for _, sk := range cat.Skills {
 		// One prompt per skill a person may invoke: all of them, those
@@ -429,4 +417,16 @@ func or(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// notIn returns the names of old that keep does not hold: what a new
+// catalog took away.
+func notIn(old []string, keep map[string]bool) []string {
+	var out []string
+	for _, n := range old {
+		if !keep[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
