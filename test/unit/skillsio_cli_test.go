@@ -2,7 +2,6 @@ package unit_test
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,41 +24,8 @@ func TestSkillsIOCLIWatchKeepsPublishingWithSymlinkLoop(t *testing.T) {
 	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
 	require.NoError(t, os.Symlink("loop", filepath.Join(root, "loop")))
 
-	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	cmd, next := startSkillsWatch(t, work, home, 15*time.Second)
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	type event struct {
-		Event    string   `json:"event"`
-		Complete bool     `json:"complete"`
-		Added    []string `json:"added"`
-		Skills   []struct {
-			Name string `json:"name"`
-		} `json:"skills"`
-	}
-	next := func(what string) event {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			require.True(t, ok, "watch exited before %s", what)
-			var ev event
-			require.NoError(t, json.Unmarshal([]byte(l), &ev), l)
-			return ev
-		case <-time.After(15 * time.Second):
-			require.FailNow(t, "no line within 15s", what)
-		}
-		return event{}
-	}
 	first := next("the first catalog")
 	assert.True(t, first.Complete, "the first catalog is complete despite the loop: %+v", first)
 	require.Len(t, first.Skills, 1)

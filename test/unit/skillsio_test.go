@@ -153,6 +153,23 @@ func ioWarningAbout(t *testing.T, ws []skills.Set, path string) string {
 	return ""
 }
 
+// ioFaultPath is the path whose op fails in the error-class tests: beta's
+// SKILL.md (open), the root (readdir), or beta turned into a symlink to a
+// folder elsewhere, so that following it is the stat that fails.
+func ioFaultPath(t *testing.T, root, op string) string {
+	t.Helper()
+	switch op {
+	case "readdir":
+		return root
+	case "stat":
+		target := filepath.Join(t.TempDir(), "beta")
+		require.NoError(t, os.Rename(filepath.Join(root, "beta"), target))
+		require.NoError(t, os.Symlink(target, filepath.Join(root, "beta")))
+		return filepath.Join(root, "beta")
+	}
+	return filepath.Join(root, "beta", "SKILL.md")
+}
+
 var ioTransient = []syscall.Errno{syscall.EINTR, syscall.EAGAIN, syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO, syscall.ESTALE, syscall.ETIMEDOUT, syscall.EBUSY}
 var ioPermanent = []syscall.Errno{syscall.ELOOP, syscall.ENAMETOOLONG, syscall.ENOTDIR, syscall.EINVAL, syscall.EACCES, syscall.EPERM, syscall.EROFS, syscall.EXDEV}
 
@@ -165,17 +182,7 @@ func TestSkillsIOTransientIncompleteThenHeals(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", op, errno), func(t *testing.T) {
 				root := ioRoot(t)
 				fsys := newIOFaultFS()
-				path := filepath.Join(root, "beta", "SKILL.md")
-				switch op {
-				case "readdir":
-					path = root
-				case "stat":
-					// beta is a symlink to a folder elsewhere; following it fails.
-					target := filepath.Join(t.TempDir(), "beta")
-					require.NoError(t, os.Rename(filepath.Join(root, "beta"), target))
-					require.NoError(t, os.Symlink(target, filepath.Join(root, "beta")))
-					path = filepath.Join(root, "beta")
-				}
+				path := ioFaultPath(t, root, op)
 				fsys.set(op, path, errno)
 				reg := skills.NewRegistry(skills.RegistryConfig{})
 				src := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
@@ -210,16 +217,7 @@ func TestSkillsIOPermanentErrorsSkipTheEntry(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", op, errno), func(t *testing.T) {
 				root := ioRoot(t)
 				fsys := newIOFaultFS()
-				path := filepath.Join(root, "beta", "SKILL.md")
-				switch op {
-				case "readdir":
-					path = root
-				case "stat":
-					target := filepath.Join(t.TempDir(), "beta")
-					require.NoError(t, os.Rename(filepath.Join(root, "beta"), target))
-					require.NoError(t, os.Symlink(target, filepath.Join(root, "beta")))
-					path = filepath.Join(root, "beta")
-				}
+				path := ioFaultPath(t, root, op)
 				fsys.set(op, path, errno)
 				reg := skills.NewRegistry(skills.RegistryConfig{})
 				reg.Register("project", &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}})

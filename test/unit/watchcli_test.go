@@ -23,44 +23,8 @@ func TestCLISkillsWatch(t *testing.T) {
 	writeFile(t, filepath.Join(root, "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
 	writeFile(t, filepath.Join(root, "beta", "SKILL.md"), skillMD("name: beta\ndescription: Second.", "body"))
 
-	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	cmd, next := startSkillsWatch(t, work, home, 10*time.Second)
 	defer cmd.Process.Kill()
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	type event struct {
-		Event    string   `json:"event"`
-		Complete bool     `json:"complete"`
-		Digest   string   `json:"digest"`
-		Added    []string `json:"added"`
-		Removed  []string `json:"removed"`
-		Changed  []string `json:"changed"`
-		Skills   []struct {
-			Name string `json:"name"`
-		} `json:"skills"`
-	}
-	next := func(what string) event {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			require.True(t, ok, "watch exited before %s", what)
-			var ev event
-			require.NoError(t, json.Unmarshal([]byte(l), &ev), "line %q", l)
-			return ev
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no line for %s within 10s", what)
-		}
-		return event{}
-	}
 
 	first := next("the first catalog")
 	require.Equal(t, "catalog", first.Event, "first line = %+v", first)
@@ -94,4 +58,52 @@ func TestCLISkillsWatch(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("watch did not exit after SIGINT")
 	}
+}
+
+// watchEvent is one line of `helios skills watch --json`.
+type watchEvent struct {
+	Event    string   `json:"event"`
+	Complete bool     `json:"complete"`
+	Digest   string   `json:"digest"`
+	Added    []string `json:"added"`
+	Removed  []string `json:"removed"`
+	Changed  []string `json:"changed"`
+	Skills   []struct {
+		Name string `json:"name"`
+	} `json:"skills"`
+}
+
+// startSkillsWatch starts `helios skills watch --json` in work with HOME set
+// to home, and returns the process and a function that reads its next line,
+// failing the test when none comes within wait (what says what was awaited).
+// The caller stops the process.
+func startSkillsWatch(t *testing.T, work, home string, wait time.Duration) (*exec.Cmd, func(what string) watchEvent) {
+	t.Helper()
+	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(what string) watchEvent {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			require.True(t, ok, "watch exited before %s", what)
+			var ev watchEvent
+			require.NoError(t, json.Unmarshal([]byte(l), &ev), "line %q", l)
+			return ev
+		case <-time.After(wait):
+			require.FailNow(t, "no line within "+wait.String(), what)
+		}
+		return watchEvent{}
+	}
+	return cmd, next
 }
