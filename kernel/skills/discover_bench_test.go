@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/helios-agents/helios/internal/skillsfloor"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +24,7 @@ import (
 // frontmatter. The OS page cache is warm after the first pass; "cold" means
 // no caching inside the process.
 //
-// floor/N is the I/O floor (skBenchFloor); helios/N reports its ratio to it
+// floor/N is the I/O floor (internal/skillsfloor); helios/N reports its ratio to it
 // as x-floor when both ran.
 //
 // naive/N is the baseline a first implementation tends to write: walk the
@@ -70,7 +68,7 @@ func BenchmarkDiscover(b *testing.B) {
 			iters := 0
 			for b.Loop() {
 				iters++
-				if got, err := skBenchFloor(r); err != nil || got != n {
+				if got, err := skillsfloor.Read(r); err != nil || got != n {
 					b.Fatalf("floor: %d files, %v; want %d", got, err, n)
 				}
 			}
@@ -102,42 +100,6 @@ func BenchmarkDiscover(b *testing.B) {
 			}
 		})
 	}
-}
-
-// skBenchFloor is the I/O floor of a discovery: list the root, then open,
-// read 4 KiB of and close each bundle's SKILL.md over GOMAXPROCS workers.
-// Nothing is parsed or checked; it returns how many files it read.
-func skBenchFloor(root string) (int, error) {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return 0, err
-	}
-	var next, read atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, runtime.GOMAXPROCS(0))
-	for w := range errs {
-		wg.Go(func() {
-			buf := make([]byte, 4<<10)
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(entries) {
-					return
-				}
-				f, err := os.Open(filepath.Join(root, entries[i].Name(), "SKILL.md"))
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				if _, err := f.Read(buf); err != nil && err != io.EOF {
-					errs[w] = err
-				}
-				f.Close()
-				read.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	return int(read.Load()), errors.Join(errs...)
 }
 
 // skBenchSkill is what the naive baseline extracts.
