@@ -61,7 +61,7 @@ func skillsListCmd(g *globals) *cobra.Command {
 				out.Warnings = append(out.Warnings, cat.Warnings...)
 				out.Warnings = append(out.Warnings, k.CatalogView(cat).Warnings...)
 				if g.json {
-					return writeJSON(cmd.OutOrStdout(), out)
+					return writeListJSON(cmd.OutOrStdout(), out)
 				}
 				printList(cmd.OutOrStdout(), out)
 				return nil

@@ -25,12 +25,29 @@ const maxFastKey = 128
 // yaml's tokenizer is most of the cost of discovering skills; this path
 // skips it for the common case.
 func parseFast(text string) (map[string]*yaml.Node, []string, bool) {
+	var p fastParser
+	return p.parse(text)
+}
+
+// parse is parseFast on the memory of p, which the result uses: its map, key
+// slice and nodes are valid until the next parse.
+func (p *fastParser) parse(text string) (map[string]*yaml.Node, []string, bool) {
 	if strings.IndexByte(text, '\t') >= 0 || hasOtherBreaks(text) || strings.Contains(text, "\ufeff") {
 		return nil, nil, false
 	}
-	p := fastParser{text: text, nodes: make([]yaml.Node, 0, 2*strings.Count(text, "\n")+2)}
-	var keys []string
-	var values []*yaml.Node
+	top, nested := fastLines(text)
+	// One node a top-level line (its value, or the mapping it opens), two a
+	// nested line (key and value), and as many pointers to the nested ones:
+	// allocated at once, never grown while parsing.
+	p.text, p.line = text, 0
+	p.nodes = reuse(p.nodes, top+2*nested)
+	p.content = reuse(p.content, 2*nested)
+	keys := reuse(p.keys, top)
+	if p.fields == nil {
+		p.fields = make(map[string]*yaml.Node, top)
+	}
+	fields := p.fields
+	clear(fields)
 	for {
 		l, ok, bad := p.next()
 		if bad {
@@ -55,27 +72,55 @@ func parseFast(text string) (map[string]*yaml.Node, []string, bool) {
 		} else if v, ok = p.scalar(l, rest); !ok {
 			return nil, nil, false
 		}
-		keys = append(keys, key)
-		values = append(values, v)
-	}
-	if len(keys) == 0 {
-		return nil, nil, false // empty: yaml says what is wrong
-	}
-	fields := make(map[string]*yaml.Node, len(keys))
-	for i, k := range keys {
-		if _, dup := fields[k]; dup {
+		if _, dup := fields[key]; dup {
 			return nil, nil, false // yaml's path words the error
 		}
-		fields[k] = values[i]
+		fields[key] = v
+		keys = append(keys, key)
+	}
+	p.keys = keys
+	if len(keys) == 0 {
+		return nil, nil, false // empty: yaml says what is wrong
 	}
 	return fields, keys, true
 }
 
-// fastParser walks the lines of the text, skipping blank ones.
+// reuse returns s emptied, with room for n elements: s itself when it has
+// the room, else a new slice.
+func reuse[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	clear(s[:cap(s)]) // drop what the last parse pointed to
+	return s[:0]
+}
+
+// fastLines counts the non-blank lines of text that start at the left
+// margin and those that are indented.
+func fastLines(text string) (top, nested int) {
+	for len(text) > 0 {
+		var l string
+		l, text, _ = strings.Cut(text, "\n")
+		switch {
+		case l == "":
+		case l[0] == ' ':
+			nested++
+		default:
+			top++
+		}
+	}
+	return top, nested
+}
+
+// fastParser walks the lines of the text, skipping blank ones. Its slices
+// and map are the memory of the result, reused by the next parse.
 type fastParser struct {
-	text  string
-	line  int // 1-based number of the line last returned
-	nodes []yaml.Node
+	text    string
+	line    int // 1-based number of the line last returned
+	nodes   []yaml.Node
+	content []*yaml.Node // the Content of the nested mappings, one after another
+	keys    []string
+	fields  map[string]*yaml.Node
 }
 
 // next returns the next non-blank line without its trailing spaces; ok is
@@ -116,8 +161,7 @@ func (p *fastParser) node(n yaml.Node) *yaml.Node {
 // mapping reads the indented "key: value" lines after a "key:" line.
 func (p *fastParser) mapping() (*yaml.Node, bool) {
 	m := yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	indent := 0
-	seen := map[string]bool{}
+	indent, start := 0, len(p.content)
 	for p.peekIndented() {
 		l, ok, _ := p.next()
 		if !ok {
@@ -131,22 +175,37 @@ func (p *fastParser) mapping() (*yaml.Node, bool) {
 			return nil, false
 		}
 		key, rest, ok := fastSplit(l[n:])
-		if !ok || rest == len(l)-n || seen[key] {
+		if !ok || rest == len(l)-n || len(m.Content) >= 2*maxFastNested || fastHasKey(m.Content, key) {
 			return nil, false
 		}
-		seen[key] = true
 		tag, _ := plainTag(key)
 		k := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: key, Line: p.line, Column: n + 1})
 		v, ok := p.scalar(l, n+rest)
 		if !ok {
 			return nil, false
 		}
-		m.Content = append(m.Content, k, v)
+		p.content = append(p.content, k, v)
+		m.Content = p.content[start:len(p.content):len(p.content)]
 	}
 	if len(m.Content) == 0 {
 		return nil, false // "key:" alone is null: yaml places it
 	}
 	return p.node(m), true
+}
+
+// maxFastNested bounds the entries of a nested mapping the fast path takes,
+// so that finding a repeated key by scanning the earlier ones stays cheap.
+const maxFastNested = 32
+
+// fastHasKey reports whether the key nodes of content (key, value, key,
+// value, ...) hold key.
+func fastHasKey(content []*yaml.Node, key string) bool {
+	for i := 0; i < len(content); i += 2 {
+		if content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // fastSplit splits "key: value" (or "key:" at the end of the line) into the

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,7 +63,8 @@ func fastGenerated() []string {
 	}
 	out = append(out, "", "\n", "a: b\nmetadata:\n  x: y\n", "a: \"x\" # c\n", "a: 'x' y\n", "a: \"x\\\"\n", "a: \"\"\n", "a: ''\n",
 		"metadata:\n  true: x\n  null: y\n  False: z\n", "a: \"x\"  \n", "a: 'it''s'\n", "a:\n- x\n", "  \na: b\n", "a: b\n  \nc: d\n", "metadata:\n  a: b\n  \n  c: d\n", "a: b\r\nc: d\r\n", "a: b\rc: d\n", "a: x\u2028y\n",
-		"disable-model-invocation: true\nname: n\n", strings.Repeat("k", 200)+": v\n", "a_b-C9: v\n", "9a: v\n", "_a: v\n")
+		"disable-model-invocation: true\nname: n\n", strings.Repeat("k", 200)+": v\n", "a_b-C9: v\n", "9a: v\n", "_a: v\n",
+		"a: x\x00y\n", "a: \xff\n", "a: b\nc: \x7f\n", "a: é\x01\n", "a: \ufffd\n", "a: \u0085x\n", "a: \xe6\x8a\n", "a: \U0010FFFF\n", "a: \uFFFE\n")
 	return out
 }
 
@@ -114,7 +116,11 @@ func FuzzFastPath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		text := strings.ReplaceAll(string(data), "\r\n", "\n")
-		if _, reason := badChar(text); reason != "" {
+		line, reason := badChar(text)
+		wantLine, wantReason := badCharRunes(text)
+		require.Equal(t, wantReason, reason, "badChar(%q)", text)
+		require.Equal(t, wantLine, line, "badChar(%q)", text)
+		if reason != "" {
 			return // refused before either path runs
 		}
 		fields, keys, ok := parseFast(text)
@@ -128,6 +134,23 @@ func FuzzFastPath(f *testing.F) {
 			assert.Equal(t, *want[k], *fields[k], "value of %q in %q", k, text)
 		}
 	})
+}
+
+// badCharRunes is badChar written the plain way, a rune at a time: the
+// reference its ASCII fast loop is held to.
+func badCharRunes(text string) (int, string) {
+	line := 1
+	for i, r := range text {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			return line, fmt.Sprintf("invalid UTF-8 byte 0x%02x", text[i])
+		case r == '\n':
+			line++
+		case !yamlAllowed(r):
+			return line, fmt.Sprintf("character %U is not allowed", r)
+		}
+	}
+	return 0, ""
 }
 
 // The fast path must actually carry the common case, or it is dead weight:
@@ -145,4 +168,47 @@ func TestFastPathTakesPlainFrontmatter(t *testing.T) {
 		_, _, ok := parseFast(text)
 		assert.False(t, ok, "parseFast(%q) took it; yaml must decide", text)
 	}
+}
+
+// Protects: a Parser reused from one file to the next (discovery keeps one a
+// worker) gives each file exactly what a fresh Parse gives: nothing of an
+// earlier file — a key, a nested entry, a node — leaks into a later one,
+// whether the earlier one took the fast path, yaml's, or failed.
+func TestParserReuseMatchesParse(t *testing.T) {
+	var long strings.Builder // more nodes than a Parser keeps for the next file
+	for i := range 300 {
+		fmt.Fprintf(&long, "key-%d: value %d\nmeta-%d:\n  k: v\n", i, i, i)
+	}
+	texts := append(fastGenerated(), fastFixtures(t)...)
+	texts = append(texts, long.String(), "name: after\ndescription: the long one\n")
+	var p Parser
+	for _, order := range [][]string{texts, reversed(texts)} {
+		for _, text := range order {
+			data := []byte("---\n" + text + "---\nbody\n")
+			want, wantErr := Parse("f.md", data)
+			got, err := p.Parse("f.md", data)
+			if wantErr != nil {
+				assert.Equal(t, wantErr, err, "error of %q", text)
+				assert.Nil(t, got)
+				continue
+			}
+			require.NoError(t, err, "%q", text)
+			assert.Equal(t, want.Keys, got.Keys, "keys of %q", text)
+			require.Len(t, got.Fields, len(want.Fields), "fields of %q", text)
+			for k, v := range want.Fields {
+				require.Contains(t, got.Fields, k, "%q", text)
+				assert.Equal(t, *v, *got.Fields[k], "value of %q in %q", k, text)
+			}
+			assert.Equal(t, want.Body, got.Body)
+			assert.Equal(t, want.BodyLine, got.BodyLine)
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[len(s)-1-i] = v
+	}
+	return out
 }

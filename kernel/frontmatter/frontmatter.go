@@ -82,6 +82,31 @@ const (
 // parses the frontmatter. file is used only in errors and Document.File.
 // Every error is an [*Error].
 func Parse(file string, data []byte) (*Document, error) {
+	var p Parser
+	return p.Parse(file, data)
+}
+
+// A Parser parses one file after another, reusing its memory: the Document
+// a Parse returns, its nodes included, is valid only until the next Parse
+// of the same Parser. It is for a reader of many files that keeps only
+// strings out of each (discovery); anything else should call [Parse]. The
+// zero value is ready to use; a Parser is not safe for concurrent use.
+type Parser struct {
+	doc  Document
+	fast fastParser
+}
+
+// maxKept bounds the nodes a Parser keeps for the next Parse: a frontmatter
+// of thousands of lines is parsed, not remembered.
+const maxKept = 256
+
+// Parse is [Parse] on the memory of p.
+func (p *Parser) Parse(file string, data []byte) (*Document, error) {
+	defer func() {
+		if cap(p.fast.nodes) > maxKept {
+			p.fast = fastParser{}
+		}
+	}()
 	text := strings.TrimPrefix(string(data), utf8BOM)
 
 	first, rest, more := strings.Cut(text, "\n")
@@ -115,18 +140,19 @@ func Parse(file string, data []byte) (*Document, error) {
 
 	yamlText = strings.ReplaceAll(yamlText, "\r\n", "\n")
 	lines := newLineMap(yamlText)
-	fields, keys, err := parseYAML(file, yamlText, lines)
+	fields, keys, err := p.parseYAML(file, yamlText, lines)
 	if err != nil {
 		return nil, err
 	}
-	return &Document{
+	p.doc = Document{
 		File:     file,
 		Keys:     keys,
 		Fields:   fields,
 		Body:     strings.ReplaceAll(body, "\r\n", "\n"),
 		BodyLine: closeLine + 1,
 		lines:    lines,
-	}, nil
+	}
+	return &p.doc, nil
 }
 
 // Has reports whether key is a top-level key of the frontmatter.
@@ -206,12 +232,12 @@ func (d *Document) Decode(key string, v any) error {
 
 // parseYAML parses the frontmatter text into the value nodes of its top-level
 // keys.
-func parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
+func (p *Parser) parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
 	if line, reason := badChar(text); reason != "" {
 		// yaml reports these without a line; find it ourselves.
 		return nil, nil, &Error{File: file, Line: line + yamlFirstLine - 1, Reason: reason, Err: ErrYAML}
 	}
-	if fields, keys, ok := parseFast(text); ok {
+	if fields, keys, ok := p.fast.parse(text); ok {
 		return fields, keys, nil
 	}
 	return parseSlow(file, text, lines)
@@ -372,15 +398,23 @@ func aliasLine(text, name string) int {
 // an empty reason. yaml reports these by byte offset only.
 func badChar(text string) (int, string) {
 	line := 1
-	for i, r := range text {
+	for i := 0; i < len(text); {
+		// Printable ASCII and tab are most of any frontmatter: they are
+		// checked a byte at a time, without decoding a rune.
+		if c := text[i]; c >= 0x20 && c < 0x7F || c == '\t' {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
 		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+		case r == utf8.RuneError && size == 1:
 			return line, fmt.Sprintf("invalid UTF-8 byte 0x%02x", text[i])
 		case r == '\n':
 			line++
 		case !yamlAllowed(r):
 			return line, fmt.Sprintf("character %U is not allowed", r)
 		}
+		i += size
 	}
 	return 0, ""
 }

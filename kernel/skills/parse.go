@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -80,10 +81,16 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		add(Unusable, "binary file, not a SKILL.md")
 		return Meta{}, "", fs
 	}
+	parse := frontmatter.Parse
 	if head > 0 {
 		data = data[:head]
+		// Discovery parses thousands of heads and keeps only strings out
+		// of each: it reuses parsers.
+		p := parsers.Get().(*frontmatter.Parser)
+		defer parsers.Put(p)
+		parse = p.Parse
 	}
-	doc, err := frontmatter.Parse(file, data)
+	doc, err := parse(file, data)
 	if err != nil {
 		add(Unusable, "%s", describeFrontmatterError(err))
 		return Meta{}, "", fs
@@ -158,6 +165,10 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 	}
 	return m, doc.Body, fs
 }
+
+// parsers are the frontmatter parsers of discovery; nothing parseSkill
+// returns points into their memory.
+var parsers = sync.Pool{New: func() any { return new(frontmatter.Parser) }}
 
 // ErrInvalidName is wrapped by ValidateName's errors.
 var ErrInvalidName = errors.New("invalid skill name")

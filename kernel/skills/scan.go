@@ -282,24 +282,34 @@ func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]e
 		return r
 	}
 	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
-	results := d.readEntries(ctx, abs, entries)
+	open, done := rootOpener(d.FS, abs)
+	results := d.readEntries(ctx, open, abs, entries)
+	done()
 	if ctx.Err() != nil {
 		r.incomplete = true
 		return r
 	}
+	r.entries = make(map[string]entryState, len(entries))
+	r.names = make([]string, len(entries))
 	for i, e := range entries {
 		st := results[i]
-		d.settle(filepath.Join(abs, e.Name()), &st, prev)
+		if st.transient != "" { // d.errs holds nothing else of this root yet
+			d.settle(filepath.Join(abs, e.Name()), &st, prev)
+		}
 		r.entries[e.Name()] = st
+		r.names[i] = e.Name()
 	}
-	r.sortNames()
+	if !slices.IsSorted(r.names) { // ReadDir sorts by name; an FS may not
+		slices.Sort(r.names)
+	}
 	return r
 }
 
 // readEntries reads entries of the root dir concurrently, at most GOMAXPROCS
 // at a time, each result at its entry's index, so that what is assembled
 // from them does not depend on scheduling.
-func (d *DirSource) readEntries(ctx context.Context, dir string, entries []fs.DirEntry) []entryState {
+func (d *DirSource) readEntries(ctx context.Context, open opener, dir string, entries []fs.DirEntry) []entryState {
+	prefix := strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator) // dir is clean
 	out := make([]entryState, len(entries))
 	workers := min(runtime.GOMAXPROCS(0), len(entries))
 	if workers <= 1 {
@@ -307,7 +317,7 @@ func (d *DirSource) readEntries(ctx context.Context, dir string, entries []fs.Di
 			if ctx.Err() != nil {
 				break
 			}
-			out[i] = d.readEntrySafe(ctx, filepath.Join(dir, e.Name()), e)
+			out[i] = d.readEntrySafe(ctx, open, prefix+e.Name(), e)
 		}
 		return out
 	}
@@ -320,7 +330,7 @@ func (d *DirSource) readEntries(ctx context.Context, dir string, entries []fs.Di
 				if i >= len(entries) || ctx.Err() != nil {
 					return
 				}
-				out[i] = d.readEntrySafe(ctx, filepath.Join(dir, entries[i].Name()), entries[i])
+				out[i] = d.readEntrySafe(ctx, open, prefix+entries[i].Name(), entries[i])
 			}
 		})
 	}
@@ -330,14 +340,14 @@ func (d *DirSource) readEntries(ctx context.Context, dir string, entries []fs.Di
 
 // readEntrySafe is readEntry with a panic turned into a warning: a worker's
 // panic would otherwise take the process down.
-func (d *DirSource) readEntrySafe(ctx context.Context, path string, e fs.DirEntry) (st entryState) {
+func (d *DirSource) readEntrySafe(ctx context.Context, open opener, path string, e fs.DirEntry) (st entryState) {
 	defer func() {
 		if v := recover(); v != nil {
 			st = entryState{}
 			st.fail(d.Source, path, "cannot read; skipped", fmt.Errorf("panic: %v", v))
 		}
 	}()
-	return d.readEntry(ctx, path, e)
+	return d.readEntry(ctx, open, path, e)
 }
 
 // settle applies the repeat rule to an entry's (or a root's) read: a
@@ -374,14 +384,6 @@ func (d *DirSource) forgetErrors(name string) {
 			delete(d.errs, filepath.Join(dir, name))
 		}
 	}
-}
-
-func (r *rootState) sortNames() {
-	r.names = r.names[:0]
-	for n := range r.entries {
-		r.names = append(r.names, n)
-	}
-	slices.Sort(r.names)
 }
 
 // setEntry records an entry, keeping names sorted in O(log n) search and
@@ -427,7 +429,7 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 		case err != nil:
 			st.fail(d.Source, path, "cannot read; skipped", err)
 		default:
-			st = d.readEntrySafe(ctx, path, fs.FileInfoToDirEntry(fi))
+			st = d.readEntrySafe(ctx, fsOpener{d.FS}, path, fs.FileInfoToDirEntry(fi))
 		}
 		d.settle(path, &st, d.errs)
 		r.setEntry(name, st)
@@ -610,7 +612,7 @@ func (s *Set) warn(source, path, msg string) {
 
 // readEntry turns one child of a root into a skill, or explains why not. It
 // reads only the head of the skill file: up to the end of its frontmatter.
-func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) entryState {
+func (d *DirSource) readEntry(ctx context.Context, open opener, path string, e fs.DirEntry) entryState {
 	var st entryState
 	warn := func(p, msg string) {
 		st.warnings = append(st.warnings, contract.Warning{Source: d.Source, Path: p, Message: msg})
@@ -629,11 +631,11 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 		mode = fi.Mode().Type()
 	}
 	var file, baseDir, folder string
-	var f fs.File
+	var f io.ReadCloser
 	switch {
 	case mode.IsDir():
 		var err error
-		f, file, err = openSkillFile(d.FS, path)
+		f, file, err = openSkillFile(open, d.FS, path)
 		if err != nil {
 			if errors.Is(err, errNoSkillFile) {
 				warn(path, "folder has no SKILL.md; skipped")
@@ -646,7 +648,7 @@ func (d *DirSource) readEntry(ctx context.Context, path string, e fs.DirEntry) e
 	case mode.IsRegular() && strings.HasSuffix(path, ".md"):
 		file, baseDir, folder = path, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".md")
 		var err error
-		if f, err = openRegular(d.FS, file); err != nil {
+		if f, err = open.openRegular(file); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				err = fmt.Errorf("%w: %w", errVanished, err)
 			}
@@ -723,13 +725,24 @@ var (
 // ErrTooLarge is wrapped by a load refusing a file over Limits.MaxFileSize.
 var ErrTooLarge = errors.New("skill file is too large")
 
+// opener opens the skill files of a discovery, each checked to be a regular
+// file (a FIFO or a device would block or never end).
+type opener interface {
+	openRegular(file string) (io.ReadCloser, error)
+}
+
+// fsOpener opens through an FS.
+type fsOpener struct{ fsys FS }
+
+func (o fsOpener) openRegular(file string) (io.ReadCloser, error) { return openRegular(o.fsys, file) }
+
 // openSkillFile opens dir/SKILL.md, or dir/skill.md when there is no
 // SKILL.md. A folder that is gone by now vanished mid-read.
-func openSkillFile(fsys FS, dir string) (fs.File, string, error) {
+func openSkillFile(open opener, fsys FS, dir string) (io.ReadCloser, string, error) {
 	var firstErr error
 	for _, name := range []string{"SKILL.md", "skill.md"} {
-		p := filepath.Join(dir, name)
-		f, err := openRegular(fsys, p)
+		p := dir + string(filepath.Separator) + name // dir is clean, and never the root of the file system
+		f, err := open.openRegular(p)
 		if err == nil {
 			return f, p, nil
 		}
