@@ -2,7 +2,6 @@ package skills_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -53,7 +52,7 @@ func BenchmarkDiscover(b *testing.B) {
 		f := fixtures[n]
 		f.once.Do(func() {
 			f.root = filepath.Join(base, fmt.Sprintf("root-%d", n))
-			f.err = skBenchGenerate(f.root, n)
+			f.err = skillsfloor.Generate(f.root, n)
 		})
 		require.NoError(b, f.err, "generate %d skills", n)
 		return f.root
@@ -143,39 +142,4 @@ func skBenchNaive(root string) ([]skBenchSkill, error) {
 		return nil
 	})
 	return out, err
-}
-
-// skBenchGenerate writes n bundles under root, each a realistic SKILL.md
-// (frontmatter with name, a sentence-long description, license and metadata;
-// a body of about 430 bytes) and a scripts/ folder with one script.
-func skBenchGenerate(root string, n int) error {
-	const body = `# Release artifacts
-
-Use this skill to build, check and publish the release artifacts of one
-component.
-
-## Steps
-
-1. Run ` + "`scripts/build.sh`" + ` from this skill's directory; it writes dist/.
-2. Check every file in dist/ against references/checklist.md.
-3. If a check fails, stop and report the failing item with its path.
-4. Otherwise publish with ` + "`scripts/build.sh --publish`" + ` and paste the
-   printed URLs into the release notes.
-`
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
-	}
-	var errs []error
-	for i := range n {
-		name := fmt.Sprintf("release-%05d", i)
-		dir := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-			return err
-		}
-		md := fmt.Sprintf("---\nname: %s\ndescription: Build, check and publish the release artifacts of component %d. Use when asked to cut, verify or ship a release of it.\nlicense: Apache-2.0\nmetadata:\n  author: bench\n  version: \"1.%d\"\n---\n%s", name, i, i%10, body)
-		errs = append(errs,
-			os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644),
-			os.WriteFile(filepath.Join(dir, "scripts", "build.sh"), []byte("#!/bin/sh\nset -eu\nmkdir -p dist\n"), 0o755))
-	}
-	return errors.Join(errs...)
 }
