@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/caps/extdir"
+	"github.com/helios-agents/helios/internal/bytesize"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -77,12 +78,34 @@ func ReadConfig(path string) (Config, string, error) {
 	if err != nil {
 		return Config{}, "", fmt.Errorf("config %s: %w", path, err)
 	}
-	data, err := os.ReadFile(abs)
+	data, err := readConfigFile(abs)
 	if err != nil {
-		return Config{}, "", fmt.Errorf("config: %w", err)
+		return Config{}, "", err
 	}
 	cfg, err := ParseConfig(abs, data)
 	return cfg, filepath.Dir(abs), err
+}
+
+// MaxConfigSize bounds a config file: a Helios config is a few KiB, and a
+// path given by mistake (a log, a device) must not be read whole.
+const MaxConfigSize = 4 << 20
+
+// readConfigFile reads the config file at path, at most MaxConfigSize bytes.
+// A pipe works (--config <(...)); its reader blocks as a file's would not.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("config: %w", err)
+	case len(data) > MaxConfigSize:
+		return nil, fmt.Errorf("%w: %s: the file is over the limit of %s; a Helios config is a few KiB (is this the right file?)", ErrConfig, path, bytesize.Text(MaxConfigSize))
+	}
+	return data, nil
 }
 
 // FindConfig returns <workDir>/helios.config.json when it exists, else "".

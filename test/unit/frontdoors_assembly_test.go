@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -158,6 +160,68 @@ func TestFrontDoorParseConfigValidates(t *testing.T) {
 	for _, w := range []string{"my.json", "sessions.maxSteps", "tools.maxOutput"} {
 		assert.Contains(t, err.Error(), w)
 	}
+}
+
+// Protects: a config file is read bounded (assembly.MaxConfigSize): a file
+// over it is refused with an error naming the file and the limit, and a
+// config as large as the limit, or given through a pipe, still reads.
+func TestFrontDoorConfigReadIsBounded(t *testing.T) {
+	dir := asmTempDir(t)
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	_, err = f.Write([]byte(`{"skills": {}}`))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(assembly.MaxConfigSize+1)) // the rest is NULs; never parsed
+	require.NoError(t, f.Close())
+	_, _, err = assembly.ReadConfig(big)
+	require.ErrorIs(t, err, assembly.ErrConfig)
+	assert.Contains(t, err.Error(), big)
+	assert.Contains(t, err.Error(), "over the limit of 4 MiB")
+
+	fits := filepath.Join(dir, "fits.json")
+	writeFile(t, fits, `{"skills": {}}`+strings.Repeat(" ", assembly.MaxConfigSize-len(`{"skills": {}}`)))
+	_, _, err = assembly.ReadConfig(fits)
+	assert.NoError(t, err, "a config of exactly the limit is read")
+
+	fifo := filepath.Join(dir, "pipe.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	go func() {
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.WriteString(`{"sessions": {"maxSteps": 7}}`)
+			w.Close()
+		}
+	}()
+	cfg, _, err := assembly.ReadConfig(fifo)
+	require.NoError(t, err)
+	assert.Equal(t, 7, cfg.Sessions.MaxSteps)
+
+	// A pipe that would give twice the limit: the reader stops just past
+	// the limit, and the writer's next writes fail (no reader).
+	endless := filepath.Join(dir, "endless.json")
+	require.NoError(t, syscall.Mkfifo(endless, 0o600))
+	written := make(chan int, 1)
+	go func() {
+		w, err := os.OpenFile(endless, os.O_WRONLY, 0)
+		if err != nil {
+			written <- -1
+			return
+		}
+		defer w.Close()
+		chunk, n := make([]byte, 64<<10), 0
+		for n < 2*assembly.MaxConfigSize {
+			m, err := w.Write(chunk)
+			n += m
+			if err != nil {
+				break
+			}
+		}
+		written <- n
+	}()
+	_, _, err = assembly.ReadConfig(endless)
+	require.ErrorIs(t, err, assembly.ErrConfig)
+	n := <-written
+	assert.Less(t, n, assembly.MaxConfigSize+1<<20, "the reader took %d bytes of a pipe; the limit is %d", n, assembly.MaxConfigSize)
 }
 
 // Protects: failures of the system keep their cause (errors.Is reaches the
