@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/caps/extdir"
-	"github.com/helios-agents/helios/internal/bytesize"
 	capskills "github.com/helios-agents/helios/caps/skills"
+	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	kskills "github.com/helios-agents/helios/kernel/skills"
