@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/helios-agents/helios/kernel"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 )
@@ -43,8 +44,17 @@ func skillsWatchCmd(g *globals) *cobra.Command {
 	}
 }
 
+// Retry bounds for an incomplete snapshot: it is usually transient (a
+// folder vanishing while it was read) and may be followed by no change
+// signal at all, so the catalog is read again until it is complete.
+const (
+	watchMinRetry = 50 * time.Millisecond
+	watchMaxRetry = 5 * time.Second
+)
+
 // watchLoop prints the catalog now and after every change signal, skipping
-// incomplete snapshots and snapshots equal to the last one printed.
+// incomplete snapshots and snapshots equal to the last one printed. An
+// incomplete snapshot is taken again after a backoff, change signal or not.
 func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bool) error {
 	changed := make(chan struct{}, 1)
 	cancel := reg.OnChange(func() {
@@ -55,22 +65,34 @@ func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bo
 	})
 	defer cancel()
 
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	backoff := watchMinRetry
 	var last *skills.Catalog
 	for {
 		cat := reg.Snapshot(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if cat.Complete && (last == nil || cat.Digest() != last.Digest()) {
-			if err := printCatalogChange(w, last, cat, asJSON); err != nil {
-				return err
+		if cat.Complete {
+			retry.Stop()
+			backoff = watchMinRetry
+			if last == nil || cat.Digest() != last.Digest() {
+				if err := printCatalogChange(w, last, cat, asJSON); err != nil {
+					return err
+				}
+				last = &cat
 			}
-			last = &cat
+		} else {
+			retry.Reset(backoff)
+			backoff = min(2*backoff, watchMaxRetry)
 		}
 		select {
 		case <-ctx.Done():
 			return nil // Ctrl-C: a clean exit
 		case <-changed:
+		case <-retry.C:
 		}
 	}
 }
