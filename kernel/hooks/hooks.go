@@ -335,14 +335,14 @@ func (r *Registry) DispatchFirstWin(ctx context.Context, name string, in any) (R
 	return Handled(won), nil
 }
 
-// dispatch is one call of a point: its mounts in dispatch order, the
-// payload, and where a run stopped at a panic. In and Out are the point's
-// payload and value types, any when untyped.
+// dispatch is one call of a point: its mounts in dispatch order and where a
+// run stopped at a panic. In and Out are the point's payload and value
+// types, any when untyped. The payload itself travels as an argument: a
+// copy kept here and read back cost a typed dispatch a few ns more.
 type dispatch[In, Out any] struct {
 	r   *Registry
 	p   *point
 	ms  []Mount
-	in  In
 	vet bool // a handled value that is not an Out is its handler's failure
 
 	next   int   // after a panic: the handler after the one that panicked
@@ -376,17 +376,16 @@ func dispatchPoint[In, Out any](ctx context.Context, r *Registry, name string, k
 	d.r = r
 	d.p = p
 	d.ms = *p.dispatch.Load()
-	d.in = in
 	d.vet = vet
 	tel := r.tel
 	var span trace.Span
 	if tel != nil {
 		ctx, span = tel.StartHook(ctx, p.Name, k.String())
 	}
-	out, won, done, err = d.runFrom(ctx)
+	out, won, done, err = d.runFrom(ctx, in)
 	for d.resume {
 		d.resume = false
-		out, won, done, err = d.runFrom(ctx)
+		out, won, done, err = d.runFrom(ctx, in)
 	}
 	if tel != nil {
 		tel.End(span, err)
@@ -399,8 +398,8 @@ func dispatchPoint[In, Out any](ctx context.Context, r *Registry, name string, k
 // on locals; the deferred func saves them to d when a handler panics: i is
 // the handler being called, so the panic is charged to it and the next run
 // starts after it.
-func (d *dispatch[In, Out]) runFrom(ctx context.Context) (out []Out, won Out, done bool, err error) {
-	ms, in, vet, i := d.ms, d.in, d.vet, d.next
+func (d *dispatch[In, Out]) runFrom(ctx context.Context, in In) (out []Out, won Out, done bool, err error) {
+	ms, vet, i := d.ms, d.vet, d.next
 	out = d.out
 	defer func() {
 		if v := recover(); v != nil {
