@@ -55,6 +55,8 @@ func TestDispatchFirstWinDecidesAfterPanic(t *testing.T) {
 
 // The hot points dispatch on every tool call and every step: a firstWin
 // dispatch allocates nothing, and a concat dispatch one slice for its result.
+// Typed the same (M156): handlers from Bind are called as they are, so a
+// struct payload and string or struct values are never boxed.
 func TestDispatchAllocations(t *testing.T) {
 	ctx := context.Background()
 	fw, _ := registry(t, hooks.ScopeRun, hooks.ToolBefore.Name, pass, pass, handled("x"))
@@ -66,4 +68,26 @@ func TestDispatchAllocations(t *testing.T) {
 	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() {
 		_, _ = cc.DispatchConcat(ctx, hooks.ContextPrepare.Name, "in")
 	}), "concat dispatch allocations")
+
+	in := prepare{Session: "s1", Step: 2, Notes: []string{"n"}}
+	tr := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
+	tc := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
+	for _, name := range []string{"a", "b"} {
+		require.NoError(t, tc.Mount(tr, name, hooks.Builtin, func(_ context.Context, in prepare) (string, bool, error) {
+			return in.Session, true, nil
+		}))
+	}
+	require.NoError(t, tc.Mount(tr, "pass", hooks.Builtin, func(context.Context, prepare) (string, bool, error) { return "", false, nil }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() {
+		_, _ = tc.Dispatch(ctx, tr, in)
+	}), "typed concat dispatch allocations")
+
+	tf := hooks.NewFirstWin[prepare, verdict](hooks.ToolBefore)
+	require.NoError(t, tf.Mount(tr, "pass", hooks.Builtin, func(context.Context, prepare) (verdict, bool, error) { return verdict{}, false, nil }))
+	require.NoError(t, tf.Mount(tr, "deny", hooks.Builtin, func(_ context.Context, in prepare) (verdict, bool, error) {
+		return verdict{Deny: true, Reason: in.Session}, true, nil
+	}))
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		_, _, _ = tf.Dispatch(ctx, tr, in)
+	}), "typed firstWin dispatch allocations")
 }

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"reflect"
 )
 
 // ConcatPoint is a typed view of a concat point: handlers take In and return
@@ -33,7 +34,7 @@ func NewFirstWin[In, Out any](p Point) FirstWinPoint[In, Out] {
 // was installed). ok=false means "nothing to add". A payload of another
 // type is the handler's failure, warned about like any other.
 func (p ConcatPoint[In, Out]) Bind(name string, h func(ctx context.Context, in In) (out Out, ok bool, err error)) Mount {
-	return Mount{Point: p.Name, Name: name, Handler: typed(h)}
+	return bind(p.Name, name, h)
 }
 
 // Mount attaches a typed concat handler to r with the given origin.
@@ -41,6 +42,19 @@ func (p ConcatPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h f
 	m := p.Bind(name, h)
 	m.Origin = origin
 	return r.Mount(m)
+}
+
+// bind makes a Mount of a typed handler. A typed dispatch calls h itself
+// (no payload or value boxed) when In and Out are concrete types: then the
+// assertion in typed(h) and the dispatch's check of the value always pass,
+// so both ways give the same outcome. An interface In or Out (nil fails an
+// assertion) keeps to the Handler.
+func bind[In, Out any](point, name string, h func(context.Context, In) (Out, bool, error)) Mount {
+	m := Mount{Point: point, Name: name, Handler: typed(h)}
+	if reflect.TypeFor[In]().Kind() != reflect.Interface && reflect.TypeFor[Out]().Kind() != reflect.Interface {
+		m.typed = h
+	}
+	return m
 }
 
 // typed adapts a typed handler to Handler: the payload is asserted to In,
@@ -63,28 +77,18 @@ func typed[In, Out any](h func(ctx context.Context, in In) (Out, bool, error)) H
 // An output of another type (from a handler mounted untyped) is that
 // handler's failure: warned about and left out.
 func (p ConcatPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) ([]Out, error) {
-	vs, err := r.dispatchConcat(ctx, p.Name, in, isA[Out])
-	out := make([]Out, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, v.(Out))
+	out, _, _, err := dispatchPoint[In, Out](ctx, r, p.Name, Concat, in, true)
+	if out == nil {
+		out = []Out{}
 	}
 	return out, err
-}
-
-// isA refuses values that are not an Out.
-func isA[Out any](v any) error {
-	if _, ok := v.(Out); !ok {
-		var want Out
-		return fmt.Errorf("handler returned %T, want %T", v, want)
-	}
-	return nil
 }
 
 // Bind makes a typed firstWin handler into a Mount on this point, for a
 // capability's Mounts (the kernel sets its Origin from how the capability
 // was installed). handled=false passes.
 func (p FirstWinPoint[In, Out]) Bind(name string, h func(ctx context.Context, in In) (out Out, handled bool, err error)) Mount {
-	return Mount{Point: p.Name, Name: name, Handler: typed(h)}
+	return bind(p.Name, name, h)
 }
 
 // Mount attaches a typed firstWin handler to r with the given origin.
@@ -98,9 +102,9 @@ func (p FirstWinPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h
 // passed. A decision of another type is that handler's failure: warned about,
 // and the next handler gets its turn.
 func (p FirstWinPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) (out Out, handled bool, err error) {
-	res, err := r.dispatchFirstWin(ctx, p.Name, in, isA[Out])
-	if err != nil || !res.Handled {
+	_, won, done, err := dispatchPoint[In, Out](ctx, r, p.Name, FirstWin, in, true)
+	if err != nil || !done {
 		return out, false, err
 	}
-	return res.Value.(Out), true, nil
+	return won, true, nil
 }
