@@ -26,6 +26,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // Defaults of Config's durations.
@@ -125,7 +126,10 @@ type Capability struct {
 // instance is one process of the plugin.
 type instance struct {
 	client pluginClient
-	rpc    plugins.Capability
+	rpc    wire
+	// native: the plugin takes the standard points' payloads natively
+	// (it said NativeHooks).
+	native bool
 	pid    int
 	// handshake is how long the process start, handshake and AutoMTLS
 	// took; started adds the skills watch and the first Describe.
@@ -273,24 +277,34 @@ func (c *Capability) Mounts() []hooks.Mount {
 	return ms
 }
 
-// handler is a remote hook handler: the payload crosses the wire as JSON,
-// and "pass" is the explicit handled=false, never a zero value.
+// wire is what an instance calls: the plugin's Capability, and hook calls
+// as protobuf messages (*plugins.GRPCClient).
+type wire interface {
+	plugins.Capability
+	HandleMessage(ctx context.Context, req *proto.HandleRequest, resp *proto.HandleResponse) error
+}
+
+// handler is a remote hook handler: a standard point's payload crosses the
+// wire natively to a plugin that takes it so, as JSON otherwise, and "pass"
+// is the explicit handled=false, never a zero value. The call's messages
+// are reused from call to call (hookCall).
 func (c *Capability) handler(m plugins.Mount) hooks.Handler {
 	point, mount, op := m.Point, m.Name, "hook "+m.Point
 	return func(ctx context.Context, in any) (hooks.Result, error) {
-		payload, err := encodeHookInput(point, in)
-		if err != nil {
-			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
-		}
-		var r plugins.HookResult
-		err = c.call(ctx, op, func(ctx context.Context, inst *instance) (err error) {
-			r, err = inst.rpc.Handle(ctx, point, mount, payload)
-			return err
+		hc := getCall(point, mount)
+		defer hc.release()
+		err := c.call(ctx, op, func(ctx context.Context, inst *instance) error {
+			// The form depends on the process answering, which a restart
+			// may have replaced.
+			if err := hc.setInput(point, in, inst.native); err != nil {
+				return err
+			}
+			return inst.rpc.HandleMessage(ctx, &hc.req, &hc.resp)
 		})
-		if err != nil || !r.Handled {
+		if err != nil || !hc.resp.GetHandled() {
 			return hooks.Pass, err
 		}
-		v, err := decodeHookOutput(point, r.Result)
+		v, err := decodeHookAnswer(point, &hc.resp)
 		if err != nil {
 			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
 		}
