@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	gproto "google.golang.org/protobuf/proto"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins/proto"
@@ -167,16 +166,19 @@ var staticMethod = []grpc.CallOption{grpc.StaticMethod()}
 // answer by its variable-length fields. The answer is not interpreted: that
 // is the caller's, who knows the point.
 func (c *GRPCClient) HandleMessage(ctx context.Context, req *proto.HandleRequest, resp *proto.HandleResponse) error {
-	n := 0
+	e, err := encode(req)
+	if err != nil {
+		return err
+	}
+	defer e.release()
+	n := len(e.buf)
 	if p, ok := req.GetInput().(*proto.HandleRequest_Payload); ok {
 		n = len(p.Payload)
-	} else {
-		n = gproto.Size(req)
 	}
 	if err := checkSize("hook payload", n); err != nil {
 		return err
 	}
-	if err := c.conn.Invoke(ctx, proto.Capability_Handle_FullMethodName, req, resp, staticMethod...); err != nil {
+	if err := c.conn.Invoke(ctx, proto.Capability_Handle_FullMethodName, e, resp, staticMethod...); err != nil {
 		return wireErr(err)
 	}
 	return checkSize("hook result", outputSize(resp))

@@ -54,6 +54,7 @@ func DialOptions() []grpc.DialOption {
 // go-plugin passes in (TLS).
 func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(newServerCodec()),
 		grpc.MaxRecvMsgSize(MaxMessageSize),
 		grpc.MaxSendMsgSize(MaxMessageSize),
 		grpc.InitialWindowSize(windowSize),
