@@ -11,4 +11,11 @@
 //
 // Only gRPC is spoken (go-plugin's net/rpc is refused), over AutoMTLS, with
 // messages up to MaxMessageSize in either direction.
+//
+// A hook call is on the path of every model step, so its wire is lean: the
+// standard points' payloads and results travel as native protobuf messages
+// to a plugin that says it takes them (NativeHooks; a MessageHandler such as
+// plugins/sdk's server), JSON otherwise and for custom points; the host
+// encodes a hook call's request, and the plugin its answer, by hand into
+// reused buffers rather than through protobuf's reflection.
 package plugins

@@ -38,7 +38,7 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 
 // GRPCClient returns the host's Capability over conn.
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &GRPCClient{client: proto.NewCapabilityClient(c)}, nil
+	return &GRPCClient{client: proto.NewCapabilityClient(c), conn: c}, nil
 }
 
 // MaxPayload bounds each payload that crosses the wire: a hook payload or
@@ -78,7 +78,10 @@ func tooLargeStatus(err error) error {
 
 // GRPCClient is the host's side of the wire: a Capability whose calls are
 // gRPC calls to the plugin.
-type GRPCClient struct{ client proto.CapabilityClient }
+type GRPCClient struct {
+	client proto.CapabilityClient
+	conn   grpc.ClientConnInterface // for HandleMessage, which reuses its reply
+}
 
 var _ Capability = (*GRPCClient)(nil)
 
@@ -88,7 +91,7 @@ func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
 	if err != nil {
 		return Description{}, wireErr(err)
 	}
-	d := Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete()}
+	d := Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete(), NativeHooks: r.GetNativeHooks()}
 	for _, m := range r.GetMounts() {
 		d.Mounts = append(d.Mounts, Mount{Point: m.GetPoint(), Name: m.GetName()})
 	}
@@ -137,12 +140,12 @@ func (c *GRPCClient) CallTool(ctx context.Context, name string, args json.RawMes
 	return contract.ToolResult{Content: r.GetContent(), IsError: r.GetIsError()}, nil
 }
 
-// Handle runs one of the plugin's hook handlers.
+// Handle runs one of the plugin's hook handlers on a JSON payload.
 func (c *GRPCClient) Handle(ctx context.Context, point, mount string, payload json.RawMessage) (HookResult, error) {
 	if err := checkSize("hook payload", len(payload)); err != nil {
 		return HookResult{}, err
 	}
-	r, err := c.client.Handle(ctx, &proto.HandleRequest{Point: point, Mount: mount, Payload: payload})
+	r, err := c.client.Handle(ctx, &proto.HandleRequest{Point: point, Mount: mount, Input: &proto.HandleRequest_Payload{Payload: payload}})
 	if err != nil {
 		return HookResult{}, wireErr(err)
 	}
@@ -150,6 +153,51 @@ func (c *GRPCClient) Handle(ctx context.Context, point, mount string, payload js
 		return HookResult{}, err
 	}
 	return HookResult{Handled: r.GetHandled(), Result: r.GetResult()}, nil
+}
+
+// staticMethod is the call option of every HandleMessage, allocated once.
+var staticMethod = []grpc.CallOption{grpc.StaticMethod()}
+
+// HandleMessage sends req and reads the plugin's answer into resp: the
+// host's way to send a standard point's payload in its native field to a
+// plugin that said NativeHooks (JSON payloads go too). The caller may reuse
+// req and resp for its next call once this one returned. Sizes are checked
+// as Handle checks them: a native payload by its encoded size, a native
+// answer by its variable-length fields. The answer is not interpreted: that
+// is the caller's, who knows the point.
+func (c *GRPCClient) HandleMessage(ctx context.Context, req *proto.HandleRequest, resp *proto.HandleResponse) error {
+	e, err := encode(req)
+	if err != nil {
+		return err
+	}
+	defer e.release()
+	n := len(e.buf)
+	if p, ok := req.GetInput().(*proto.HandleRequest_Payload); ok {
+		n = len(p.Payload)
+	}
+	if err := checkSize("hook payload", n); err != nil {
+		return err
+	}
+	if err := c.conn.Invoke(ctx, proto.Capability_Handle_FullMethodName, e, resp, staticMethod...); err != nil {
+		return wireErr(err)
+	}
+	return checkSize("hook result", outputSize(resp))
+}
+
+// outputSize is the size of a hook's answer: its JSON result, or its
+// native output's variable-length fields.
+func outputSize(r *proto.HandleResponse) int {
+	switch o := r.GetOutput().(type) {
+	case *proto.HandleResponse_Result:
+		return len(o.Result)
+	case *proto.HandleResponse_Text:
+		return len(o.Text)
+	case *proto.HandleResponse_ToolDecision:
+		return len(o.ToolDecision.GetReason()) + len(o.ToolDecision.GetArgs())
+	case *proto.HandleResponse_Compaction:
+		return len(o.Compaction.GetSummary())
+	}
+	return 0
 }
 
 // WatchSkills follows the plugin's "skills changed" stream until ctx is done
@@ -186,7 +234,8 @@ func (s *GRPCServer) Describe(ctx context.Context, _ *proto.DescribeRequest) (*p
 	if err != nil {
 		return nil, err
 	}
-	r := &proto.DescribeResponse{Name: d.Name, Description: d.Description, SkillsIncomplete: d.SkillsIncomplete}
+	_, native := s.Impl.(MessageHandler)
+	r := &proto.DescribeResponse{Name: d.Name, Description: d.Description, SkillsIncomplete: d.SkillsIncomplete, NativeHooks: native}
 	for _, m := range d.Mounts {
 		r.Mounts = append(r.Mounts, &proto.Mount{Point: m.Point, Name: m.Name})
 	}
@@ -232,19 +281,29 @@ func (s *GRPCServer) CallTool(ctx context.Context, req *proto.CallToolRequest) (
 	return &proto.CallToolResponse{Content: r.Content, IsError: r.IsError}, nil
 }
 
-// Handle serves Impl.Handle.
+// Handle serves Impl.HandleMessage when Impl is a MessageHandler, else
+// Impl.Handle with the JSON payload.
 func (s *GRPCServer) Handle(ctx context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error) {
-	r, err := s.Impl.Handle(ctx, req.GetPoint(), req.GetMount(), req.GetPayload())
-	if err != nil {
-		return nil, err
+	var r *proto.HandleResponse
+	if m, ok := s.Impl.(MessageHandler); ok {
+		var err error
+		if r, err = m.HandleMessage(ctx, req); err != nil {
+			return nil, err
+		}
+	} else {
+		hr, err := s.Impl.Handle(ctx, req.GetPoint(), req.GetMount(), req.GetPayload())
+		if err != nil {
+			return nil, err
+		}
+		r = &proto.HandleResponse{Handled: hr.Handled, Output: &proto.HandleResponse_Result{Result: hr.Result}}
 	}
-	if !r.Handled {
+	if !r.GetHandled() {
 		return &proto.HandleResponse{}, nil
 	}
-	if err := checkSize("hook result", len(r.Result)); err != nil {
+	if err := checkSize("hook result", outputSize(r)); err != nil {
 		return nil, tooLargeStatus(err)
 	}
-	return &proto.HandleResponse{Handled: true, Result: r.Result}, nil
+	return r, nil
 }
 
 // WatchSkills serves Impl.WatchSkills as a stream. Changes signalled while a

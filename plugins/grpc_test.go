@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins"
@@ -149,5 +150,49 @@ func TestWatchSkillsStream(t *testing.T) {
 	assert.Equal(t, 1, n, "failing watch: %d messages, err %v", n, err)
 	if assert.Error(t, err, "failing watch: %d messages, err %v", n, err) {
 		assert.Contains(t, err.Error(), "no inotify left", "failing watch: %d messages, err %v", n, err)
+	}
+}
+
+// native is a Capability that also takes hook calls as messages.
+type native struct {
+	*fake
+	resp *proto.HandleResponse
+	got  *proto.HandleRequest
+}
+
+func (n *native) HandleMessage(_ context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error) {
+	n.got = req
+	return n.resp, nil
+}
+
+// A plugin says NativeHooks exactly when its implementation is a
+// MessageHandler, whatever its Describe says; GRPCServer then hands it the
+// request as it came, and "pass" stays explicit.
+func TestNativeHooksSaidAndServed(t *testing.T) {
+	ctx := context.Background()
+	d, err := dial(t, &fake{desc: plugins.Description{Name: "old", NativeHooks: true}}).Describe(ctx)
+	require.NoError(t, err)
+	assert.False(t, d.NativeHooks, "a Capability without HandleMessage said NativeHooks")
+
+	n := &native{fake: &fake{desc: plugins.Description{Name: "new"}}}
+	c := dial(t, n)
+	d, err = c.Describe(ctx)
+	require.NoError(t, err)
+	assert.True(t, d.NativeHooks, "a MessageHandler did not say NativeHooks")
+
+	req := &proto.HandleRequest{Point: "turn:end", Mount: "m", Input: &proto.HandleRequest_TurnEnd{TurnEnd: &proto.TurnEnd{SessionId: "s", Step: 4}}}
+	for _, tt := range []struct {
+		name       string
+		resp, want *proto.HandleResponse
+	}{
+		{"decision", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}},
+			&proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}}},
+		{"pass with a stray result", &proto.HandleResponse{Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}}, &proto.HandleResponse{}},
+	} {
+		n.resp = tt.resp
+		var resp proto.HandleResponse
+		require.NoError(t, c.(*plugins.GRPCClient).HandleMessage(ctx, req, &resp), tt.name)
+		assert.Empty(t, cmp.Diff(req, n.got, protocmp.Transform()), "%s: the request the plugin got (-want +got)", tt.name)
+		assert.Empty(t, cmp.Diff(tt.want, &resp, protocmp.Transform()), "%s: the answer (-want +got)", tt.name)
 	}
 }

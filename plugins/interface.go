@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // ProtocolVersion is the version of the plugin protocol (helios.proto and
@@ -53,6 +54,7 @@ func DialOptions() []grpc.DialOption {
 // go-plugin passes in (TLS).
 func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(newServerCodec()),
 		grpc.MaxRecvMsgSize(MaxMessageSize),
 		grpc.MaxSendMsgSize(MaxMessageSize),
 		grpc.InitialWindowSize(windowSize),
@@ -88,6 +90,20 @@ type Capability interface {
 	WatchSkills(ctx context.Context, changed func()) error
 }
 
+// MessageHandler is a Capability that also takes hook calls as the
+// protobuf messages they cross the wire in: the standard points' payloads
+// in their native fields (proto.Prepare, proto.ToolBefore, ...), which
+// spares both sides JSON. GRPCServer hands it every Handle request as it
+// came, JSON payloads too (a custom point's, or an older host's, which
+// must be answered in JSON), and tells the host in Describe that it may
+// send native ones. plugins/sdk's Server is one.
+type MessageHandler interface {
+	// HandleMessage runs the handler of req's point and mount. The answer
+	// to a JSON payload is JSON; the answer to a native one is native or
+	// JSON.
+	HandleMessage(ctx context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error)
+}
+
 // Description is what a plugin says about itself.
 type Description struct {
 	// Name is the plugin's own name (its EXTENSION.md frontmatter name).
@@ -106,6 +122,10 @@ type Description struct {
 	// Warnings are about skills it skipped or doubted. Their Source is
 	// set by the host.
 	Warnings []contract.Warning
+	// NativeHooks says the plugin takes the standard points' payloads in
+	// their protobuf form (see MessageHandler), so the host sends them so.
+	// GRPCServer sets it from its Impl, whatever Impl's Describe said.
+	NativeHooks bool
 }
 
 // Mount is one hook handler of a plugin.

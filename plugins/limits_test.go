@@ -50,10 +50,14 @@ type hostile struct {
 	proto.UnimplementedCapabilityServer
 	result, content, body string
 	describe              string
+	native                *proto.HandleResponse // answers Handle when set
 }
 
 func (h *hostile) Handle(context.Context, *proto.HandleRequest) (*proto.HandleResponse, error) {
-	return &proto.HandleResponse{Handled: true, Result: []byte(h.result)}, nil
+	if h.native != nil {
+		return h.native, nil
+	}
+	return &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Result{Result: []byte(h.result)}}, nil
 }
 
 func (h *hostile) CallTool(context.Context, *proto.CallToolRequest) (*proto.CallToolResponse, error) {
@@ -101,4 +105,28 @@ func TestHostRefusesOversizedAnswers(t *testing.T) {
 	_, err = c.Describe(t.Context())
 	require.ErrorIs(t, err, plugins.ErrTooLarge)
 	assert.Contains(t, err.Error(), "a message exceeds the limit of 64 MiB (plugins.MaxMessageSize)")
+}
+
+// A native answer is bounded like a JSON one, on both sides: the SDK's
+// side refuses to send it, the host refuses what a plugin sent anyway.
+func TestNativeAnswersBounded(t *testing.T) {
+	req := &proto.HandleRequest{Point: "context:prepare", Input: &proto.HandleRequest_Prepare{Prepare: &proto.Prepare{}}}
+	for _, tt := range []struct {
+		name string
+		resp *proto.HandleResponse
+	}{
+		{"text", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Text{Text: overLimit}}},
+		{"reason", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_ToolDecision{ToolDecision: &proto.ToolDecision{Reason: overLimit}}}},
+		{"summary", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Compaction{Compaction: &proto.Compaction{From: 1, To: 1, Summary: overLimit}}}},
+	} {
+		var resp proto.HandleResponse
+		err := dial(t, &native{fake: &fake{}, resp: tt.resp}).(*plugins.GRPCClient).HandleMessage(t.Context(), req, &resp)
+		require.Error(t, err, "plugin side, %s", tt.name)
+		assert.Contains(t, err.Error(), "hook result of 33554433 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)", "plugin side, %s", tt.name)
+		assert.NotErrorIs(t, err, plugins.ErrTooLarge, "plugin side, %s: the plugin must refuse to send it", tt.name)
+
+		err = dialRaw(t, &hostile{native: tt.resp}).(*plugins.GRPCClient).HandleMessage(t.Context(), req, &resp)
+		require.ErrorIs(t, err, plugins.ErrTooLarge, "host side, %s", tt.name)
+		assert.Contains(t, err.Error(), "hook result of 33554433 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)", "host side, %s", tt.name)
+	}
 }

@@ -109,8 +109,9 @@ func Serve(p sdk.Plugin) {
 
 // Wrap returns p with each hook call traced as "<point> <pid>" before the
 // handler runs, and each context:prepare handler held while the stall file
-// exists (until its call is cancelled): a hung handler on demand. Tools pass
-// through. With d off, the wrapper changes nothing.
+// exists (until its call is cancelled): a hung handler on demand. Both entry
+// points of a hook are wrapped, the JSON one (Handle) and the native one
+// (Typed). Tools pass through. With d off, the wrapper changes nothing.
 func Wrap(p sdk.Plugin, d Dir) sdk.Plugin { return wrapped{p, d} }
 
 type wrapped struct {
@@ -126,19 +127,34 @@ func (w wrapped) Hooks() []sdk.Hook {
 	hs := hp.Hooks()
 	out := make([]sdk.Hook, len(hs))
 	for i, h := range hs {
-		inner := h.Handle
+		handle, typed := h.Handle, h.Typed
 		h.Handle = func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
-			w.d.Trace(h.Point)
-			if h.Point == "context:prepare" {
-				if err := w.d.Stall(ctx); err != nil {
+			if err := w.before(ctx, h.Point); err != nil {
+				return nil, false, err
+			}
+			return handle(ctx, payload)
+		}
+		if typed != nil {
+			h.Typed = func(ctx context.Context, in any) (any, bool, error) {
+				if err := w.before(ctx, h.Point); err != nil {
 					return nil, false, err
 				}
+				return typed(ctx, in)
 			}
-			return inner(ctx, payload)
 		}
 		out[i] = h
 	}
 	return out
+}
+
+// before traces a call of point and holds a context:prepare call while the
+// stall file exists.
+func (w wrapped) before(ctx context.Context, point string) error {
+	w.d.Trace(point)
+	if point == "context:prepare" {
+		return w.d.Stall(ctx)
+	}
+	return nil
 }
 
 func (w wrapped) Tools() []sdk.Tool {

@@ -1,7 +1,9 @@
 // Package hookwire is the JSON form of the standard hook points' payloads and
 // results, as they cross a process boundary to a plugin. The plugin host
 // (plugins/host) converts the kernel's in-process payloads to these types and
-// back; plugins/sdk hands them to plugin authors.
+// back; plugins/sdk hands them to plugin authors. The native protobuf
+// messages of plugins/proto carry the same values field by field, and the
+// SDK hands them over as these types too.
 //
 // Only what a plugin can use travels: a context:prepare handler sees the
 // catalog's summaries, not the skills' loaders; a context:compact handler

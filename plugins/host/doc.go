@@ -10,8 +10,13 @@
 // and a few locale variables, plus what Config.Env lists. Its stderr is
 // re-logged through the kernel's slog logger with a "plugin" attribute.
 //
+// A hook payload crosses the wire natively (package plugins/proto's messages
+// for the standard points) to a plugin that takes it so, as JSON otherwise;
+// either answer decodes to the same kernel value under the same rules, and
+// one the kernel cannot use is the handler's error.
+//
 // A crashed or hung plugin costs an error and a warning, never the kernel:
-// every call has a deadline; a hook handler that fails is skipped by the
+// every call has a deadline, which a watchdog enforces; a hook handler that fails is skipped by the
 // kernel's registry, which warns; a plugin that died is restarted on its
 // next use, after a backoff that doubles with each consecutive failure;
 // meanwhile its skills are listed as last seen and the catalog is marked

@@ -26,6 +26,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // Defaults of Config's durations.
@@ -106,6 +107,8 @@ type Capability struct {
 	// it to exercise the plugin's own parent watch.
 	procAttr func() *syscall.SysProcAttr
 
+	inFlight inFlight // the calls the watchdog times out
+
 	restartMu sync.Mutex // one start at a time
 	failing   atomic.Bool
 	wg        sync.WaitGroup // background kills and watches
@@ -125,7 +128,10 @@ type Capability struct {
 // instance is one process of the plugin.
 type instance struct {
 	client pluginClient
-	rpc    plugins.Capability
+	rpc    wire
+	// native: the plugin takes the standard points' payloads natively
+	// (it said NativeHooks).
+	native bool
 	pid    int
 	// handshake is how long the process start, handshake and AutoMTLS
 	// took; started adds the skills watch and the first Describe.
@@ -156,6 +162,7 @@ func Launch(ctx context.Context, cfg Config) (*Capability, error) {
 		return nil, err
 	}
 	if err := c.launch(ctx); err != nil {
+		c.Close()
 		return nil, err
 	}
 	return c, nil
@@ -212,6 +219,8 @@ func newCapability(cfg Config) (*Capability, error) {
 		}
 		c.env = append(c.env, kv)
 	}
+	c.wg.Add(1)
+	go c.watchdog()
 	return c, nil
 }
 
@@ -273,24 +282,34 @@ func (c *Capability) Mounts() []hooks.Mount {
 	return ms
 }
 
-// handler is a remote hook handler: the payload crosses the wire as JSON,
-// and "pass" is the explicit handled=false, never a zero value.
+// wire is what an instance calls: the plugin's Capability, and hook calls
+// as protobuf messages (*plugins.GRPCClient).
+type wire interface {
+	plugins.Capability
+	HandleMessage(ctx context.Context, req *proto.HandleRequest, resp *proto.HandleResponse) error
+}
+
+// handler is a remote hook handler: a standard point's payload crosses the
+// wire natively to a plugin that takes it so, as JSON otherwise, and "pass"
+// is the explicit handled=false, never a zero value. The call's messages
+// are reused from call to call (hookCall).
 func (c *Capability) handler(m plugins.Mount) hooks.Handler {
 	point, mount, op := m.Point, m.Name, "hook "+m.Point
 	return func(ctx context.Context, in any) (hooks.Result, error) {
-		payload, err := encodeHookInput(point, in)
-		if err != nil {
-			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
-		}
-		var r plugins.HookResult
-		err = c.call(ctx, op, func(ctx context.Context, inst *instance) (err error) {
-			r, err = inst.rpc.Handle(ctx, point, mount, payload)
-			return err
+		hc := getCall(point, mount)
+		defer hc.release()
+		err := c.call(ctx, op, func(ctx context.Context, inst *instance) error {
+			// The form depends on the process answering, which a restart
+			// may have replaced.
+			if err := hc.setInput(point, in, inst.native); err != nil {
+				return err
+			}
+			return inst.rpc.HandleMessage(ctx, &hc.req, &hc.resp)
 		})
-		if err != nil || !r.Handled {
+		if err != nil || !hc.resp.GetHandled() {
 			return hooks.Pass, err
 		}
-		v, err := decodeHookOutput(point, r.Result)
+		v, err := decodeHookAnswer(point, &hc.resp)
 		if err != nil {
 			return hooks.Pass, fmt.Errorf("plugin %q: %w", c.cfg.Name, err)
 		}
@@ -476,15 +495,12 @@ func (c *Capability) call(ctx context.Context, op string, fn func(ctx context.Co
 	if err != nil {
 		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
 	}
-	// The deadline is a timer cancelling the call rather than a context
-	// deadline: gRPC would send a deadline along and arm a timer on both
-	// sides, which costs about 10µs a call (5% of a whole call).
-	cctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(c.cfg.CallTimeout, func() { cancel(errCallTimeout) })
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
+	}
+	cctx := c.inFlight.start(ctx, c.cfg.CallTimeout)
 	err = fn(cctx, inst)
-	timer.Stop()
-	timedOut := context.Cause(cctx) == errCallTimeout
-	cancel(nil)
+	timedOut := c.inFlight.end(cctx)
 	if err == nil {
 		if c.failing.Load() {
 			c.mu.Lock()
@@ -528,9 +544,6 @@ func (c *Capability) crashed(inst *instance, code codes.Code) bool {
 	}
 	return false
 }
-
-// errCallTimeout is the cause of a call cancelled by its deadline.
-var errCallTimeout = errors.New("call timeout")
 
 // remoteError is an error the plugin returned; its text is the plugin's
 // own, without gRPC's framing, and status.Code still reads its code.

@@ -78,9 +78,9 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 	if err != nil {
 		return fail(err)
 	}
-	rpc, ok := raw.(plugins.Capability)
+	rpc, ok := raw.(wire)
 	if !ok {
-		return fail(fmt.Errorf("dispensed %T, not a plugins.Capability", raw))
+		return fail(fmt.Errorf("dispensed %T, not a *plugins.GRPCClient", raw))
 	}
 	inst := &instance{client: client, rpc: rpc, handshake: handshake}
 	if rc := client.ReattachConfig(); rc != nil {
@@ -104,6 +104,7 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 		inst.cancel()
 		return fail(fmt.Errorf("describe: %w", remoteErr(err)))
 	}
+	inst.native = d.NativeHooks
 	inst.started = time.Since(t0)
 	return inst, d, nil
 }

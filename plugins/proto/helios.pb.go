@@ -78,7 +78,13 @@ type DescribeResponse struct {
 	// skills_incomplete says the plugin could not read all its skills.
 	SkillsIncomplete bool `protobuf:"varint,6,opt,name=skills_incomplete,json=skillsIncomplete,proto3" json:"skills_incomplete,omitempty"`
 	// warnings are about skills the plugin skipped or doubted.
-	Warnings      []*Warning `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	Warnings []*Warning `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// native_hooks says the plugin takes the standard points' payloads in
+	// HandleRequest's native fields and may answer in HandleResponse's. A
+	// host sends them only to a plugin that says so; to any other it sends
+	// JSON in payload, which is also what every plugin gets for a custom
+	// point.
+	NativeHooks   bool `protobuf:"varint,8,opt,name=native_hooks,json=nativeHooks,proto3" json:"native_hooks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -160,6 +166,13 @@ func (x *DescribeResponse) GetWarnings() []*Warning {
 		return x.Warnings
 	}
 	return nil
+}
+
+func (x *DescribeResponse) GetNativeHooks() bool {
+	if x != nil {
+		return x.NativeHooks
+	}
+	return false
 }
 
 // Mount is one hook handler.
@@ -618,8 +631,20 @@ type HandleRequest struct {
 	Point string                 `protobuf:"bytes,1,opt,name=point,proto3" json:"point,omitempty"`
 	// mount is the Mount.name the handler was described with.
 	Mount string `protobuf:"bytes,2,opt,name=mount,proto3" json:"mount,omitempty"`
-	// payload is the point's JSON payload (package kernel/hookwire).
-	Payload       []byte `protobuf:"bytes,3,opt,name=payload,proto3" json:"payload,omitempty"`
+	// input is the point's payload: JSON (package kernel/hookwire) for a
+	// custom point, or for a plugin that did not say native_hooks; the native
+	// field of the point otherwise. A native field sent for another point is
+	// an error.
+	//
+	// Types that are valid to be assigned to Input:
+	//
+	//	*HandleRequest_Payload
+	//	*HandleRequest_SessionStart
+	//	*HandleRequest_Prepare
+	//	*HandleRequest_ToolBefore
+	//	*HandleRequest_TurnEnd
+	//	*HandleRequest_Compact
+	Input         isHandleRequest_Input `protobuf_oneof:"input"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -668,22 +693,126 @@ func (x *HandleRequest) GetMount() string {
 	return ""
 }
 
-func (x *HandleRequest) GetPayload() []byte {
+func (x *HandleRequest) GetInput() isHandleRequest_Input {
 	if x != nil {
-		return x.Payload
+		return x.Input
 	}
 	return nil
 }
 
+func (x *HandleRequest) GetPayload() []byte {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_Payload); ok {
+			return x.Payload
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetSessionStart() *SessionStart {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_SessionStart); ok {
+			return x.SessionStart
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetPrepare() *Prepare {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_Prepare); ok {
+			return x.Prepare
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetToolBefore() *ToolBefore {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_ToolBefore); ok {
+			return x.ToolBefore
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetTurnEnd() *TurnEnd {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_TurnEnd); ok {
+			return x.TurnEnd
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetCompact() *Compact {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_Compact); ok {
+			return x.Compact
+		}
+	}
+	return nil
+}
+
+type isHandleRequest_Input interface {
+	isHandleRequest_Input()
+}
+
+type HandleRequest_Payload struct {
+	Payload []byte `protobuf:"bytes,3,opt,name=payload,proto3,oneof"`
+}
+
+type HandleRequest_SessionStart struct {
+	SessionStart *SessionStart `protobuf:"bytes,4,opt,name=session_start,json=sessionStart,proto3,oneof"`
+}
+
+type HandleRequest_Prepare struct {
+	Prepare *Prepare `protobuf:"bytes,5,opt,name=prepare,proto3,oneof"`
+}
+
+type HandleRequest_ToolBefore struct {
+	ToolBefore *ToolBefore `protobuf:"bytes,6,opt,name=tool_before,json=toolBefore,proto3,oneof"`
+}
+
+type HandleRequest_TurnEnd struct {
+	TurnEnd *TurnEnd `protobuf:"bytes,7,opt,name=turn_end,json=turnEnd,proto3,oneof"`
+}
+
+type HandleRequest_Compact struct {
+	Compact *Compact `protobuf:"bytes,8,opt,name=compact,proto3,oneof"`
+}
+
+func (*HandleRequest_Payload) isHandleRequest_Input() {}
+
+func (*HandleRequest_SessionStart) isHandleRequest_Input() {}
+
+func (*HandleRequest_Prepare) isHandleRequest_Input() {}
+
+func (*HandleRequest_ToolBefore) isHandleRequest_Input() {}
+
+func (*HandleRequest_TurnEnd) isHandleRequest_Input() {}
+
+func (*HandleRequest_Compact) isHandleRequest_Input() {}
+
 type HandleResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// handled is the explicit "I decided" (firstWin) or "I contribute"
-	// (concat). false is a pass, whatever result holds: a zero value can
+	// (concat). false is a pass, whatever output holds: a zero value can
 	// never mean pass by accident.
 	Handled bool `protobuf:"varint,1,opt,name=handled,proto3" json:"handled,omitempty"`
-	// result is the point's JSON result (package kernel/hookwire); only
-	// read when handled.
-	Result        []byte `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	// output is the point's result, read only when handled: JSON (package
+	// kernel/hookwire) in result, which any host reads, or, in answer to a
+	// native payload, the point's native field. A handled answer without
+	// output, or with another point's, is an error.
+	//
+	// Types that are valid to be assigned to Output:
+	//
+	//	*HandleResponse_Result
+	//	*HandleResponse_Text
+	//	*HandleResponse_ToolDecision
+	//	*HandleResponse_TurnDecision
+	//	*HandleResponse_Compaction
+	Output        isHandleResponse_Output `protobuf_oneof:"output"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -725,11 +854,782 @@ func (x *HandleResponse) GetHandled() bool {
 	return false
 }
 
-func (x *HandleResponse) GetResult() []byte {
+func (x *HandleResponse) GetOutput() isHandleResponse_Output {
 	if x != nil {
-		return x.Result
+		return x.Output
 	}
 	return nil
+}
+
+func (x *HandleResponse) GetResult() []byte {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_Result); ok {
+			return x.Result
+		}
+	}
+	return nil
+}
+
+func (x *HandleResponse) GetText() string {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_Text); ok {
+			return x.Text
+		}
+	}
+	return ""
+}
+
+func (x *HandleResponse) GetToolDecision() *ToolDecision {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_ToolDecision); ok {
+			return x.ToolDecision
+		}
+	}
+	return nil
+}
+
+func (x *HandleResponse) GetTurnDecision() *TurnDecision {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_TurnDecision); ok {
+			return x.TurnDecision
+		}
+	}
+	return nil
+}
+
+func (x *HandleResponse) GetCompaction() *Compaction {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_Compaction); ok {
+			return x.Compaction
+		}
+	}
+	return nil
+}
+
+type isHandleResponse_Output interface {
+	isHandleResponse_Output()
+}
+
+type HandleResponse_Result struct {
+	Result []byte `protobuf:"bytes,2,opt,name=result,proto3,oneof"`
+}
+
+type HandleResponse_Text struct {
+	// text is the result of session:start and context:prepare.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3,oneof"`
+}
+
+type HandleResponse_ToolDecision struct {
+	ToolDecision *ToolDecision `protobuf:"bytes,4,opt,name=tool_decision,json=toolDecision,proto3,oneof"`
+}
+
+type HandleResponse_TurnDecision struct {
+	TurnDecision *TurnDecision `protobuf:"bytes,5,opt,name=turn_decision,json=turnDecision,proto3,oneof"`
+}
+
+type HandleResponse_Compaction struct {
+	Compaction *Compaction `protobuf:"bytes,6,opt,name=compaction,proto3,oneof"`
+}
+
+func (*HandleResponse_Result) isHandleResponse_Output() {}
+
+func (*HandleResponse_Text) isHandleResponse_Output() {}
+
+func (*HandleResponse_ToolDecision) isHandleResponse_Output() {}
+
+func (*HandleResponse_TurnDecision) isHandleResponse_Output() {}
+
+func (*HandleResponse_Compaction) isHandleResponse_Output() {}
+
+// SessionStart is the session:start payload.
+type SessionStart struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	WorkDir       string                 `protobuf:"bytes,2,opt,name=work_dir,json=workDir,proto3" json:"work_dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionStart) Reset() {
+	*x = SessionStart{}
+	mi := &file_helios_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionStart) ProtoMessage() {}
+
+func (x *SessionStart) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionStart.ProtoReflect.Descriptor instead.
+func (*SessionStart) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SessionStart) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionStart) GetWorkDir() string {
+	if x != nil {
+		return x.WorkDir
+	}
+	return ""
+}
+
+// Prepare is the context:prepare payload: the catalog the model sees at
+// this step.
+type Prepare struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Step          int64                  `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	Skills        []*CatalogSkill        `protobuf:"bytes,3,rep,name=skills,proto3" json:"skills,omitempty"`
+	Complete      bool                   `protobuf:"varint,4,opt,name=complete,proto3" json:"complete,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Prepare) Reset() {
+	*x = Prepare{}
+	mi := &file_helios_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Prepare) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Prepare) ProtoMessage() {}
+
+func (x *Prepare) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Prepare.ProtoReflect.Descriptor instead.
+func (*Prepare) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Prepare) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Prepare) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *Prepare) GetSkills() []*CatalogSkill {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+func (x *Prepare) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
+// CatalogSkill is one entry of Prepare's catalog.
+type CatalogSkill struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Source        string                 `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CatalogSkill) Reset() {
+	*x = CatalogSkill{}
+	mi := &file_helios_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CatalogSkill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CatalogSkill) ProtoMessage() {}
+
+func (x *CatalogSkill) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CatalogSkill.ProtoReflect.Descriptor instead.
+func (*CatalogSkill) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CatalogSkill) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CatalogSkill) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *CatalogSkill) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+// ToolCall is a tool call the model asked for.
+type ToolCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name  string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// arguments is the JSON the model wrote (it may be invalid).
+	Arguments     []byte `protobuf:"bytes,3,opt,name=arguments,proto3" json:"arguments,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCall) Reset() {
+	*x = ToolCall{}
+	mi := &file_helios_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCall) ProtoMessage() {}
+
+func (x *ToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
+func (*ToolCall) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ToolCall) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ToolCall) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolCall) GetArguments() []byte {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+// ToolBefore is the tool:before payload.
+type ToolBefore struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Call          *ToolCall              `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolBefore) Reset() {
+	*x = ToolBefore{}
+	mi := &file_helios_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolBefore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolBefore) ProtoMessage() {}
+
+func (x *ToolBefore) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolBefore.ProtoReflect.Descriptor instead.
+func (*ToolBefore) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ToolBefore) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ToolBefore) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+// ToolDecision is a tool:before result.
+type ToolDecision struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Deny   bool                   `protobuf:"varint,1,opt,name=deny,proto3" json:"deny,omitempty"`
+	Reason string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// args, when set and deny is not, replace the model's arguments; JSON.
+	Args          []byte `protobuf:"bytes,3,opt,name=args,proto3" json:"args,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolDecision) Reset() {
+	*x = ToolDecision{}
+	mi := &file_helios_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolDecision) ProtoMessage() {}
+
+func (x *ToolDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolDecision.ProtoReflect.Descriptor instead.
+func (*ToolDecision) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ToolDecision) GetDeny() bool {
+	if x != nil {
+		return x.Deny
+	}
+	return false
+}
+
+func (x *ToolDecision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ToolDecision) GetArgs() []byte {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+// TurnEnd is the turn:end payload.
+type TurnEnd struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Step          int64                  `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	ToolCalls     []*ToolCall            `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnEnd) Reset() {
+	*x = TurnEnd{}
+	mi := &file_helios_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnEnd) ProtoMessage() {}
+
+func (x *TurnEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
+func (*TurnEnd) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *TurnEnd) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *TurnEnd) GetStep() int64 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *TurnEnd) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *TurnEnd) GetToolCalls() []*ToolCall {
+	if x != nil {
+		return x.ToolCalls
+	}
+	return nil
+}
+
+// TurnDecision is a turn:end result.
+type TurnDecision struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	End           bool                   `protobuf:"varint,1,opt,name=end,proto3" json:"end,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnDecision) Reset() {
+	*x = TurnDecision{}
+	mi := &file_helios_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnDecision) ProtoMessage() {}
+
+func (x *TurnDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnDecision.ProtoReflect.Descriptor instead.
+func (*TurnDecision) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *TurnDecision) GetEnd() bool {
+	if x != nil {
+		return x.End
+	}
+	return false
+}
+
+// Compact is the context:compact payload: the model view's events.
+type Compact struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	ViewBytes     int64                  `protobuf:"varint,2,opt,name=view_bytes,json=viewBytes,proto3" json:"view_bytes,omitempty"`
+	Budget        int64                  `protobuf:"varint,3,opt,name=budget,proto3" json:"budget,omitempty"`
+	Events        []*Event               `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Compact) Reset() {
+	*x = Compact{}
+	mi := &file_helios_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Compact) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Compact) ProtoMessage() {}
+
+func (x *Compact) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Compact.ProtoReflect.Descriptor instead.
+func (*Compact) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Compact) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Compact) GetViewBytes() int64 {
+	if x != nil {
+		return x.ViewBytes
+	}
+	return 0
+}
+
+func (x *Compact) GetBudget() int64 {
+	if x != nil {
+		return x.Budget
+	}
+	return 0
+}
+
+func (x *Compact) GetEvents() []*Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// Event is one event of Compact's model view.
+type Event struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seq           int64                  `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	ToolName      string                 `protobuf:"bytes,4,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	Input         string                 `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	IsError       bool                   `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Event) Reset() {
+	*x = Event{}
+	mi := &file_helios_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Event) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Event) ProtoMessage() {}
+
+func (x *Event) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Event.ProtoReflect.Descriptor instead.
+func (*Event) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Event) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *Event) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Event) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Event) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *Event) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *Event) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+// Compaction is a context:compact result: hide the events with seq in
+// [from, to] behind summary.
+type Compaction struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          int64                  `protobuf:"varint,1,opt,name=from,proto3" json:"from,omitempty"`
+	To            int64                  `protobuf:"varint,2,opt,name=to,proto3" json:"to,omitempty"`
+	Summary       string                 `protobuf:"bytes,3,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Compaction) Reset() {
+	*x = Compaction{}
+	mi := &file_helios_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Compaction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Compaction) ProtoMessage() {}
+
+func (x *Compaction) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Compaction.ProtoReflect.Descriptor instead.
+func (*Compaction) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *Compaction) GetFrom() int64 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *Compaction) GetTo() int64 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
+func (x *Compaction) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
 }
 
 type WatchSkillsRequest struct {
@@ -740,7 +1640,7 @@ type WatchSkillsRequest struct {
 
 func (x *WatchSkillsRequest) Reset() {
 	*x = WatchSkillsRequest{}
-	mi := &file_helios_proto_msgTypes[12]
+	mi := &file_helios_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -752,7 +1652,7 @@ func (x *WatchSkillsRequest) String() string {
 func (*WatchSkillsRequest) ProtoMessage() {}
 
 func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[12]
+	mi := &file_helios_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -765,7 +1665,7 @@ func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSkillsRequest.ProtoReflect.Descriptor instead.
 func (*WatchSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{12}
+	return file_helios_proto_rawDescGZIP(), []int{23}
 }
 
 type SkillsChanged struct {
@@ -776,7 +1676,7 @@ type SkillsChanged struct {
 
 func (x *SkillsChanged) Reset() {
 	*x = SkillsChanged{}
-	mi := &file_helios_proto_msgTypes[13]
+	mi := &file_helios_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -788,7 +1688,7 @@ func (x *SkillsChanged) String() string {
 func (*SkillsChanged) ProtoMessage() {}
 
 func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[13]
+	mi := &file_helios_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -801,7 +1701,7 @@ func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillsChanged.ProtoReflect.Descriptor instead.
 func (*SkillsChanged) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{13}
+	return file_helios_proto_rawDescGZIP(), []int{24}
 }
 
 var File_helios_proto protoreflect.FileDescriptor
@@ -809,7 +1709,7 @@ var File_helios_proto protoreflect.FileDescriptor
 const file_helios_proto_rawDesc = "" +
 	"\n" +
 	"\fhelios.proto\x12\x10helios.plugin.v1\"\x11\n" +
-	"\x0fDescribeRequest\"\xbc\x02\n" +
+	"\x0fDescribeRequest\"\xdf\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12/\n" +
@@ -817,7 +1717,8 @@ const file_helios_proto_rawDesc = "" +
 	"\x06skills\x18\x04 \x03(\v2\x17.helios.plugin.v1.SkillR\x06skills\x12,\n" +
 	"\x05tools\x18\x05 \x03(\v2\x16.helios.plugin.v1.ToolR\x05tools\x12+\n" +
 	"\x11skills_incomplete\x18\x06 \x01(\bR\x10skillsIncomplete\x125\n" +
-	"\bwarnings\x18\a \x03(\v2\x19.helios.plugin.v1.WarningR\bwarnings\"1\n" +
+	"\bwarnings\x18\a \x03(\v2\x19.helios.plugin.v1.WarningR\bwarnings\x12!\n" +
+	"\fnative_hooks\x18\b \x01(\bR\vnativeHooks\"1\n" +
 	"\x05Mount\x12\x14\n" +
 	"\x05point\x18\x01 \x01(\tR\x05point\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"\xa6\x01\n" +
@@ -844,14 +1745,83 @@ const file_helios_proto_rawDesc = "" +
 	"\targuments\x18\x02 \x01(\fR\targuments\"G\n" +
 	"\x10CallToolResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError\"U\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\"\x8e\x03\n" +
 	"\rHandleRequest\x12\x14\n" +
 	"\x05point\x18\x01 \x01(\tR\x05point\x12\x14\n" +
-	"\x05mount\x18\x02 \x01(\tR\x05mount\x12\x18\n" +
-	"\apayload\x18\x03 \x01(\fR\apayload\"B\n" +
+	"\x05mount\x18\x02 \x01(\tR\x05mount\x12\x1a\n" +
+	"\apayload\x18\x03 \x01(\fH\x00R\apayload\x12E\n" +
+	"\rsession_start\x18\x04 \x01(\v2\x1e.helios.plugin.v1.SessionStartH\x00R\fsessionStart\x125\n" +
+	"\aprepare\x18\x05 \x01(\v2\x19.helios.plugin.v1.PrepareH\x00R\aprepare\x12?\n" +
+	"\vtool_before\x18\x06 \x01(\v2\x1c.helios.plugin.v1.ToolBeforeH\x00R\n" +
+	"toolBefore\x126\n" +
+	"\bturn_end\x18\a \x01(\v2\x19.helios.plugin.v1.TurnEndH\x00R\aturnEnd\x125\n" +
+	"\acompact\x18\b \x01(\v2\x19.helios.plugin.v1.CompactH\x00R\acompactB\a\n" +
+	"\x05input\"\xb2\x02\n" +
 	"\x0eHandleResponse\x12\x18\n" +
-	"\ahandled\x18\x01 \x01(\bR\ahandled\x12\x16\n" +
-	"\x06result\x18\x02 \x01(\fR\x06result\"\x14\n" +
+	"\ahandled\x18\x01 \x01(\bR\ahandled\x12\x18\n" +
+	"\x06result\x18\x02 \x01(\fH\x00R\x06result\x12\x14\n" +
+	"\x04text\x18\x03 \x01(\tH\x00R\x04text\x12E\n" +
+	"\rtool_decision\x18\x04 \x01(\v2\x1e.helios.plugin.v1.ToolDecisionH\x00R\ftoolDecision\x12E\n" +
+	"\rturn_decision\x18\x05 \x01(\v2\x1e.helios.plugin.v1.TurnDecisionH\x00R\fturnDecision\x12>\n" +
+	"\n" +
+	"compaction\x18\x06 \x01(\v2\x1c.helios.plugin.v1.CompactionH\x00R\n" +
+	"compactionB\b\n" +
+	"\x06output\"H\n" +
+	"\fSessionStart\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
+	"\bwork_dir\x18\x02 \x01(\tR\aworkDir\"\x90\x01\n" +
+	"\aPrepare\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04step\x18\x02 \x01(\x03R\x04step\x126\n" +
+	"\x06skills\x18\x03 \x03(\v2\x1e.helios.plugin.v1.CatalogSkillR\x06skills\x12\x1a\n" +
+	"\bcomplete\x18\x04 \x01(\bR\bcomplete\"\\\n" +
+	"\fCatalogSkill\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"L\n" +
+	"\bToolCall\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
+	"\targuments\x18\x03 \x01(\fR\targuments\"[\n" +
+	"\n" +
+	"ToolBefore\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12.\n" +
+	"\x04call\x18\x02 \x01(\v2\x1a.helios.plugin.v1.ToolCallR\x04call\"N\n" +
+	"\fToolDecision\x12\x12\n" +
+	"\x04deny\x18\x01 \x01(\bR\x04deny\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04args\x18\x03 \x01(\fR\x04args\"\x8b\x01\n" +
+	"\aTurnEnd\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04step\x18\x02 \x01(\x03R\x04step\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x129\n" +
+	"\n" +
+	"tool_calls\x18\x04 \x03(\v2\x1a.helios.plugin.v1.ToolCallR\ttoolCalls\" \n" +
+	"\fTurnDecision\x12\x10\n" +
+	"\x03end\x18\x01 \x01(\bR\x03end\"\x90\x01\n" +
+	"\aCompact\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"view_bytes\x18\x02 \x01(\x03R\tviewBytes\x12\x16\n" +
+	"\x06budget\x18\x03 \x01(\x03R\x06budget\x12/\n" +
+	"\x06events\x18\x04 \x03(\v2\x17.helios.plugin.v1.EventR\x06events\"\x8f\x01\n" +
+	"\x05Event\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12\x1b\n" +
+	"\ttool_name\x18\x04 \x01(\tR\btoolName\x12\x14\n" +
+	"\x05input\x18\x05 \x01(\tR\x05input\x12\x19\n" +
+	"\bis_error\x18\x06 \x01(\bR\aisError\"J\n" +
+	"\n" +
+	"Compaction\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\x03R\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\x03R\x02to\x12\x18\n" +
+	"\asummary\x18\x03 \x01(\tR\asummary\"\x14\n" +
 	"\x12WatchSkillsRequest\"\x0f\n" +
 	"\rSkillsChanged2\xad\x03\n" +
 	"\n" +
@@ -874,7 +1844,7 @@ func file_helios_proto_rawDescGZIP() []byte {
 	return file_helios_proto_rawDescData
 }
 
-var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_helios_proto_goTypes = []any{
 	(*DescribeRequest)(nil),    // 0: helios.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),   // 1: helios.plugin.v1.DescribeResponse
@@ -888,29 +1858,52 @@ var file_helios_proto_goTypes = []any{
 	(*CallToolResponse)(nil),   // 9: helios.plugin.v1.CallToolResponse
 	(*HandleRequest)(nil),      // 10: helios.plugin.v1.HandleRequest
 	(*HandleResponse)(nil),     // 11: helios.plugin.v1.HandleResponse
-	(*WatchSkillsRequest)(nil), // 12: helios.plugin.v1.WatchSkillsRequest
-	(*SkillsChanged)(nil),      // 13: helios.plugin.v1.SkillsChanged
+	(*SessionStart)(nil),       // 12: helios.plugin.v1.SessionStart
+	(*Prepare)(nil),            // 13: helios.plugin.v1.Prepare
+	(*CatalogSkill)(nil),       // 14: helios.plugin.v1.CatalogSkill
+	(*ToolCall)(nil),           // 15: helios.plugin.v1.ToolCall
+	(*ToolBefore)(nil),         // 16: helios.plugin.v1.ToolBefore
+	(*ToolDecision)(nil),       // 17: helios.plugin.v1.ToolDecision
+	(*TurnEnd)(nil),            // 18: helios.plugin.v1.TurnEnd
+	(*TurnDecision)(nil),       // 19: helios.plugin.v1.TurnDecision
+	(*Compact)(nil),            // 20: helios.plugin.v1.Compact
+	(*Event)(nil),              // 21: helios.plugin.v1.Event
+	(*Compaction)(nil),         // 22: helios.plugin.v1.Compaction
+	(*WatchSkillsRequest)(nil), // 23: helios.plugin.v1.WatchSkillsRequest
+	(*SkillsChanged)(nil),      // 24: helios.plugin.v1.SkillsChanged
 }
 var file_helios_proto_depIdxs = []int32{
 	2,  // 0: helios.plugin.v1.DescribeResponse.mounts:type_name -> helios.plugin.v1.Mount
 	3,  // 1: helios.plugin.v1.DescribeResponse.skills:type_name -> helios.plugin.v1.Skill
 	4,  // 2: helios.plugin.v1.DescribeResponse.tools:type_name -> helios.plugin.v1.Tool
 	5,  // 3: helios.plugin.v1.DescribeResponse.warnings:type_name -> helios.plugin.v1.Warning
-	0,  // 4: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
-	6,  // 5: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
-	8,  // 6: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
-	10, // 7: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
-	12, // 8: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
-	1,  // 9: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
-	7,  // 10: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
-	9,  // 11: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
-	11, // 12: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
-	13, // 13: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
-	9,  // [9:14] is the sub-list for method output_type
-	4,  // [4:9] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	12, // 4: helios.plugin.v1.HandleRequest.session_start:type_name -> helios.plugin.v1.SessionStart
+	13, // 5: helios.plugin.v1.HandleRequest.prepare:type_name -> helios.plugin.v1.Prepare
+	16, // 6: helios.plugin.v1.HandleRequest.tool_before:type_name -> helios.plugin.v1.ToolBefore
+	18, // 7: helios.plugin.v1.HandleRequest.turn_end:type_name -> helios.plugin.v1.TurnEnd
+	20, // 8: helios.plugin.v1.HandleRequest.compact:type_name -> helios.plugin.v1.Compact
+	17, // 9: helios.plugin.v1.HandleResponse.tool_decision:type_name -> helios.plugin.v1.ToolDecision
+	19, // 10: helios.plugin.v1.HandleResponse.turn_decision:type_name -> helios.plugin.v1.TurnDecision
+	22, // 11: helios.plugin.v1.HandleResponse.compaction:type_name -> helios.plugin.v1.Compaction
+	14, // 12: helios.plugin.v1.Prepare.skills:type_name -> helios.plugin.v1.CatalogSkill
+	15, // 13: helios.plugin.v1.ToolBefore.call:type_name -> helios.plugin.v1.ToolCall
+	15, // 14: helios.plugin.v1.TurnEnd.tool_calls:type_name -> helios.plugin.v1.ToolCall
+	21, // 15: helios.plugin.v1.Compact.events:type_name -> helios.plugin.v1.Event
+	0,  // 16: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
+	6,  // 17: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
+	8,  // 18: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
+	10, // 19: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
+	23, // 20: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
+	1,  // 21: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
+	7,  // 22: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
+	9,  // 23: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
+	11, // 24: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
+	24, // 25: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
+	21, // [21:26] is the sub-list for method output_type
+	16, // [16:21] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_helios_proto_init() }
@@ -918,13 +1911,28 @@ func file_helios_proto_init() {
 	if File_helios_proto != nil {
 		return
 	}
+	file_helios_proto_msgTypes[10].OneofWrappers = []any{
+		(*HandleRequest_Payload)(nil),
+		(*HandleRequest_SessionStart)(nil),
+		(*HandleRequest_Prepare)(nil),
+		(*HandleRequest_ToolBefore)(nil),
+		(*HandleRequest_TurnEnd)(nil),
+		(*HandleRequest_Compact)(nil),
+	}
+	file_helios_proto_msgTypes[11].OneofWrappers = []any{
+		(*HandleResponse_Result)(nil),
+		(*HandleResponse_Text)(nil),
+		(*HandleResponse_ToolDecision)(nil),
+		(*HandleResponse_TurnDecision)(nil),
+		(*HandleResponse_Compaction)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_helios_proto_rawDesc), len(file_helios_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

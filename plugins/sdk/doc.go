@@ -23,8 +23,10 @@
 //
 // Hook payloads and results are this package's ToolBeforeIn, ToolDecision
 // and siblings (aliases of the wire types of kernel/hookwire); the typed
-// constructors (ContextPrepare, ToolBefore, ...) decode and encode them. A
-// handler returns handled=false to pass: on a firstWin point the next
+// constructors (ContextPrepare, ToolBefore, ...) decode and encode them:
+// from and to the protobuf messages the kernel sends for the standard
+// points, without JSON, and from and to JSON for a kernel that sends JSON
+// and for custom points (On). A handler returns handled=false to pass: on a firstWin point the next
 // handler gets the call, on a concat point the plugin adds nothing.
 // Whatever a plugin does, its handlers run after every builtin handler of the
 // same point: the kernel decides that, not the plugin.

@@ -7,9 +7,12 @@ import (
 )
 
 // On builds a typed hook: the payload is decoded into In, and the Out a
-// handler returns with handled=true is the point's result.
+// handler returns with handled=true is the point's result. When point is a
+// standard point and In its payload type (PrepareIn for context:prepare,
+// ...), the hook also takes the payload in the native form the kernel sends
+// (Hook.Typed).
 func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out Out, handled bool, err error)) Hook {
-	return Hook{Point: point, Name: name, Handle: func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
+	hook := Hook{Point: point, Name: name, Handle: func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
 		var in In
 		if err := json.Unmarshal(payload, &in); err != nil {
 			return nil, false, fmt.Errorf("%s: decode payload: %w", point, err)
@@ -20,6 +23,38 @@ func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out
 		}
 		return out, true, nil
 	}}
+	var zero In
+	if nativePayload(point, zero) {
+		hook.Typed = func(ctx context.Context, v any) (any, bool, error) {
+			in, ok := v.(In)
+			if !ok {
+				return nil, false, fmt.Errorf("%s: decode payload: got %T, want %T", point, v, zero)
+			}
+			out, handled, err := h(ctx, in)
+			if err != nil || !handled {
+				return nil, false, err
+			}
+			return out, true, nil
+		}
+	}
+	return hook
+}
+
+// nativePayload says whether in has the type of point's native payload.
+func nativePayload(point string, in any) bool {
+	switch in.(type) {
+	case SessionStartIn:
+		return point == "session:start"
+	case PrepareIn:
+		return point == "context:prepare"
+	case ToolBeforeIn:
+		return point == "tool:before"
+	case TurnEndIn:
+		return point == "turn:end"
+	case CompactIn:
+		return point == "context:compact"
+	}
+	return false
 }
 
 // SessionStart runs once when a session opens (concat): text returned with

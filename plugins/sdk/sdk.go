@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // Plugin is what a plugin author passes to Serve: any value, which offers
@@ -50,6 +51,15 @@ type Hook struct {
 	// Handle gets the point's JSON payload. It returns a result that is
 	// marshalled to JSON, or handled=false to pass.
 	Handle func(ctx context.Context, payload json.RawMessage) (result any, handled bool, err error)
+	// Typed, when set, gets a standard point's payload already decoded
+	// into the point's type (PrepareIn for context:prepare, ToolBeforeIn for
+	// tool:before, ...): the kernel sends those payloads in protobuf, and
+	// Typed spares both sides JSON. A result of the point's type (a string,
+	// a ToolDecision, ...) is answered in protobuf too; any other is
+	// marshalled to JSON. Without Typed, Handle gets those payloads as JSON.
+	// On and the typed constructors set both; a wrapper that replaces
+	// Handle replaces Typed too, or sets it to nil.
+	Typed func(ctx context.Context, in any) (result any, handled bool, err error)
 }
 
 // Config configures a plugin. The zero value serves the folder of the
@@ -91,7 +101,10 @@ type Server struct {
 
 type mountKey struct{ point, name string }
 
-var _ plugins.Capability = (*Server)(nil)
+var (
+	_ plugins.Capability     = (*Server)(nil)
+	_ plugins.MessageHandler = (*Server)(nil)
+)
 
 // New builds the server of p: it reads <Dir>/EXTENSION.md and starts
 // watching <Dir>/skills. A missing EXTENSION.md names the plugin after its
@@ -268,7 +281,7 @@ func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage
 	if !ok {
 		return contract.ToolResult{}, fmt.Errorf("%w tool %q", ErrUnknown, name)
 	}
-	defer s.catchPanic("tool "+name, &err)
+	defer s.catchPanic("tool", name, &err)
 	return t.Call(ctx, args)
 }
 
@@ -279,7 +292,7 @@ func (s *Server) Handle(ctx context.Context, point, mount string, payload json.R
 	if !ok {
 		return plugins.HookResult{}, fmt.Errorf("%w hook %q on %q", ErrUnknown, mount, point)
 	}
-	defer s.catchPanic("hook "+point, &err)
+	defer s.catchPanic("hook", point, &err)
 	v, handled, err := h.Handle(ctx, payload)
 	if err != nil || !handled {
 		return plugins.HookResult{}, err
@@ -291,8 +304,53 @@ func (s *Server) Handle(ctx context.Context, point, mount string, payload json.R
 	return plugins.HookResult{Handled: true, Result: data}, nil
 }
 
-func (s *Server) catchPanic(what string, err *error) {
+// HandleMessage runs a hook handler on a call as it came over the wire: a
+// standard point's native payload goes to the hook's Typed handler (or, for
+// a hook without one, to Handle as JSON) and is answered natively; a JSON
+// payload goes to Handle and is answered in JSON, as Handle answers it. A
+// panic is the call's error, not the plugin's end.
+func (s *Server) HandleMessage(ctx context.Context, req *proto.HandleRequest) (res *proto.HandleResponse, err error) {
+	point, mount := req.GetPoint(), req.GetMount()
+	h, ok := s.hooks[mountKey{point, mount}]
+	if !ok {
+		return nil, fmt.Errorf("%w hook %q on %q", ErrUnknown, mount, point)
+	}
+	in, native, err := fromNative(req)
+	switch {
+	case err != nil:
+		return nil, err
+	case !native:
+		r, err := s.Handle(ctx, point, mount, req.GetPayload())
+		if err != nil || !r.Handled {
+			return &proto.HandleResponse{}, err
+		}
+		return &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Result{Result: r.Result}}, nil
+	}
+	defer s.catchPanic("hook", point, &err)
+	var (
+		out     any
+		handled bool
+	)
+	if h.Typed != nil {
+		out, handled, err = h.Typed(ctx, in)
+	} else {
+		var payload []byte
+		if payload, err = json.Marshal(in); err != nil {
+			return nil, fmt.Errorf("%s: encode payload for a JSON handler: %w", point, err)
+		}
+		out, handled, err = h.Handle(ctx, payload)
+	}
+	if err != nil || !handled {
+		return &proto.HandleResponse{}, err
+	}
+	return answer(point, out)
+}
+
+// catchPanic turns a panic of the handler of a tool or hook (kind) into
+// the call's error.
+func (s *Server) catchPanic(kind, name string, err *error) {
 	if v := recover(); v != nil {
+		what := kind + " " + name
 		s.logger.Error("plugin handler panicked", slog.String("handler", what), slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
 		*err = fmt.Errorf("%s panicked: %v", what, v)
 	}

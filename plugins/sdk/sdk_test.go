@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/proto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -245,4 +247,80 @@ func TestExtensionDocBounded(t *testing.T) {
 	_, err := New(struct{}{}, Config{Dir: dir})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "skills.maxFrontmatter")
+}
+
+// HandleMessage answers a call in the form it came in: JSON for JSON (an
+// older kernel, a custom point), natively for a native payload. A hook
+// without a typed handler gets the native payload as JSON; a result of
+// another type than the point's goes back as JSON; a native payload of
+// another point, an unknown mount or a panic is an error.
+func TestHandleMessage(t *testing.T) {
+	var sawJSON json.RawMessage
+	p := testPlugin{hooks: []Hook{
+		ToolBefore("guard", func(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
+			switch in.Call.Name {
+			case "Boom":
+				panic("boom")
+			case "Read":
+				return hookwire.ToolDecision{}, false, nil
+			}
+			return hookwire.ToolDecision{Deny: true, Reason: "no " + in.Call.Name}, true, nil
+		}),
+		{Point: "context:prepare", Name: "raw", Handle: func(_ context.Context, payload json.RawMessage) (any, bool, error) {
+			sawJSON = payload
+			return map[string]string{"not": "text"}, true, nil
+		}},
+	}}
+	s := newServer(t, t.TempDir(), p)
+	ctx := context.Background()
+	native := func(name string) *proto.HandleRequest {
+		return &proto.HandleRequest{Point: "tool:before", Mount: "guard", Input: &proto.HandleRequest_ToolBefore{ToolBefore: &proto.ToolBefore{
+			SessionId: "s", Call: &proto.ToolCall{Id: "c1", Name: name, Arguments: []byte(`{"command":"x"}`)},
+		}}}
+	}
+
+	r, err := s.HandleMessage(ctx, native("Bash"))
+	require.NoError(t, err)
+	assert.True(t, r.GetHandled())
+	assert.Empty(t, cmp.Diff(&proto.ToolDecision{Deny: true, Reason: "no Bash"}, r.GetToolDecision(), protocmp.Transform()), "native answer (-want +got)")
+
+	r, err = s.HandleMessage(ctx, native("Read"))
+	require.NoError(t, err)
+	assert.False(t, r.GetHandled(), "pass")
+	assert.Nil(t, r.GetOutput(), "pass")
+
+	payload, _ := json.Marshal(hookwire.ToolBefore{Call: hookwire.ToolCall{Name: "Bash"}})
+	r, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "tool:before", Mount: "guard", Input: &proto.HandleRequest_Payload{Payload: payload}})
+	require.NoError(t, err)
+	assert.True(t, r.GetHandled())
+	assert.Equal(t, `{"deny":true,"reason":"no Bash"}`, string(r.GetResult()), "a JSON payload is answered in JSON")
+
+	r, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "context:prepare", Mount: "raw", Input: &proto.HandleRequest_Prepare{Prepare: &proto.Prepare{
+		SessionId: "s", Step: 2, Complete: true, Skills: []*proto.CatalogSkill{{Name: "jot", Description: "Jot.", Source: "project"}},
+	}}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"sessionId":"s","step":2,"complete":true,"skills":[{"name":"jot","description":"Jot.","source":"project"}]}`, string(sawJSON), "the JSON a hook without Typed got")
+	assert.True(t, r.GetHandled())
+	assert.Equal(t, `{"not":"text"}`, string(r.GetResult()), "a result of another type goes back as JSON")
+
+	_, err = s.HandleMessage(ctx, native("Boom"))
+	assert.ErrorContains(t, err, "hook tool:before panicked: boom")
+	wrong := native("Bash")
+	wrong.Point, wrong.Mount = "context:prepare", "raw"
+	_, err = s.HandleMessage(ctx, wrong)
+	assert.ErrorContains(t, err, "context:prepare: decode payload: the kernel sent a tool:before payload")
+	_, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "tool:before", Mount: "other"})
+	assert.ErrorIs(t, err, ErrUnknown)
+}
+
+// On takes the native payload only when In is the point's payload type: a
+// handler of its own type on a standard point is served from JSON.
+func TestOnTypedOnlyForThePointsType(t *testing.T) {
+	type mine struct {
+		SessionID string `json:"sessionId"`
+	}
+	assert.NotNil(t, ContextPrepare("", func(context.Context, PrepareIn) (string, bool, error) { return "", false, nil }).Typed)
+	assert.Nil(t, On("context:prepare", "", func(context.Context, mine) (string, bool, error) { return "", false, nil }).Typed)
+	assert.Nil(t, On("tool:before", "", func(context.Context, PrepareIn) (string, bool, error) { return "", false, nil }).Typed, "another point's payload type")
+	assert.Nil(t, On("custom:x", "", func(context.Context, mine) (string, bool, error) { return "", false, nil }).Typed)
 }
