@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/helios-agents/helios/kernel/utf8text"
 )
 
 // core is one session's events in memory, shared by every handle open on it
@@ -236,11 +238,11 @@ func prepare(evs []Event, next int64, now time.Time) ([]Event, error) {
 	for i, e := range evs {
 		e.Seq = next + int64(i)
 		e.Time = now
-		e.Type = Type(validUTF8(string(e.Type)))
-		e.Text = validUTF8(e.Text)
-		e.ToolUseID = validUTF8(e.ToolUseID)
-		e.ToolName = validUTF8(e.ToolName)
-		e.Provenance = validUTF8(e.Provenance)
+		e.Type = Type(utf8text.Valid(string(e.Type)))
+		e.Text = utf8text.Valid(e.Text)
+		e.ToolUseID = utf8text.Valid(e.ToolUseID)
+		e.ToolName = utf8text.Valid(e.ToolName)
+		e.Provenance = utf8text.Valid(e.Provenance)
 		if e.Type == "" {
 			return nil, fmt.Errorf("event %d: no type", i)
 		}
@@ -256,40 +258,20 @@ func prepare(evs []Event, next int64, now time.Time) ([]Event, error) {
 			// Invalid UTF-8 can only sit inside a JSON string, where a
 			// decoder reads it as U+FFFD anyway; replacing it keeps the
 			// log valid UTF-8 text, and the JSONL encoding exact.
-			e.Input = json.RawMessage(validUTF8(string(e.Input)))
+			e.Input = json.RawMessage(utf8text.Valid(string(e.Input)))
 		}
 		if len(e.Meta) == 0 {
 			e.Meta = nil
 		} else {
 			m := make(map[string]string, len(e.Meta))
 			for k, v := range e.Meta {
-				m[validUTF8(k)] = validUTF8(v)
+				m[utf8text.Valid(k)] = utf8text.Valid(v)
 			}
 			e.Meta = m
 		}
 		out[i] = e
 	}
 	return out, nil
-}
-
-// validUTF8 replaces each byte of an invalid UTF-8 sequence by U+FFFD, as
-// encoding/json does when it writes a string.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // titleRunes is the longest Title, ellipsis included.
