@@ -179,14 +179,6 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Retry bounds for an incomplete observation: it is usually transient (a
-// folder vanishing while it was read) and may be followed by no event at
-// all, so the catalog is read again until it is complete.
-const (
-	minRetry = 50 * time.Millisecond
-	maxRetry = 5 * time.Second
-)
-
 // follow publishes each new complete catalog and tells subscribers about
 // the files that changed, until ctx ends.
 func (s *Server) follow(ctx context.Context) {
@@ -194,7 +186,7 @@ func (s *Server) follow(ctx context.Context) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
-	backoff := minRetry
+	backoff := skills.RetryIncompleteMin
 	for {
 		select {
 		case <-ctx.Done():
@@ -209,11 +201,11 @@ func (s *Server) follow(ctx context.Context) {
 		if !cat.Complete {
 			// A half-observed catalog is never announced; look again soon.
 			retry.Reset(backoff)
-			backoff = min(2*backoff, maxRetry)
+			backoff = min(2*backoff, skills.RetryIncompleteMax)
 			continue
 		}
 		retry.Stop()
-		backoff = minRetry
+		backoff = skills.RetryIncompleteMin
 		s.publish(ctx, cat)
 		s.notifyUpdated(ctx, cat)
 	}

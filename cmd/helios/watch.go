@@ -44,17 +44,10 @@ func skillsWatchCmd(g *globals) *cobra.Command {
 	}
 }
 
-// Retry bounds for an incomplete snapshot: it is usually transient (a
-// folder vanishing while it was read) and may be followed by no change
-// signal at all, so the catalog is read again until it is complete.
-const (
-	watchMinRetry = 50 * time.Millisecond
-	watchMaxRetry = 5 * time.Second
-)
-
 // watchLoop prints the catalog now and after every change signal, skipping
 // incomplete snapshots and snapshots equal to the last one printed. An
-// incomplete snapshot is taken again after a backoff, change signal or not.
+// incomplete snapshot is taken again after a backoff (skills.RetryIncompleteMin
+// to RetryIncompleteMax), change signal or not.
 func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bool) error {
 	changed := make(chan struct{}, 1)
 	cancel := reg.OnChange(func() {
@@ -68,7 +61,7 @@ func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bo
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	defer retry.Stop()
-	backoff := watchMinRetry
+	backoff := skills.RetryIncompleteMin
 	var last *skills.Catalog
 	for {
 		cat := reg.Snapshot(ctx)
@@ -77,7 +70,7 @@ func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bo
 		}
 		if cat.Complete {
 			retry.Stop()
-			backoff = watchMinRetry
+			backoff = skills.RetryIncompleteMin
 			if last == nil || cat.Digest() != last.Digest() {
 				if err := printCatalogChange(w, last, cat, asJSON); err != nil {
 					return err
@@ -86,7 +79,7 @@ func watchLoop(ctx context.Context, reg *skills.Registry, w io.Writer, asJSON bo
 			}
 		} else {
 			retry.Reset(backoff)
-			backoff = min(2*backoff, watchMaxRetry)
+			backoff = min(2*backoff, skills.RetryIncompleteMax)
 		}
 		select {
 		case <-ctx.Done():

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // Watchable is a provider that reports its own changes. Register hands it
@@ -335,3 +336,13 @@ func (r *Registry) callListener(fn func()) {
 	}()
 	fn()
 }
+
+// Retry bounds for a reader that got an incomplete catalog (skills watch,
+// the MCP server): an incomplete read is usually transient (a folder
+// vanishing while it was read) and may be followed by no change signal at
+// all, so such a reader reads again, waiting RetryIncompleteMin at first and
+// twice as long each time after, up to RetryIncompleteMax.
+const (
+	RetryIncompleteMin = 50 * time.Millisecond
+	RetryIncompleteMax = 5 * time.Second
+)
