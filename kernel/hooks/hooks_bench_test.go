@@ -27,7 +27,10 @@ import (
 // The typed/ sub-benchmarks take the path the kernel takes: handlers bound
 // by kernel.ContextPrepare, dispatched by kernel.ContextPrepare.Dispatch
 // with a kernel.PrepareIn, against ten direct calls of the same typed
-// handlers into a presized []string (direct/10typed).
+// handlers into a presized []string (direct/10typed). All bound for the
+// point's types and untraced, they run in the registry's shortcut loop
+// (runBound); the untyped sub-benchmarks, like a point with a plugin's or a
+// hand-built mount among its handlers, take the general one.
 func BenchmarkDispatch(b *testing.B) {
 	ctx := context.Background()
 	const payload = "payload"
@@ -226,6 +229,26 @@ func BenchmarkDispatch(b *testing.B) {
 		}
 		if directTypedNs > 0 {
 			b.ReportMetric(perOp(b)/directTypedNs, "x-direct")
+		}
+	})
+	b.Run("typed/firstWin/1stBuiltinHandles", func(b *testing.B) {
+		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
+		deny := kernel.ToolDecision{Deny: true, Reason: "policy"}
+		require.NoError(b, kernel.ToolBefore.Mount(r, "deny", hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+			return deny, true, nil
+		}))
+		for i := range 9 {
+			require.NoError(b, kernel.ToolBefore.Mount(r, fmt.Sprint("pass", i), hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				return kernel.ToolDecision{}, false, nil
+			}))
+		}
+		in := kernel.ToolBeforeIn{SessionID: "session"}
+		b.ReportAllocs()
+		for b.Loop() {
+			got, handled, err := kernel.ToolBefore.Dispatch(ctx, r, in)
+			if err != nil || !handled || !got.Deny {
+				b.Fatalf("ToolBefore.Dispatch = %+v, %v, %v; want the denial", got, handled, err)
+			}
 		}
 	})
 	b.Run("typed/concat/10builtins/interleaved", func(b *testing.B) {
