@@ -398,13 +398,17 @@ func TestRepeatedErrorsRearmAtMostOncePerInterval(t *testing.T) {
 	s := rec.watch(w, root)
 	rootAdds.Store(0)
 
+	start := time.Now()
 	for range 20 {
 		w.handleError(errors.New("inotify read: input/output error"))
 	}
+	// Twenty errors in a row take microseconds; a loaded machine can stall
+	// the loop past an interval, and then one more re-arm is due.
+	allowed := 2 + int32(time.Since(start)/cfg.PollInterval)
 	wantIncompleteThenRecovery(t, rec, "a stream of errors")
 	assert.True(t, s.Healthy(), "not healthy after recovery")
 	n := rootAdds.Load()
-	assert.LessOrEqual(t, n, int32(2), "20 errors re-armed the root %d times, want ≤ 2 (once, then once more from the periodic check)", n)
+	assert.LessOrEqual(t, n, allowed, "20 errors re-armed the root %d times, want ≤ %d (once, then once more from the periodic check, plus one per interval the errors took)", n, allowed)
 	rec.settle()
 	mkBundle(t, root, "a")
 	rec.waitEntries("a")
