@@ -4,16 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/testing/protocmp"
 
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins"
 	"github.com/helios-agents/helios/plugins/proto"
@@ -49,17 +47,9 @@ func (f *fake) WatchSkills(ctx context.Context, changed func()) error { return f
 // memory.
 func dial(t *testing.T, impl plugins.Capability) plugins.Capability {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(plugins.ServerOptions()...)
 	proto.RegisterCapabilityServer(s, &plugins.GRPCServer{Impl: impl})
-	go s.Serve(lis)
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		append(plugins.DialOptions(),
-			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
+	conn := testkit.ServeInMemory(t, s, plugins.DialOptions()...)
 	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
 	require.NoError(t, err)
 	return c.(plugins.Capability)

@@ -3,16 +3,14 @@ package plugins_test
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/plugins"
 	"github.com/helios-agents/helios/plugins/proto"
 )
@@ -74,17 +72,9 @@ func (h *hostile) Describe(context.Context, *proto.DescribeRequest) (*proto.Desc
 
 func dialRaw(t *testing.T, srv proto.CapabilityServer) plugins.Capability {
 	t.Helper()
-	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(grpc.MaxSendMsgSize(1 << 30))
 	proto.RegisterCapabilityServer(s, srv)
-	go s.Serve(lis)
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		append(plugins.DialOptions(),
-			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
+	conn := testkit.ServeInMemory(t, s, plugins.DialOptions()...)
 	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
 	require.NoError(t, err)
 	return c.(plugins.Capability)

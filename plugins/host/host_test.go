@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"github.com/helios-agents/helios/internal/proctest"
+	"github.com/helios-agents/helios/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,8 +162,8 @@ func TestHandshakeRefusals(t *testing.T) {
 // keep their level and message; a raw line is logged as it is. A hostile
 // line that would panic go-plugin's own parser does not touch the kernel.
 func TestStderrRelogged(t *testing.T) {
-	var rec records
-	launch(t, Config{Logger: rec.logger()})
+	var rec testkit.SyncBuffer
+	launch(t, Config{Logger: recordingLogger(&rec)})
 	proctest.Eventually(t, 5*time.Second, "the SDK's serving record", func() bool { return strings.Contains(rec.String(), "msg=serving") })
 	for line := range strings.Lines(rec.String()) {
 		if strings.Contains(line, "msg=serving") {
@@ -172,11 +173,11 @@ func TestStderrRelogged(t *testing.T) {
 		}
 	}
 
-	var hostile records
+	var hostile testkit.SyncBuffer
 	script := filepath.Join(t.TempDir(), "plugin.sh")
 	body := "#!/bin/sh\necho '{\"@message\": 5, \"@level\": []}' >&2\necho 'plain words' >&2\nexit 1\n"
 	require.NoError(t, os.WriteFile(script, []byte(body), 0o755))
-	_, err := Launch(context.Background(), Config{Name: "hostile", Command: script, Logger: hostile.logger()})
+	_, err := Launch(context.Background(), Config{Name: "hostile", Command: script, Logger: recordingLogger(&hostile)})
 	require.Error(t, err, "a script that exits launched")
 	for _, want := range []string{`msg="{\"@message\": 5, \"@level\": []}" plugin=hostile stream=stderr`, `msg="plain words" plugin=hostile stream=stderr`} {
 		assert.Contains(t, hostile.String(), want, "log lacks %s:\n%s", want, hostile.String())
@@ -189,9 +190,9 @@ func TestStderrRelogged(t *testing.T) {
 // restarted and answers again.
 func TestCrashMidCallRestartsAfterBackoff(t *testing.T) {
 	dir, env := debugDir(t)
-	var rec records
+	var rec testkit.SyncBuffer
 	const backoff = 400 * time.Millisecond
-	c := launch(t, Config{Env: []string{env}, RestartBackoff: backoff, Logger: rec.logger()})
+	c := launch(t, Config{Env: []string{env}, RestartBackoff: backoff, Logger: recordingLogger(&rec)})
 	var invalidated atomic.Int32
 	require.NoError(t, c.Watch(func() { invalidated.Add(1) }, make(chan struct{})), "Watch")
 	prepare := mountOn(t, c, "context:prepare")

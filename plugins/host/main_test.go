@@ -2,10 +2,10 @@ package host
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"github.com/helios-agents/helios/internal/pluginprobe"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/stretchr/testify/require"
 	"io"
 	"log/slog"
@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 )
@@ -138,26 +137,9 @@ func (w tWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// records collects log records for assertions.
-type records struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (r *records) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.Write(p)
-}
-
-func (r *records) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.String()
-}
-
-func (r *records) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(r, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// recordingLogger logs, at debug level, into rec for assertions.
+func recordingLogger(rec *testkit.SyncBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(rec, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
 // calls reads the plugin's calls.log (see internal/pluginprobe).

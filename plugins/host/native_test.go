@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -12,10 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 	gproto "google.golang.org/protobuf/proto"
 
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
@@ -35,17 +33,9 @@ import (
 func memPlugin(t *testing.T, srv proto.CapabilityServer) (*Capability, *recorder) {
 	t.Helper()
 	rec := &recorder{CapabilityServer: srv}
-	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(plugins.ServerOptions()...)
 	proto.RegisterCapabilityServer(s, rec)
-	go s.Serve(lis)
-	t.Cleanup(s.Stop)
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		append(plugins.DialOptions(),
-			grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) { return lis.Dial() }),
-			grpc.WithTransportCredentials(insecure.NewCredentials()))...)
-	require.NoError(t, err)
-	t.Cleanup(func() { conn.Close() })
+	conn := testkit.ServeInMemory(t, s, plugins.DialOptions()...)
 	raw, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
 	require.NoError(t, err)
 	rpc := raw.(wire)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/mcpserver"
@@ -573,49 +574,7 @@ func TestMCPBodyEditNotifiesSubscribersOnly(t *testing.T) {
 	}
 }
 
-// mcpCap is an in-process capability whose skills the test sets, marking
-// the observation incomplete or blocking loads as it wishes.
-type mcpCap struct {
-	mu         sync.Mutex
-	set        skills.Set
-	invalidate func()
-	flaky      int // how many next answers are incomplete (a transient read error)
-}
-
-func (c *mcpCap) Name() string { return "testcap" }
-
-func (c *mcpCap) Skills(context.Context) (skills.Set, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.flaky > 0 {
-		c.flaky--
-		return skills.Set{Incomplete: true}, nil
-	}
-	return c.set, nil
-}
-
-func (c *mcpCap) Watch(invalidate func(), _ <-chan struct{}) error {
-	c.mu.Lock()
-	c.invalidate = invalidate
-	c.mu.Unlock()
-	return nil
-}
-
-// put replaces the capability's answer and invalidates it.
-func (c *mcpCap) put(incomplete bool, ss ...skills.Skill) {
-	c.mu.Lock()
-	c.set = skills.Set{Skills: ss, Incomplete: incomplete}
-	inv := c.invalidate
-	c.mu.Unlock()
-	inv()
-}
-
-func mcpCapSkill(name, body string) skills.Skill {
-	return skills.Skill{Name: name, Description: "About " + name + ".",
-		Load: func(context.Context) (skills.Content, error) { return skills.Content{Name: name, Body: body}, nil }}
-}
-
-func newMCPCapKernel(t testing.TB, c *mcpCap) *kernel.Kernel {
+func newMCPCapKernel(t testing.TB, c *testkit.Capability) *kernel.Kernel {
 	t.Helper()
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Capabilities: []kernel.Capability{c}})
 	require.NoError(t, err)
@@ -626,17 +585,17 @@ func newMCPCapKernel(t testing.TB, c *mcpCap) *kernel.Kernel {
 // An incomplete observation sends nothing: the lists keep the last
 // complete catalog. The next complete one is announced as usual.
 func TestMCPIncompleteCatalogSendsNothing(t *testing.T) {
-	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{mcpCapSkill("one", "1"), mcpCapSkill("two", "2")}}}
+	c := testkit.NewCapability("testcap", 0, testkit.Skill("one", "1"), testkit.Skill("two", "2"))
 	k := newMCPCapKernel(t, c)
 	srv := mcpNewServer(t, k)
 	cs, notes := mcpConnect(t, srv, "2025-11-25")
 
-	c.put(true, mcpCapSkill("one", "1")) // "two" missing from a half-observed answer
+	c.Answer(0, skills.Set{Skills: []skills.Skill{testkit.Skill("one", "1")}, Incomplete: true}) // "two" missing from a half-observed answer
 	quiet()
 	assert.Zero(t, notes.count(ntResources)+notes.count(ntPrompts)+notes.count(ntTools), "nothing for an incomplete catalog")
 	assert.ElementsMatch(t, []string{"one", "two"}, mcpPromptNames(t, cs))
 
-	c.put(false, mcpCapSkill("one", "1"), mcpCapSkill("three", "3"))
+	c.Answer(0, skills.Set{Skills: []skills.Skill{testkit.Skill("one", "1"), testkit.Skill("three", "3")}})
 	notes.waitFor(t, "list_changed for the next complete catalog", func() bool {
 		return notes.count(ntResources) >= 1 && notes.count(ntPrompts) >= 1
 	})
@@ -650,15 +609,12 @@ func TestMCPIncompleteCatalogSendsNothing(t *testing.T) {
 // An incomplete read that no further change follows (a folder vanishing
 // while it was read) is read again until complete, and then announced.
 func TestMCPIncompleteReadIsRetried(t *testing.T) {
-	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{mcpCapSkill("one", "1")}}}
+	c := testkit.NewCapability("testcap", 0, testkit.Skill("one", "1"))
 	k := newMCPCapKernel(t, c)
 	srv := mcpNewServer(t, k)
 	cs, notes := mcpConnect(t, srv, "2025-11-25")
 
-	c.mu.Lock()
-	c.flaky = 2
-	c.mu.Unlock()
-	c.put(false, mcpCapSkill("one", "1"), mcpCapSkill("two", "2")) // one signal, then silence
+	c.Answer(2, skills.Set{Skills: []skills.Skill{testkit.Skill("one", "1"), testkit.Skill("two", "2")}}) // one signal, then silence
 	notes.waitFor(t, "the change announced once the read completes", func() bool {
 		return notes.count(ntResources) >= 1 && notes.count(ntPrompts) >= 1
 	})
@@ -668,7 +624,7 @@ func TestMCPIncompleteReadIsRetried(t *testing.T) {
 // A start on an incomplete read serves what it saw, then reads again until
 // the catalog is complete and announces it.
 func TestMCPIncompleteStartIsCompleted(t *testing.T) {
-	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{mcpCapSkill("one", "1")}}, flaky: 1}
+	c := testkit.NewCapability("testcap", 1, testkit.Skill("one", "1"))
 	srv := mcpNewServer(t, newMCPCapKernel(t, c))
 	cs, notes := mcpConnect(t, srv, "2025-11-25")
 	notes.waitFor(t, "the complete catalog", func() bool { return slices.Contains(mcpPromptNames(t, cs), "one") })
@@ -783,7 +739,7 @@ func TestMCPClientDisconnectMidCall(t *testing.T) {
 		close(cancelled)
 		return skills.Content{}, ctx.Err()
 	}}
-	c := &mcpCap{set: skills.Set{Skills: []skills.Skill{slow, mcpCapSkill("quick", "quick body")}}}
+	c := testkit.NewCapability("testcap", 0, slow, testkit.Skill("quick", "quick body"))
 	srv := mcpNewServer(t, newMCPCapKernel(t, c))
 
 	// The client's end of a pipe is closed under it: a connection dropped,

@@ -9,7 +9,6 @@ package unit_test
 // nothing was left where it tried to write.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
@@ -36,12 +36,12 @@ import (
 // sbWorld is a work dir and a temp HOME for one sandbox test.
 type sbWorld struct {
 	work, home string
-	logs       *sbLogs
+	logs       *testkit.SyncBuffer
 }
 
 func newSBWorld(t *testing.T) *sbWorld {
 	t.Helper()
-	w := &sbWorld{work: sbReal(t, t.TempDir()), home: sbReal(t, t.TempDir()), logs: &sbLogs{}}
+	w := &sbWorld{work: sbReal(t, t.TempDir()), home: sbReal(t, t.TempDir()), logs: &testkit.SyncBuffer{}}
 	t.Setenv("HOME", w.home)
 	return w
 }
@@ -52,24 +52,6 @@ func sbReal(t *testing.T, p string) string {
 	r, err := filepath.EvalSymlinks(p)
 	require.NoError(t, err)
 	return r
-}
-
-// sbLogs collects the kernel's log records.
-type sbLogs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *sbLogs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *sbLogs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // run opens a session on a kernel assembled from tools (the "tools" key of

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/internal/otlptest"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
@@ -388,7 +388,7 @@ func TestTelemetryHandlerOutcomes(t *testing.T) {
 // Protects C14: a collector that cannot be reached never fails a turn; the
 // failed export is logged once, not once per batch.
 func TestTelemetryUnreachableCollector(t *testing.T) {
-	var logs telLogs
+	var logs testkit.SyncBuffer
 	cfg := otelsetup.Config{Traces: otelsetup.Signal{Exporter: otelsetup.OTLPHTTP, Endpoint: "http://127.0.0.1:1"}}
 	prov, err := otelsetup.Setup(t.Context(), cfg, otelsetup.Options{BatchTimeout: 5 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	require.NoError(t, err)
@@ -454,24 +454,6 @@ func TestTelemetryFileExporterCLI(t *testing.T) {
 	assertAttrs(t, handler, map[string]string{"helios.hook.origin": "plugin"})
 	turn := tr.one(t, "invoke_agent helios", nil)
 	assert.Equal(t, turn.TraceId, remote.TraceId)
-}
-
-// telLogs is a log sink safe for the exporter's goroutine.
-type telLogs struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *telLogs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *telLogs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // Protects C14 bad input: an unknown exporter is a config error naming the
