@@ -435,12 +435,8 @@ func runBound[In, Out any](ctx context.Context, r *Registry, o *order, in In, i 
 	// at all. Otherwise a non-blocking receive before each handler.
 	cancel := ctx.Done()
 	for ; i < len(fs); i++ {
-		if cancel != nil {
-			select {
-			case <-cancel:
-				return out, won, false, ctx.Err()
-			default:
-			}
+		if cancel != nil && closed(cancel) {
+			return out, won, false, ctx.Err()
 		}
 		v, handled, err := fs[i](ctx, in)
 		if err != nil {
@@ -540,12 +536,8 @@ func (d *dispatch[In, Out]) runFrom(ctx context.Context, in In) (out []Out, won 
 	// at all. Otherwise a non-blocking receive before each handler.
 	cancel := ctx.Done()
 	for ; i < len(ms); i++ {
-		if cancel != nil {
-			select {
-			case <-cancel:
-				return out, won, false, ctx.Err()
-			default:
-			}
+		if cancel != nil && closed(cancel) {
+			return out, won, false, ctx.Err()
 		}
 		m := &ms[i]
 		hctx := ctx
@@ -610,6 +602,17 @@ func (d *dispatch[In, Out]) panicked(ctx context.Context, i int, v any) {
 	d.span.End(ctx, telemetry.OutcomePanicked, err)
 	d.span = nil
 	d.r.warn(ctx, &d.ms[i], err)
+}
+
+// closed says whether the Done channel of a dispatch's context is closed,
+// without waiting.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // panicError is the failure of a handler that panicked with v.
