@@ -256,8 +256,12 @@ func writerBackend(t *testing.T, conn *pgx.Conn, id string) int {
 }
 
 func terminate(t *testing.T, conn *pgx.Conn, backend int) {
+	// With a timeout, pg_terminate_backend returns once the backend has
+	// exited, and with it its advisory locks: without one it only signals,
+	// and a retry right after could find the lock still held by the dying
+	// backend ("open for writing by pid …", seen once in CI).
 	var ok bool
-	if err := conn.QueryRow(context.Background(), `SELECT pg_terminate_backend($1)`, backend).Scan(&ok); err != nil || !ok {
+	if err := conn.QueryRow(context.Background(), `SELECT pg_terminate_backend($1, 10000)`, backend).Scan(&ok); err != nil || !ok {
 		t.Errorf("pg_terminate_backend(%d) = %v, %v", backend, ok, err)
 	}
 }
