@@ -64,7 +64,7 @@ type Document struct {
 	File     string                // as given to Parse
 	Keys     []string              // top-level keys in file order
 	Fields   map[string]*yaml.Node // value node of each top-level key
-	Body     string                // text after the closing delimiter line; CRLF normalized to LF
+	Body     string                // text after the closing delimiter line; each line ends in a bare LF (see toLF)
 	BodyLine int                   // 1-based line of the file where Body starts
 
 	lines lineMap // yaml's line numbers to the file's, for Decode errors
@@ -138,7 +138,7 @@ func (p *Parser) Parse(file string, data []byte) (*Document, error) {
 		closeLine++
 	}
 
-	yamlText = strings.ReplaceAll(yamlText, "\r\n", "\n")
+	yamlText = toLF(yamlText)
 	lines := newLineMap(yamlText)
 	fields, keys, err := p.parseYAML(file, yamlText, lines)
 	if err != nil {
@@ -148,7 +148,7 @@ func (p *Parser) Parse(file string, data []byte) (*Document, error) {
 		File:     file,
 		Keys:     keys,
 		Fields:   fields,
-		Body:     strings.ReplaceAll(body, "\r\n", "\n"),
+		Body:     toLF(body),
 		BodyLine: closeLine + 1,
 		lines:    lines,
 	}
@@ -453,7 +453,7 @@ func newLineMap(text string) lineMap {
 		case text[i] == '\n':
 			file++
 			m = append(m, file)
-		case text[i] == '\r', // CRLF is already LF, so this CR is alone
+		case text[i] == '\r', // toLF removed every CR before an LF, so this CR is alone
 			strings.HasPrefix(text[i:], "\u0085"),
 			strings.HasPrefix(text[i:], "\u2028"),
 			strings.HasPrefix(text[i:], "\u2029"):
@@ -487,6 +487,29 @@ func (m lineMap) file(n int) int {
 		return b[len(b)-1]
 	}
 	return b[n-1]
+}
+
+// toLF ends every line with a bare LF: it removes the CRs before each LF.
+// Usually that is the CR of a CRLF. A run of several, as in CR CR LF, comes
+// from a file converted to CRLF twice, and still ends one line: replacing
+// each CRLF once would leave a CRLF behind ("\r\r\n" becomes "\r\n"), which
+// yaml reads as one break and the line map as two. A CR elsewhere is kept.
+func toLF(text string) string {
+	if strings.IndexByte(text, '\r') < 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			b.WriteString(text)
+			return b.String()
+		}
+		b.WriteString(strings.TrimRight(text[:i], "\r"))
+		b.WriteByte('\n')
+		text = text[i+1:]
+	}
 }
 
 func isDelimiter(line string) bool {

@@ -90,6 +90,18 @@ func TestFrontmatterParse(t *testing.T) {
 			},
 		},
 		{
+			// CR CR LF is what converting LF to CRLF twice leaves; every
+			// reader means one line ending by it.
+			name: "CRs before an LF end the line with it",
+			in:   "---\r\r\nname: pdf\r\r\ndescription: |-\r\r\n  a\r\r\n  b\r\n---\r\r\nline one\r\r\nline\rtwo\r\r\r\n",
+			want: want{
+				Keys:     []string{"name", "description"},
+				Scalars:  map[string]string{"name": "pdf", "description": "a\nb"},
+				Body:     "line one\nline\rtwo\n",
+				BodyLine: 7,
+			},
+		},
+		{
 			name: "UTF-8 BOM is skipped and does not count as a line",
 			in:   "\ufeff" + lines("---", "name: pdf", "---", "body"),
 			want: want{
@@ -233,6 +245,8 @@ func TestFrontmatterErrors(t *testing.T) {
 		{"unknown alias", lines("---", "name: a", "description: *nope", "---"), frontmatter.ErrYAML, 3, "unknown anchor"},
 		{"second YAML document", lines("---", "name: a", "--- b", "---"), frontmatter.ErrYAML, 3, "second YAML document"},
 		{"BOM and CRLF do not shift lines", "\ufeff---\r\nname: a\r\n  bad: b\r\n---\r\n", frontmatter.ErrYAML, 3, ""},
+		{"CR CR LF does not shift lines", "---\r\r\nname: a\r\r\ndescription: b\r\r\n  bad: c\r\r\n---\r\r\n", frontmatter.ErrYAML, 4, "mapping values are not allowed"},
+		{"a lone CR is a YAML line", "---\r\r\nname: a\rdescription: b\r\r\n  bad: c\r\n---\r\n", frontmatter.ErrYAML, 3, "mapping values are not allowed"},
 	}
 	sentinels := []error{frontmatter.ErrNoFrontmatter, frontmatter.ErrUnclosed, frontmatter.ErrNotMapping, frontmatter.ErrYAML}
 	for _, tt := range tests {
