@@ -18,11 +18,20 @@ import (
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 )
 
-// fdReadmeGo returns the ```go blocks of README.md under the heading, up to
-// the next heading of the same or a higher level.
+// fdDocs are the documents whose Go programs the tests build, by heading.
+var fdDocs = map[string]string{
+	"# Embedding":         "docs/embedding.md",
+	"## Writing a plugin": "docs/plugins.md",
+}
+
+// fdReadmeGo returns the ```go blocks of the document fdDocs names for the
+// heading, under that heading, up to the next heading of the same or a
+// higher level.
 func fdReadmeGo(t *testing.T, heading string) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	doc := fdDocs[heading]
+	require.NotEmpty(t, doc, "no document holds %q", heading)
+	data, err := os.ReadFile(filepath.Join("..", "..", doc))
 	require.NoError(t, err)
 	level := strings.Index(heading, " ")
 	var blocks []string
@@ -48,7 +57,7 @@ func fdReadmeGo(t *testing.T, heading string) []string {
 			inBlock = true
 		}
 	}
-	require.NotEmpty(t, blocks, "no Go block under %q in README.md", heading)
+	require.NotEmpty(t, blocks, "no Go block under %q in %s", heading, doc)
 	return blocks
 }
 
@@ -64,7 +73,7 @@ var (
 func fdBuildReadme(t *testing.T) map[string]string {
 	t.Helper()
 	srcs := map[string]string{}
-	for _, h := range []string{"## Embedding", "### Writing a plugin"} {
+	for _, h := range []string{"# Embedding", "## Writing a plugin"} {
 		blocks := fdReadmeGo(t, h)
 		require.Len(t, blocks, 1, "Go blocks under %q", h)
 		srcs[h] = blocks[0]
@@ -81,7 +90,7 @@ func fdBuildReadme(t *testing.T) map[string]string {
 			"require github.com/helios-agents/helios v0.0.0-00010101000000-000000000000\n\n" +
 			"replace github.com/helios-agents/helios => " + checkout + "\n"}
 		fdReadmeBins = map[string]string{}
-		for i, h := range []string{"## Embedding", "### Writing a plugin"} {
+		for i, h := range []string{"# Embedding", "## Writing a plugin"} {
 			name := fmt.Sprintf("program%d", i)
 			files[filepath.Join(name, "main.go")] = srcs[h]
 			fdReadmeBins[h] = filepath.Join(dir, "bin", name)
@@ -114,7 +123,7 @@ func fdBuildReadme(t *testing.T) map[string]string {
 // typed guard denies the force push the model asks for.
 func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 	t.Parallel()
-	blocks := fdReadmeGo(t, "## Embedding")
+	blocks := fdReadmeGo(t, "# Embedding")
 	require.Len(t, blocks, 1)
 	src := blocks[0]
 	_, body, ok := strings.Cut(src, "func main() {\n")
@@ -133,7 +142,7 @@ func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 		assert.Contains(t, string(example), l, "ExampleLoad runs the README's program")
 	}
 
-	bin := fdBuildReadme(t)["## Embedding"]
+	bin := fdBuildReadme(t)["# Embedding"]
 	m := modeltest.NewServer(t,
 		modeltest.Call("Bash", `{"command":"git push --force origin main"}`),
 		func(req modeltest.Recorded) modeltest.Reply {
@@ -155,13 +164,13 @@ func TestReadmeEmbeddingProgramRuns(t *testing.T) {
 // builds in a module of its own and starts as a plugin.
 func TestReadmePluginBuildsAndStarts(t *testing.T) {
 	t.Parallel()
-	blocks := fdReadmeGo(t, "### Writing a plugin")
+	blocks := fdReadmeGo(t, "## Writing a plugin")
 	require.Len(t, blocks, 1)
 	example, err := os.ReadFile(filepath.Join("..", "..", "plugins", "examples", "no-force-push", "main.go"))
 	require.NoError(t, err)
-	assert.Equal(t, string(example), blocks[0], "the README prints plugins/examples/no-force-push/main.go")
+	assert.Equal(t, string(example), blocks[0], "docs/plugins.md prints plugins/examples/no-force-push/main.go")
 
-	bin := fdBuildReadme(t)["### Writing a plugin"]
+	bin := fdBuildReadme(t)["## Writing a plugin"]
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"plugins": [{"name": "guard", "command": `+asmQuote(bin)+`}]}`)
 	r := helios(t, t.TempDir(), work, "plugins", "check", "--json")
