@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"mime"
@@ -22,8 +20,8 @@ import (
 // The per-skill limits of the Agent Skills extension: a skill past them is
 // still served, without the files that do not fit, and a warning names them.
 const (
-	MaxFiles = 512
-	MaxBytes = 16 << 20 // 16 MiB, summed over a skill's files
+	MaxFiles = skills.MaxFiles
+	MaxBytes = skills.MaxBytes // summed over a skill's files
 )
 
 // maxDepth bounds how deep a skill's folders are walked (symlinked folders
@@ -237,10 +235,7 @@ func synthesized(ctx context.Context, s skills.Skill) ([]byte, error) {
 	return []byte("---\n" + string(fm) + "---\n" + c.Body), nil
 }
 
-func digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func digest(data []byte) string { return skills.FileDigest(data) }
 
 // mimeType names a file's media type: text/markdown for Markdown, the
 // extension's type when known, else text/plain or octet-stream by content.
