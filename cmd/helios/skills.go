@@ -18,11 +18,12 @@ import (
 func skillsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "skills",
-		Short: "List, load and validate skills",
+		Short: "List, load, validate and install skills",
 		Args:  args(cobra.NoArgs),
 		RunE:  groupHelp,
 	}
 	c.AddCommand(skillsListCmd(g), skillsLoadCmd(g), skillsValidateCmd(g), skillsWatchCmd(g), skillsCatalogCmd(g))
+	c.AddCommand(skillsInstallCmds(g)...)
 	return c
 }
 
