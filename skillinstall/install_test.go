@@ -603,9 +603,15 @@ func TestCredentialsAreUsedButNeverLocked(t *testing.T) {
 		assert.NotContains(t, string(data), "s3cret")
 		assert.NotContains(t, string(data), "alice")
 
-		_, err = w.in.Add(ctx, strings.Replace(withCreds, "s3cret-token", "wrong-token", 1)+"#nope", skillinstall.AddOptions{})
-		require.Error(t, err)
-		assert.NotContains(t, err.Error(), "wrong-token", "a password never reaches a message")
+		for _, bad := range []string{
+			strings.Replace(plainURL, "://", "://alice:wrong-token@", 1) + "#nope",
+			strings.Replace(plainURL, "://", "://wrong-token@", 1),
+			strings.Replace(plainURL, "://", "://alice:s3cret-token@", 1) + "#nope",
+		} {
+			_, err = w.in.Add(ctx, bad, skillinstall.AddOptions{})
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), "-token", "a credential never reaches a message")
+		}
 	})
 	t.Run("from GIT_ASKPASS", func(t *testing.T) {
 		script := filepath.Join(t.TempDir(), "askpass")

@@ -55,20 +55,23 @@ func parseSource(s string) (source, error) {
 			}
 			return source{spec: s, url: s, local: filepath.FromSlash(u.Path)}, nil
 		case "http", "https":
-			src := source{url: s}
-			if p, ok := u.User.Password(); ok {
-				src.secret = p
+			src := source{url: s, spec: s}
+			if u.User != nil { // credentials are used, never recorded
+				var ok bool
+				if src.secret, ok = u.User.Password(); !ok {
+					src.secret = u.User.Username() // https://TOKEN@host/…
+				}
+				u.User = nil
+				src.spec = u.String()
 			}
-			u.User = nil // credentials are used, never recorded
-			src.spec = u.String()
 			return src, nil
 		case "ssh", "git", "git+ssh", "ssh+git":
-			src := source{url: s}
-			if p, ok := u.User.Password(); ok {
+			src := source{url: s, spec: s}
+			if p, ok := u.User.Password(); ok { // the user name is no secret
 				src.secret = p
 				u.User = url.User(u.User.Username())
+				src.spec = u.String()
 			}
-			src.spec = u.String()
 			return src, nil
 		default:
 			return source{}, fmt.Errorf("source %s: unknown scheme %q (https, http, ssh, git or file)", redactURL(s), u.Scheme)
@@ -91,11 +94,20 @@ func isSCP(s string) bool {
 	return i > 1 && !strings.ContainsAny(s[:i], `/\`)
 }
 
+// redactURL hides the credentials of a URL for a message: an HTTP URL's
+// whole user part (a token often stands as the user name), another URL's
+// password.
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return u.Redacted()
-		}
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if l := strings.ToLower(u.Scheme); l == "http" || l == "https" {
+		u.User = url.User("***")
+		return u.String()
+	}
+	if _, ok := u.User.Password(); ok {
+		return u.Redacted()
 	}
 	return s
 }
