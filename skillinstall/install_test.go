@@ -466,7 +466,7 @@ func TestHostileSkillsAreRefusedNamingTheFile(t *testing.T) {
 			"skills/evil/a": gittest.Link("b"), "skills/evil/b": gittest.Link("a")},
 			[]string{"skills/evil/a", "symlinks"}},
 		{"path escape", map[string]gittest.File{"skills/evil/SKILL.md": gittest.Text(ok),
-			"skills/evil/../../../../tmp/pwned": gittest.Text("x")},
+			"skills/evil/../../escaped": gittest.Text("x")},
 			[]string{"skills/evil/..", "escapes the skill folder"}},
 		{"a .git folder", map[string]gittest.File{"skills/evil/SKILL.md": gittest.Text(ok),
 			"skills/evil/.git/hooks/post-checkout": gittest.Script("x")},
@@ -640,4 +640,29 @@ func TestAStageLeftByAKilledCommandIsCleanedUp(t *testing.T) {
 	_, err := w.in.Add(context.Background(), r.URL(), skillinstall.AddOptions{})
 	require.NoError(t, err)
 	assert.NoDirExists(t, filepath.Dir(left))
+}
+
+func TestConcurrentCommandsOnOneRootLoseNoEntry(t *testing.T) {
+	r := gittest.New(t, "skills")
+	files := map[string]gittest.File{}
+	names := []string{"one", "two", "three", "four"}
+	for _, n := range names {
+		files[n+"/SKILL.md"] = gittest.Text(md(n, "Skill "+n+"."))
+	}
+	r.Commit(files)
+	w := newWorld(t)
+	errs := make(chan error, len(names))
+	for _, n := range names {
+		go func() {
+			in, err := skillinstall.New(w.cfg) // as separate processes would
+			if err == nil {
+				_, err = in.Add(context.Background(), r.URL(), skillinstall.AddOptions{Skills: []string{n}})
+			}
+			errs <- err
+		}()
+	}
+	for range names {
+		require.NoError(t, <-errs)
+	}
+	assert.Len(t, w.lock(t).Skills, len(names), "each add read the lock the previous one wrote")
 }

@@ -260,12 +260,12 @@ func checkLink(byRel map[string]file, l file) error {
 	return nil
 }
 
-// write puts the planned files under dir (which must not exist) and returns
-// each file's digest. It stops, naming the file, when the skill grows past
+// write puts the planned files under dir (a fresh folder of the stage) and
+// returns each file's digest. It stops, naming the file, when the skill grows past
 // skills.MaxBytes. Regular files keep their run bits; symlinks are made
 // last, so no write ever goes through one.
 func write(c *checkout, files []file, dir string) (map[string]string, error) {
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	digests := map[string]string{}
