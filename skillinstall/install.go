@@ -131,7 +131,10 @@ func (in *Installer) add(ctx context.Context, srcText, ref string, opts AddOptio
 			return err
 		}
 		tx.res.Warnings = append(tx.res.Warnings, warns...)
-		if len(all) == 0 {
+		switch {
+		case len(all) == 0 && len(warns) > 0:
+			return fmt.Errorf("no usable SKILL.md in %s: %s", co.at(), strings.Join(warns, "; "))
+		case len(all) == 0:
 			return fmt.Errorf("no SKILL.md in %s", co.at())
 		}
 		picked, err := pick(all, opts.Skills, co)
@@ -145,6 +148,8 @@ func (in *Installer) add(ctx context.Context, srcText, ref string, opts AddOptio
 				return fmt.Errorf("skill %q is already installed from %s (path %s); --force replaces it", f.name, prev.Source, prev.Path)
 			case !locked && exists(filepath.Join(in.root, f.name)) && !opts.Force:
 				return fmt.Errorf("%s exists and %s does not lock it; --force replaces it", filepath.Join(in.root, f.name), in.lockFile)
+			case !locked && exists(filepath.Join(in.root, f.name+".md")) && !opts.Force:
+				return fmt.Errorf("%s is a skill of the same name; --force installs %s beside it (the folder wins)", filepath.Join(in.root, f.name+".md"), f.name)
 			case locked && !opts.Force:
 				if err := in.refuseLocalChanges(prev); err != nil {
 					return err

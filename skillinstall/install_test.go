@@ -436,6 +436,14 @@ func TestAddRefusesACollisionWithAnUnlockedFolderUnlessForced(t *testing.T) {
 	require.NoError(t, err)
 	data, _ = os.ReadFile(mine)
 	assert.Contains(t, string(data), "Work with PDF files.")
+
+	flat := newWorld(t)
+	require.NoError(t, os.MkdirAll(flat.cfg.Root, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(flat.cfg.Root, "docx.md"), []byte(md("docx", "Mine, flat.")), 0o644))
+	_, err = flat.in.Add(ctx, r.URL(), skillinstall.AddOptions{Skills: []string{"docx"}})
+	require.Error(t, err, "a flat skill of the same name collides too")
+	assert.Contains(t, err.Error(), "docx.md")
+	assert.NoDirExists(t, flat.dir("docx"))
 }
 
 func TestHostileSkillsAreRefusedNamingTheFile(t *testing.T) {
@@ -518,6 +526,8 @@ func TestBadInputIsOneClearErrorAndChangesNothing(t *testing.T) {
 	good.Commit(twoSkills(""))
 	noDesc := gittest.New(t, "nodesc")
 	noDesc.Commit(map[string]gittest.File{"x/SKILL.md": gittest.Text("---\nname: x\n---\nbody\n")})
+	hostile := gittest.New(t, "hostile")
+	hostile.Commit(map[string]gittest.File{"sub/SKILL.md": gittest.Text(md("../../evil", "Escapes by name."))})
 	plain := t.TempDir()
 
 	cases := []struct {
@@ -529,7 +539,8 @@ func TestBadInputIsOneClearErrorAndChangesNothing(t *testing.T) {
 		{"not a repository", plain, []string{plain, "not a git repository"}},
 		{"missing ref", good.URL() + "#nope", []string{`ref "nope" not found`, "branches: main"}},
 		{"no SKILL.md", empty.URL(), []string{"no SKILL.md", empty.URL()}},
-		{"unusable SKILL.md only", noDesc.URL(), []string{"no SKILL.md", noDesc.URL()}},
+		{"unusable SKILL.md only", noDesc.URL(), []string{"no usable SKILL.md", noDesc.URL(), "x/SKILL.md", "missing description"}},
+		{"hostile name only", hostile.URL(), []string{"no usable SKILL.md", "sub/SKILL.md", `"../../evil"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -665,4 +676,26 @@ func TestConcurrentCommandsOnOneRootLoseNoEntry(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 	assert.Len(t, w.lock(t).Skills, len(names), "each add read the lock the previous one wrote")
+}
+
+func TestUnusableAndDuplicateSkillsAreLeftOutWithAWarning(t *testing.T) {
+	r := gittest.New(t, "skills")
+	r.Commit(map[string]gittest.File{
+		"skills/pdf/SKILL.md":         gittest.Text(md("pdf", "The one.")),
+		".claude/skills/pdf/SKILL.md": gittest.Text(md("pdf", "A copy, deeper.")),
+		"skills/nodesc/SKILL.md":      gittest.Text("---\nname: nodesc\n---\n"),
+		"skills/evil/SKILL.md":        gittest.Text(md(".hidden", "A hidden name.")),
+		"skills/link/SKILL.md":        gittest.Link("../pdf/SKILL.md"),
+	})
+	w := newWorld(t)
+	res, err := w.in.Add(context.Background(), r.URL(), skillinstall.AddOptions{})
+	require.NoError(t, err)
+	require.Len(t, res.Skills, 1)
+	assert.Equal(t, "skills/pdf", res.Skills[0].Path, "the shallowest of two skills named pdf")
+	all := strings.Join(res.Warnings, "\n")
+	assert.Contains(t, all, ".claude/skills/pdf/SKILL.md")
+	assert.Contains(t, all, "skills/nodesc/SKILL.md")
+	assert.Contains(t, all, `".hidden"`)
+	assert.Len(t, res.Warnings, 3, "a symlinked SKILL.md is no skill of its own: %v", res.Warnings)
+	assert.Equal(t, []string{"skills/pdf"}, w.rootEntries(t)[:1])
 }
