@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helios-agents/helios/internal/gitserver"
 	"github.com/helios-agents/helios/internal/gittest"
 	"github.com/helios-agents/helios/skillinstall"
 )
@@ -591,7 +592,7 @@ func TestBadInputIsOneClearErrorAndChangesNothing(t *testing.T) {
 func TestCredentialsAreUsedButNeverLocked(t *testing.T) {
 	r := gittest.New(t, "private")
 	commit := r.Commit(twoSkills(""))
-	srv := gittest.Serve(t, filepath.Dir(r.Dir), "alice", "s3cret-token")
+	srv := gitserver.Serve(t, filepath.Dir(r.Dir), "alice", "s3cret-token")
 	plainURL := srv.URL + "/private"
 	ctx := context.Background()
 

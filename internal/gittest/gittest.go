@@ -1,19 +1,13 @@
 // Package gittest makes real git repositories for tests, written with
 // go-git object by object (so a test can also write what a careful client
 // never would: a tree entry named "..", a symlink out), and serves them over
-// smart HTTP through git http-backend. Only tests import it.
+// smart HTTP (package gitserver). Only tests import it.
 package gittest
 
 import (
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/internal/gitserver"
 )
 
 // File is one entry of a commit.
@@ -185,54 +181,10 @@ func (r *Repo) writeNode(n *node) plumbing.Hash {
 	return r.store(&object.Tree{Entries: entries})
 }
 
-// Server is a smart-HTTP git server: git http-backend behind net/http/cgi.
-type Server struct {
-	// URL is the server's base; a repository made by New(t, "x") under
-	// the served folder is at URL + "/x".
-	URL string
-	// Requests counts the requests served.
-	Requests atomic.Int64
-}
-
-// Serve starts git http-backend over the folder root (every repository
-// in it exported). With user set, every request needs that basic-auth
-// user and password. The test is skipped when git is not installed.
-func Serve(t testing.TB, root, user, password string) *Server {
-	t.Helper()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed: the smart-HTTP tests run git http-backend (apt-get install git)")
-	}
-	home := t.TempDir() // no user or system config of the machine leaks in
-	h := &cgi.Handler{
-		Path: gitBin,
-		Args: []string{"http-backend"},
-		Env: []string{
-			"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1",
-			"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH"),
-		},
-	}
-	s := &Server{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		s.Requests.Add(1)
-		if user != "" {
-			u, p, ok := req.BasicAuth()
-			if !ok || u != user || p != password {
-				w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-				http.Error(w, "authentication required", http.StatusUnauthorized)
-				return
-			}
-		}
-		h.ServeHTTP(w, req)
-	}))
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
-	return s
-}
-
-// ServeRepo serves r alone and returns its smart-HTTP URL.
+// ServeRepo serves r alone over smart HTTP (see gitserver.Serve) and
+// returns its URL.
 func ServeRepo(t testing.TB, r *Repo) string {
 	t.Helper()
-	s := Serve(t, filepath.Dir(r.Dir), "", "")
+	s := gitserver.Serve(t, filepath.Dir(r.Dir), "", "")
 	return s.URL + "/" + filepath.Base(r.Dir)
 }

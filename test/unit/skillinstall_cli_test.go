@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/internal/gittest"
+	"github.com/helios-agents/helios/internal/gitserver"
 )
 
 // instLock is helios-lock.json as a script reads it.
@@ -54,13 +55,79 @@ func instDigest(s string) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
+// instGit is a repository made with the git command, so that this test
+// binary does not link go-git (its size counts in the peak-RSS tests).
+type instGit struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+// newInstGit makes an empty repository whose default branch is main; the
+// test is skipped when git is missing.
+func newInstGit(t *testing.T, name string) *instGit {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: these tests make repositories with it and serve them with git http-backend (apt-get install git)")
+	}
+	home := t.TempDir()
+	g := &instGit{t: t, dir: filepath.Join(t.TempDir(), name), env: append(os.Environ(),
+		"HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com")}
+	require.NoError(t, os.MkdirAll(g.dir, 0o755))
+	g.git("init", "-q", "-b", "main")
+	return g
+}
+
+func (g *instGit) git(args ...string) string {
+	g.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = g.dir, g.env
+	out, err := cmd.CombinedOutput()
+	require.NoError(g.t, err, "git %v: %s", args, out)
+	return strings.TrimSpace(string(out))
+}
+
+// url is the repository's file:// URL.
+func (g *instGit) url() string { return "file://" + g.dir }
+
+// serve serves the repository over smart HTTP and returns its URL.
+func (g *instGit) serve() string {
+	return gitserver.Serve(g.t, filepath.Dir(g.dir), "", "").URL + "/" + filepath.Base(g.dir)
+}
+
+// commit makes the work tree exactly files (a "+x " prefix on the content
+// makes the file executable) and commits it; it returns the commit's hash.
+func (g *instGit) commit(files map[string]string) string {
+	g.t.Helper()
+	entries, err := os.ReadDir(g.dir)
+	require.NoError(g.t, err)
+	for _, e := range entries {
+		if e.Name() != ".git" {
+			require.NoError(g.t, os.RemoveAll(filepath.Join(g.dir, e.Name())))
+		}
+	}
+	for p, content := range files {
+		perm := os.FileMode(0o644)
+		if c, ok := strings.CutPrefix(content, "+x "); ok {
+			content, perm = c, 0o755
+		}
+		full := filepath.Join(g.dir, filepath.FromSlash(p))
+		require.NoError(g.t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(g.t, os.WriteFile(full, []byte(content), perm))
+	}
+	g.git("add", "-A")
+	g.git("commit", "-q", "--allow-empty", "-m", "commit")
+	return g.git("rev-parse", "HEAD")
+}
+
 // instRepo is a repository of two skills; body goes into pdf's SKILL.md.
-func instRepo(body string) map[string]gittest.File {
-	return map[string]gittest.File{
-		"README.md":                     gittest.Text("# our skills\n"),
-		"skills/pdf/SKILL.md":           gittest.Text(skillMD("name: pdf\ndescription: Work with PDF files.", body)),
-		"skills/pdf/scripts/extract.sh": gittest.Script("#!/bin/sh\necho extract\n"),
-		"skills/docx/SKILL.md":          gittest.Text(skillMD("name: docx\ndescription: Work with Word files.", "Docx.\n")),
+func instRepo(body string) map[string]string {
+	return map[string]string{
+		"README.md":                     "# our skills\n",
+		"skills/pdf/SKILL.md":           skillMD("name: pdf\ndescription: Work with PDF files.", body),
+		"skills/pdf/scripts/extract.sh": "+x #!/bin/sh\necho extract\n",
+		"skills/docx/SKILL.md":          skillMD("name: docx\ndescription: Work with Word files.", "Docx.\n"),
 	}
 }
 
@@ -75,11 +142,11 @@ func TestCLISkillsInstallLifecycle(t *testing.T) {
 			base := filepath.Join(t.TempDir(), "my home ☂")
 			home, work := filepath.Join(base, "home"), filepath.Join(base, "work")
 			require.NoError(t, os.MkdirAll(work, 0o755))
-			repo := gittest.New(t, "team skills")
-			first := repo.Commit(instRepo("First.\n"))
-			url := repo.URL()
+			repo := newInstGit(t, "team skills")
+			first := repo.commit(instRepo("First.\n"))
+			url := repo.url()
 			if transport == "http" {
-				url = gittest.ServeRepo(t, repo)
+				url = repo.serve()
 			}
 			lockFile := filepath.Join(home, ".helios", "helios-lock.json")
 			root := filepath.Join(home, ".helios", "skills")
@@ -134,7 +201,7 @@ func TestCLISkillsInstallLifecycle(t *testing.T) {
 			assert.Contains(t, r.stdout, "restored pdf")
 			cliExpect(t, helios(t, home, work, "skills", "verify"), 0)
 
-			second := repo.Commit(instRepo("Second.\n"))
+			second := repo.commit(instRepo("Second.\n"))
 			r = helios(t, home, work, "skills", "update", "pdf")
 			cliExpect(t, r, 0)
 			assert.Contains(t, r.stdout, "updated pdf: "+first[:12]+" -> "+second[:12])
@@ -145,7 +212,7 @@ func TestCLISkillsInstallLifecycle(t *testing.T) {
 			require.NoError(t, err)
 
 			// A fresh machine after the repository moved on again.
-			repo.Commit(instRepo("Third.\n"))
+			repo.commit(instRepo("Third.\n"))
 			fresh := filepath.Join(base, "fresh home")
 			require.NoError(t, os.MkdirAll(filepath.Join(fresh, ".helios"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(fresh, ".helios", "helios-lock.json"), lockBytes, 0o644))
@@ -177,10 +244,10 @@ func TestCLISkillsInstallLifecycle(t *testing.T) {
 func TestCLISkillsInstallProject(t *testing.T) {
 	home, work := t.TempDir(), filepath.Join(t.TempDir(), "proj ☂")
 	require.NoError(t, os.MkdirAll(work, 0o755))
-	repo := gittest.New(t, "skills")
-	commit := repo.Commit(instRepo(""))
+	repo := newInstGit(t, "skills")
+	commit := repo.commit(instRepo(""))
 
-	r := helios(t, home, t.TempDir(), "--work-dir", work, "skills", "add", "--project", "--skill", "docx", repo.URL())
+	r := helios(t, home, t.TempDir(), "--work-dir", work, "skills", "add", "--project", "--skill", "docx", repo.url())
 	cliExpect(t, r, 0)
 	assert.FileExists(t, filepath.Join(work, ".helios", "skills", "docx", "SKILL.md"))
 	assert.NoDirExists(t, filepath.Join(work, ".helios", "skills", "pdf"), "--skill docx only")
@@ -206,10 +273,10 @@ func TestCLISkillsInstallProject(t *testing.T) {
 // installed; a command line that is wrong: exit 2.
 func TestCLISkillsInstallBadInput(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
-	good := gittest.New(t, "good")
-	good.Commit(instRepo(""))
-	empty := gittest.New(t, "empty")
-	empty.Commit(map[string]gittest.File{"README.md": gittest.Text("nothing\n")})
+	good := newInstGit(t, "good")
+	good.commit(instRepo(""))
+	empty := newInstGit(t, "empty")
+	empty.commit(map[string]string{"README.md": "nothing\n"})
 	root := filepath.Join(home, ".helios", "skills")
 
 	for _, c := range []struct {
@@ -218,9 +285,9 @@ func TestCLISkillsInstallBadInput(t *testing.T) {
 		want []string
 	}{
 		{"unreachable source", []string{"add", "http://127.0.0.1:1/skills.git"}, []string{"http://127.0.0.1:1/skills.git"}},
-		{"missing ref", []string{"add", good.URL() + "#v9"}, []string{`ref "v9" not found`, good.URL()}},
-		{"no SKILL.md", []string{"add", empty.URL()}, []string{"no SKILL.md", empty.URL()}},
-		{"unknown skill", []string{"add", "--skill", "xlsx", good.URL()}, []string{`"xlsx"`}},
+		{"missing ref", []string{"add", good.url() + "#v9"}, []string{`ref "v9" not found`, good.url()}},
+		{"no SKILL.md", []string{"add", empty.url()}, []string{"no SKILL.md", empty.url()}},
+		{"unknown skill", []string{"add", "--skill", "xlsx", good.url()}, []string{`"xlsx"`}},
 		{"remove unknown", []string{"remove", "pdf"}, []string{`"pdf"`, "helios-lock.json"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -238,7 +305,7 @@ func TestCLISkillsInstallBadInput(t *testing.T) {
 	t.Run("corrupted lockfile", func(t *testing.T) {
 		lockFile := filepath.Join(home, ".helios", "helios-lock.json")
 		writeFile(t, lockFile, "{\n  \"version\": 1,\n  \"skills\": [\n")
-		for _, args := range [][]string{{"add", good.URL()}, {"sync"}, {"verify"}, {"update"}, {"remove", "pdf"}} {
+		for _, args := range [][]string{{"add", good.url()}, {"sync"}, {"verify"}, {"update"}, {"remove", "pdf"}} {
 			r := helios(t, home, work, append([]string{"skills"}, args...)...)
 			cliExpect(t, r, 1)
 			assert.Contains(t, r.stderr, lockFile, "%v", args)
@@ -257,8 +324,8 @@ func TestCLISkillsInstallBadInput(t *testing.T) {
 // the added skills, then the removed one, without a restart.
 func TestCLISkillsInstallShowsInTheLiveCatalog(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
-	repo := gittest.New(t, "skills")
-	repo.Commit(instRepo(""))
+	repo := newInstGit(t, "skills")
+	repo.commit(instRepo(""))
 
 	cmd, next := startSkillsWatch(t, work, home, 20*time.Second)
 	defer cmd.Process.Kill()
@@ -266,7 +333,7 @@ func TestCLISkillsInstallShowsInTheLiveCatalog(t *testing.T) {
 	require.True(t, first.Complete)
 	require.Empty(t, first.Skills)
 
-	cliExpect(t, helios(t, home, work, "skills", "add", repo.URL()), 0)
+	cliExpect(t, helios(t, home, work, "skills", "add", repo.url()), 0)
 	var seen []string
 	for len(seen) < 2 {
 		ev := next("the installed skills")
