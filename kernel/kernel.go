@@ -189,10 +189,18 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	for _, c := range k.caps {
 		if p, ok := c.Capability.(skills.Provider); ok && !c.project {
-			k.register(skills.CapabilitySource(c.Name()), p)
+			k.register(skillSource(c), p)
 		}
 	}
 	return k, nil
+}
+
+// skillSource is the source label of a capability's skills.
+func skillSource(c Capability) string {
+	if s, ok := c.(SkillSourcer); ok {
+		return s.SkillSource()
+	}
+	return skills.CapabilitySource(c.Name())
 }
 
 // rootWatched is a provider that reads folders and can be told to watch them.
@@ -279,6 +287,16 @@ func (k *Kernel) SkillRoots() []string {
 		if r, ok := c.Capability.(interface{ Roots() []string }); ok {
 			out = append(out, r.Roots()...)
 		}
+	}
+	return out
+}
+
+// Capabilities returns the installed capabilities in capability order:
+// the project's, the builtins, then the plugins.
+func (k *Kernel) Capabilities() []Capability {
+	out := make([]Capability, len(k.caps))
+	for i, c := range k.caps {
+		out[i] = c.Capability
 	}
 	return out
 }
@@ -470,7 +488,7 @@ func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool
 		}
 		ts, err := tp.Tools(ctx)
 		if err != nil {
-			warns = append(warns, contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("tools unavailable: %v", err)})
+			warns = append(warns, contract.Warning{Source: skillSource(c.Capability), Message: fmt.Sprintf("tools unavailable: %v", err)})
 			continue
 		}
 		tools = append(tools, ts...)
