@@ -159,4 +159,3 @@ func TestParseManifest(t *testing.T) {
 	assert.Equal(t, "s", m.folder, "a prefix before the name is allowed")
 	assert.Equal(t, []string{"SKILL.md", "refs/My Guide.md"}, []string{m.files[0].rel, m.files[1].rel}, "SKILL.md first; names unescaped")
 }
-
