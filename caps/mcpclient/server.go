@@ -510,11 +510,14 @@ func (x *session) endReason(err error) error {
 	return err
 }
 
-// toolsChanged marks the session's tool list stale: the next Tools reads it
-// again. It runs on the SDK's reading goroutine, so it must not block.
+// toolsChanged marks the session's tool list stale and reads it again in
+// the background; a Tools call before that listing ends waits for it (or
+// lists itself). It runs on the SDK's reading goroutine, so it must not
+// block.
 func (s *Server) toolsChanged(cs *mcp.ClientSession) {
 	if x := s.current(); x != nil && x.cs == cs {
 		x.dirty.Store(true)
+		go s.tools(context.Background(), x)
 	}
 }
 

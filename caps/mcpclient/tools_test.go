@@ -82,14 +82,3 @@ func TestToolsAndResults(t *testing.T) {
 		})
 	}
 }
-
-func TestToolResultOverTheMessageLimit(t *testing.T) {
-	ss, _ := start(t, Config{}, stdioServer("t"))
-	s := ss[0]
-	res := call(t, s, "mcp__t__big", `{"bytes":52428800}`) // 50 MiB
-	assert.True(t, res.IsError)
-	assert.Contains(t, res.Content, `MCP server "t" answered with a message of`)
-	assert.Contains(t, res.Content, "over the limit of 16 MiB")
-	assert.Equal(t, contract.ToolResult{Content: "echo: still here"}, call(t, s, "mcp__t__echo", `{"text":"still here"}`), "the server goes on")
-	assert.Equal(t, StateReady, s.Status().State)
-}
