@@ -259,6 +259,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+	plugins = append(plugins, servers...)
 
 	m, noModel := openModel(cfg.Model)
 	store, err := newSessionStore(cfg.Sessions, base)
@@ -271,7 +272,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		UserSkillRoots: userRoots,
 		Project:        project,
 		Capabilities:   append(caps, opts.Capabilities...), // the application's own, after the configured builtins
-		Plugins:        append(plugins, servers...),
+		Plugins:        plugins,
 		SkillsMode:     mode,
 		CatalogBudget:  budget,
 		SkillWatcher:   skillWatcher,

@@ -14,7 +14,6 @@ import (
 //   - Describer: a one-line description (from its EXTENSION.md) for the
 //     <extensions> manifest; empty means "not listed".
 //   - skills.Provider: skills, merged after user and project skills.
-//   - SkillSourcer: its own source label for those skills.
 //   - ToolProvider: tools for the model.
 //   - HookProvider: hook mounts. Their origin is set by the kernel from how
 //     the capability was installed, never taken from the capability.
@@ -31,14 +30,6 @@ type Describer interface {
 // ToolProvider is a capability with tools.
 type ToolProvider interface {
 	Tools(ctx context.Context) ([]contract.Tool, error)
-}
-
-// SkillSourcer is a capability whose skills come from a source of another
-// kind than a capability, and say so in their source label ("mcp:<server>"
-// for an MCP server's); without it, a capability's skills are
-// "capability:<name>".
-type SkillSourcer interface {
-	SkillSource() string
 }
 
 // HookProvider is a capability with hook mounts.

@@ -189,18 +189,10 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	for _, c := range k.caps {
 		if p, ok := c.Capability.(skills.Provider); ok && !c.project {
-			k.register(skillSource(c), p)
+			k.register(skills.CapabilitySource(c.Name()), p)
 		}
 	}
 	return k, nil
-}
-
-// skillSource is the source label of a capability's skills.
-func skillSource(c Capability) string {
-	if s, ok := c.(SkillSourcer); ok {
-		return s.SkillSource()
-	}
-	return skills.CapabilitySource(c.Name())
 }
 
 // rootWatched is a provider that reads folders and can be told to watch them.
@@ -488,7 +480,7 @@ func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool
 		}
 		ts, err := tp.Tools(ctx)
 		if err != nil {
-			warns = append(warns, contract.Warning{Source: skillSource(c.Capability), Message: fmt.Sprintf("tools unavailable: %v", err)})
+			warns = append(warns, contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("tools unavailable: %v", err)})
 			continue
 		}
 		tools = append(tools, ts...)

@@ -33,7 +33,7 @@ func stdioServer(name string, env ...string) ServerConfig {
 }
 
 // httpServer serves a fresh test server over streamable HTTP in process.
-func httpServer(t *testing.T, name string, withSkills bool) (ServerConfig, *mcptest.Server) {
+func httpServer(t testing.TB, name string, withSkills bool) (ServerConfig, *mcptest.Server) {
 	t.Helper()
 	srv := mcptest.New(withSkills)
 	hs := httptest.NewServer(srv.HTTPHandler())
@@ -112,7 +112,7 @@ func call(t *testing.T, s *Server, name, args string) contract.ToolResult {
 // backoff, a notification's arrival).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -120,3 +120,4 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+

@@ -80,7 +80,6 @@ type Server struct {
 var (
 	_ kernel.Capability   = (*Server)(nil)
 	_ kernel.ToolProvider = (*Server)(nil)
-	_ kernel.SkillSourcer = (*Server)(nil)
 	_ skills.Provider     = (*Server)(nil)
 	_ skills.Watchable    = (*Server)(nil)
 )
@@ -191,7 +190,8 @@ func newServer(cfg ServerConfig, sh *shared) (*Server, error) {
 // Name returns "mcp:<name>".
 func (s *Server) Name() string { return "mcp:" + s.cfg.Name }
 
-// SkillSource returns "mcp:<name>": the source label of its skills.
+// SkillSource returns "mcp:<name>": the source label of its skills, which
+// each of them carries (the kernel would label them capability:<name>).
 func (s *Server) SkillSource() string { return "mcp:" + s.cfg.Name }
 
 // ServerName returns the configured name.
