@@ -364,7 +364,7 @@ func (f *filter) pass(line []byte) error {
 		f.skip(fmt.Sprintf("a line on stdout that is not JSON was skipped: %s", clip(string(line), 200)))
 		return nil
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+	if err := checkMessage(line); err != nil {
 		var probe struct {
 			ID any `json:"id"`
 		}
@@ -377,6 +377,42 @@ func (f *filter) pass(line []byte) error {
 	}
 	_, err := f.out.Write(append(line, '\n'))
 	return err
+}
+
+// checkMessage says why a line of valid JSON is not a message the SDK
+// accepts (its decoder would end the session): what jsonrpc.DecodeMessage
+// checks, read without copying the result or params.
+func checkMessage(line []byte) error {
+	if line[0] != '{' {
+		return errors.New("not a JSON object (batches are not part of the protocol since 2025-06-18)")
+	}
+	var m struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      any              `json:"id"`
+		Method  *string          `json:"method"`
+		Error   *json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return err
+	}
+	id, err := jsonrpc.MakeID(m.ID)
+	switch {
+	case m.JSONRPC != "2.0":
+		return fmt.Errorf("version %q, not \"2.0\"", m.JSONRPC)
+	case err != nil:
+		return err
+	case m.Method == nil && !id.IsValid():
+		return errors.New("neither a method nor an id")
+	case m.Error != nil:
+		var e struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(*m.Error, &e); err != nil {
+			return fmt.Errorf("error: %w", err)
+		}
+	}
+	return nil
 }
 
 // oversized handles a line over MaxMessage, of which head and tail were
