@@ -42,6 +42,10 @@ type Options struct {
 	// TelemetryStdout is where the stdout telemetry exporters write. Nil is
 	// os.Stdout; a command whose stdout is data passes its stderr.
 	TelemetryStdout io.Writer
+	// NoMCP leaves the config's MCP servers off: `helios mcp` serves the
+	// local catalog, and a server that started its own servers could start
+	// itself, over and over.
+	NoMCP bool
 	// Capabilities are the application's own in-process capabilities. They
 	// are installed as builtins, in this order, after the kernel's own
 	// (the builtin tools and the config's extensions) and before every
@@ -248,6 +252,14 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+
+	// MCP servers are out-of-process capabilities too: their skills merge
+	// after every local source's.
+	servers, err := openMCP(cfg, base, port.Dir(), box, opts, tel, &opened)
+	if err != nil {
+		return nil, err
+	}
+	plugins = append(plugins, servers...)
 
 	m, noModel := openModel(cfg.Model)
 	store, err := newSessionStore(cfg.Sessions, base)

@@ -387,7 +387,12 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // "unknown_tool", "tool_error" (the tool's own error result or a Go error),
 // "hook_error", or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
-	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, ToolBeforeIn{SessionID: s.ID(), Call: c})
+	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
+	in := ToolBeforeIn{SessionID: s.ID(), Call: c}
+	if i >= 0 {
+		in.Annotations = tools[i].Annotations
+	}
+	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
 	if err != nil {
 		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
 	}
@@ -404,7 +409,6 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 			args = d.Args
 		}
 	}
-	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
 	if i < 0 {
 		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
 	}

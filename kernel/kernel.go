@@ -283,6 +283,16 @@ func (k *Kernel) SkillRoots() []string {
 	return out
 }
 
+// Capabilities returns the installed capabilities in capability order:
+// the project's, the builtins, then the plugins.
+func (k *Kernel) Capabilities() []Capability {
+	out := make([]Capability, len(k.caps))
+	for i, c := range k.caps {
+		out[i] = c.Capability
+	}
+	return out
+}
+
 // SessionStore returns the default session store (nil when none).
 func (k *Kernel) SessionStore() session.Store { return k.cfg.Store }
 

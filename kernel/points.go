@@ -3,6 +3,7 @@ package kernel
 import (
 	"encoding/json"
 
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
@@ -80,6 +81,10 @@ type ToolBeforeIn struct {
 	SessionID string
 	// Call is the call about to run.
 	Call model.ToolCall
+	// Annotations are what the called tool's provider says of it (an MCP
+	// server's read-only and destructive hints); nil when it says nothing
+	// or no tool has that name.
+	Annotations *contract.ToolAnnotations
 }
 
 // ToolDecision is a tool:before decision: Deny with a Reason, or run with

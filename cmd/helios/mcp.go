@@ -27,7 +27,9 @@ func mcpCmd(g *globals) *cobra.Command {
 			"per skill. Each new complete catalog is announced with list_changed notifications.\n\n" +
 			"By default the protocol runs on stdin/stdout (logs go to stderr). --http ADDR serves streamable HTTP\n" +
 			"instead; an address that is not loopback is refused unless --token-env NAME names a variable holding\n" +
-			"a bearer token, which every request must then carry.",
+			"a bearer token, which every request must then carry.\n\n" +
+			"The config's own MCP servers (mcp.servers) are not started: this command serves the local catalog (a\n" +
+			"server that started its servers could start itself). `helios mcp list` shows those servers.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			token := ""
@@ -43,7 +45,7 @@ func mcpCmd(g *globals) *cobra.Command {
 			} else if tokenEnv != "" {
 				return usageError{errors.New("--token-env needs --http: stdio has no requests to check")}
 			}
-			g.watch = true
+			g.watch, g.noMCP = true, true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				srv, err := mcpserver.New(mcpserver.Config{Kernel: k, Version: version(), Logger: g.logger})
@@ -62,6 +64,7 @@ func mcpCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	c.AddCommand(mcpListCmd(g))
 	c.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (host:port) instead of stdio")
 	c.Flags().StringVar(&tokenEnv, "token-env", "", "the environment variable holding the bearer token HTTP requests must carry")
 	return c

@@ -31,6 +31,7 @@ type globals struct {
 	config  string
 	json    bool
 	watch   bool // start the file watchers (long-running commands only)
+	noMCP   bool // leave the config's MCP servers off (helios mcp)
 	// logger receives the kernel's warnings (a failing hook handler, a
 	// plugin's stderr, a watcher that cannot observe a root). Commands that
 	// print to the terminal set it to stderr; the UI leaves it silent.
@@ -132,7 +133,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, Logger: g.logger, TelemetryStdout: g.stderr})
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and
