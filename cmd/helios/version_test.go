@@ -97,7 +97,9 @@ func TestModPathQuotesWhatGoModNeeds(t *testing.T) {
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		require.NoError(t, err, "%s:\n%s", p, mod)
-		var got struct{ Replace []struct{ New struct{ Path string } } }
+		var got struct {
+			Replace []struct{ New struct{ Path string } }
+		}
 		require.NoError(t, json.Unmarshal(out, &got))
 		require.Len(t, got.Replace, 1)
 		assert.Equal(t, p, got.Replace[0].New.Path)

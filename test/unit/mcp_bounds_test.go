@@ -116,7 +116,9 @@ func TestMCPFrontmatterReadBound(t *testing.T) {
 	file := filepath.Join(dir, "SKILL.md")
 	writeFile(t, file, "---\nname: grown\ndescription: Grew.\nnotes: |\n"+strings.Repeat("  a line of notes that never ends the frontmatter\n", 2000)+"---\nbody\n")
 	sk := skills.Skill{Name: "grown", Description: "Grew.", File: file, BaseDir: dir,
-		Load: func(context.Context) (skills.Content, error) { return skills.Content{Name: "grown", Body: "body\n"}, nil }}
+		Load: func(context.Context) (skills.Content, error) {
+			return skills.Content{Name: "grown", Body: "body\n"}, nil
+		}}
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Capabilities: []kernel.Capability{testkit.NewCapability("testcap", 0, sk)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
