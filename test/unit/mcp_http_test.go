@@ -137,6 +137,19 @@ func TestMCPHTTPOrigin(t *testing.T) {
 	}
 	code, _ := mcpRequest(t, url, mcpInit, map[string]string{"Origin": "https://evil.example"})
 	assert.Equal(t, http.StatusForbidden, code, "a foreign origin without the token")
+
+	// DNS rebinding: a page of evil.example whose name now resolves to
+	// 127.0.0.1 sends its own Host (and, same-origin, no Origin).
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(mcpInit))
+	require.NoError(t, err)
+	req.Host = "evil.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", auth)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusForbidden, res.StatusCode, "a Host that is not loopback on a loopback address")
 }
 
 // An idle session (no request in flight) is closed after the timeout; one
