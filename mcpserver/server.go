@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"sync"
 	"text/template"
@@ -247,13 +246,9 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 		files, warns := manifest(ctx, sk, false)
 		s.warn(warns)
 		for _, f := range files {
+			// fileURI builds only URIs net/url accepts (FuzzSkillURI): the
+			// SDK panics on any other.
 			r := &mcp.Resource{URI: fileURI(sk.Name, f.Rel), Name: f.Rel, MIMEType: mimeType(f.Rel, nil)}
-			if _, err := url.Parse(r.URI); err != nil {
-				// The SDK panics on a URI net/url refuses; fileURI never
-				// builds one, but a file must never cost the server.
-				s.warn([]string{fmt.Sprintf("skill %q: %q left out: %v", sk.Name, f.Rel, err)})
-				continue
-			}
 			if f.Rel == SkillFile {
 				r.Name, r.Title, r.Description = sk.Name, sk.Name, sk.Description
 			}
@@ -418,7 +413,10 @@ func contents(uri, rel string, data []byte) *mcp.ResourceContents {
 }
 
 // warn logs each warning the first time it is seen: the same files are
-// listed again at every catalog change and every skills/list.
+// listed again at every catalog change and every skills/list. Names in a
+// warning are quoted (%q) where it is built; every warning passes here and
+// through setWarnings, the two places a text sanitizer would clean the
+// rest (an OS error repeating a path).
 func (s *Server) warn(warns []string) {
 	s.warnMu.Lock()
 	defer s.warnMu.Unlock()

@@ -30,14 +30,15 @@ import (
 // (skills.maxFrontmatter): only the head of a SKILL.md is read, and what
 // YAML aliases add when they are followed is held to the same limit.
 
-// aliasBomb is a 1 KB frontmatter whose metadata expands to 9^9 strings
-// (a "billion laughs"): discovery, which never follows aliases, lists it.
-func aliasBomb(name string) string {
+// aliasBomb is a 1 KB frontmatter whose metadata expands to 9^levels
+// strings: at 9 levels a "billion laughs". Discovery, which never follows
+// aliases, lists it.
+func aliasBomb(name string, levels int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: %s\ndescription: A skill whose metadata is a billion laughs.\nmetadata:\n", name)
 	b.WriteString("  a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n")
 	prev := "a"
-	for _, c := range "bcdefghi" {
+	for _, c := range "bcdefghi"[:levels-1] {
 		fmt.Fprintf(&b, "  %c: &%c [", c, c)
 		for i := range 9 {
 			if i > 0 {
@@ -63,7 +64,9 @@ func mcpEntries(t testing.TB, cs *mcp.ClientSession) (map[string]mcpserver.Skill
 	return out, string(warns)
 }
 
-// In process, with skills.maxFrontmatter at 2 KiB: the bomb's entry keeps
+// In process, with skills.maxFrontmatter at 2 KiB: a small bomb (9^5
+// strings, a few megabytes expanded: in process, a regression must not
+// take the machine down; the real one is the child's below) keeps
 // the catalog's name and description and a warning names its file and the
 // limit; aliases within the limit are still expanded; nesting past 64
 // levels is refused the same way; the other skills keep their whole
@@ -71,7 +74,7 @@ func mcpEntries(t testing.TB, cs *mcp.ClientSession) (map[string]mcpserver.Skill
 func TestMCPFrontmatterAliasBound(t *testing.T) {
 	work := t.TempDir()
 	project := mustMkdir(t, filepath.Join(work, ".helios", "skills"))
-	bomb := mcpPutSkill(t, project, "bomb", aliasBomb("bomb"), "bomb body\n")
+	bomb := mcpPutSkill(t, project, "bomb", aliasBomb("bomb", 5), "bomb body\n")
 	mcpPutSkill(t, project, "fine", "name: fine\ndescription: Aliases within the limit.\nmetadata:\n  base: &b {tier: gold, tags: [a, b]}\n  copy: *b", "fine body\n")
 	deep := "name: deep\ndescription: Nested past 64 levels through aliases.\nmetadata:\n  l0: &l0 [x]\n"
 	for i := 1; i <= 70; i++ {
@@ -144,7 +147,7 @@ func TestMCPFrontmatterReadBound(t *testing.T) {
 func TestMCPAliasBombMemoryBound(t *testing.T) {
 	work, home := t.TempDir(), t.TempDir()
 	project := mustMkdir(t, filepath.Join(work, ".helios", "skills"))
-	bomb := mcpPutSkill(t, project, "bomb", aliasBomb("bomb"), "bomb body\n")
+	bomb := mcpPutSkill(t, project, "bomb", aliasBomb("bomb", 9), "bomb body\n")
 	mcpPutSkill(t, project, "plain", "name: plain\ndescription: A plain skill.\nlicense: MIT", "plain body\n")
 	data, err := os.ReadFile(filepath.Join(bomb, "SKILL.md"))
 	require.NoError(t, err)

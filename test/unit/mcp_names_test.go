@@ -3,6 +3,7 @@ package unit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -199,4 +200,30 @@ func TestMCPPublishedNamesSubprocess(t *testing.T) {
 	require.NoError(t, cs.Close(), "stderr:\n%s", stderr.String())
 	assert.Equal(t, 0, cmd.ProcessState.ExitCode(), "stderr:\n%s", stderr.String())
 	assert.NotContains(t, stderr.String(), "panic")
+}
+
+// A file name is data in a warning too: one that cannot be served (a
+// dangling link) and holds a newline and a terminal escape is named quoted,
+// escapes spelled out, in skills/list's warnings, and never reaches the
+// log raw. (The reason that follows is the file system's error, which
+// repeats the path: the text sanitizer of issue 22's other half cleans
+// every warning where they are all emitted, Server.warn and setWarnings.)
+func TestMCPWarningsQuoteFileNames(t *testing.T) {
+	w := newMCPWorld(t, "native")
+	dir := mcpPutSkill(t, w.project, "links", "name: links\ndescription: A dangling link with a hostile name.", "body\n")
+	hostile := "gone\n\x1b[2Jfile.md"
+	require.NoError(t, os.Symlink(filepath.Join(dir, "missing"), filepath.Join(dir, hostile)))
+	logs := &testkit.SyncBuffer{}
+	srv, err := mcpserver.New(mcpserver.Config{Kernel: w.k, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	cs, _ := mcpConnect(t, srv, "2025-11-25")
+
+	list := mcpSkillsList(t, cs)
+	warns, ok := list.Meta[mcpserver.WarningsMeta].([]any)
+	require.True(t, ok, "warnings: %v", list.Meta)
+	joined := fmt.Sprint(warns...)
+	assert.True(t, strings.HasPrefix(joined, `skill "links": "gone\n\x1b[2Jfile.md" left out: `), "quoted, escapes spelled out: %q", joined)
+	assert.Contains(t, logs.String(), `\"gone\\n\\x1b[2Jfile.md\"`)
+	assert.NotContains(t, logs.String(), "\x1b")
 }
