@@ -431,6 +431,11 @@ func (k *Kernel) CatalogBudget() skills.Budget {
 	return b
 }
 
+// SkillLimits returns the bounds of every read of a skill file (zero
+// fields: the defaults), for readers outside the kernel that must obey
+// the same ones (helios mcp re-encoding frontmatter).
+func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
+
 // CatalogView returns what the model sees of cat in the kernel's mode under
 // its budget: in catalog mode exactly the catalog message, in tools mode the
 // bounded tool list, with the summary and the warnings (what was cut,

@@ -69,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Long:          "Helios assembles an agent kernel from helios.config.json: skills from user, project and capability sources, and hooks on ordered mount points.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints "helios version <v>" (see version).
+		Version: version(),
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
