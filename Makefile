@@ -7,8 +7,10 @@ HELIOS  := bin/helios
 
 all: build
 
+# -buildvcs=auto stamps the checkout's commit for `helios --version` even where
+# GOFLAGS turns VCS stamping off.
 build:
-	$(GO) build -o $(HELIOS) ./cmd/helios
+	$(GO) build -buildvcs=auto -o $(HELIOS) ./cmd/helios
 
 # The example plugins, each in its own folder with the EXTENSION.md and
 # skills/ the SDK reads beside the executable (bin/plugins/<name>/).
