@@ -141,7 +141,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	}
 	cfg.MaxSteps = firstPositive(cfg.MaxSteps, k.cfg.MaxSteps, defaultMaxSteps)
 	cfg.ContextBudget = firstPositive(cfg.ContextBudget, k.cfg.ContextBudget, defaultContextBudget)
-	reg, err := k.NewSessionHooks()
+	reg, err := k.NewSessionHooks(cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
@@ -238,7 +238,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
-	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, PrepareIn{SessionID: s.ID(), Step: step, Catalog: cat})
+	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
 	}
@@ -388,7 +388,7 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // "hook_error", or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
-	in := ToolBeforeIn{SessionID: s.ID(), Call: c}
+	in := toolBeforeIn(s.ID(), c)
 	if i >= 0 {
 		in.Annotations = tools[i].Annotations
 	}
@@ -439,7 +439,7 @@ func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res c
 // no tool calls. The step limit ends the turn whatever a handler decided: a
 // handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
-	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, TurnEndIn{SessionID: s.ID(), Step: step, Response: resp})
+	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp))
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
@@ -459,7 +459,7 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 	if size <= s.cfg.ContextBudget {
 		return nil
 	}
-	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, CompactIn{SessionID: s.ID(), Log: s.log, ViewBytes: size, Budget: s.cfg.ContextBudget, Model: s.cfg.Model})
+	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
 	if err != nil || !decided {
 		return err
 	}

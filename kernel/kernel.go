@@ -176,7 +176,7 @@ func New(cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	// Fail early on session mounts too, rather than at the first session.
-	if _, err := k.NewSessionHooks(); err != nil {
+	if _, err := k.NewSessionHooks(k.cfg.Model); err != nil {
 		return nil, err
 	}
 
@@ -306,11 +306,11 @@ func (k *Kernel) Hooks() *hooks.Registry { return k.hooks }
 func (k *Kernel) Skills() *skills.Registry { return k.skills }
 
 // NewSessionHooks returns a fresh session-scope registry: the kernel's own
-// compactor, then every capability's session mounts, builtins before
-// plugins.
-func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
+// compactor, which summarizes with m (the session's model), then every
+// capability's session mounts, builtins before plugins.
+func (k *Kernel) NewSessionHooks(m model.Model) (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
-	if err := r.Mount(ContextCompact.Bind("compactor", compact)); err != nil {
+	if err := r.Mount(ContextCompact.Bind("compactor", compactor(m))); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {
@@ -323,7 +323,7 @@ func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
 // lifecycle order, then custom points, each with its handlers in dispatch
 // order.
 func (k *Kernel) DescribeHooks() ([]hooks.PointInfo, error) {
-	sess, err := k.NewSessionHooks()
+	sess, err := k.NewSessionHooks(k.cfg.Model)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package plugins_test
+package wire_test
 
 import (
 	"context"
@@ -11,43 +11,51 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/helios-agents/helios/internal/testkit"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/plugins"
-	"github.com/helios-agents/helios/plugins/proto"
+	"github.com/helios-agents/helios/plugins/internal/proto"
+	"github.com/helios-agents/helios/plugins/internal/wire"
 )
 
 var overLimit = strings.Repeat("x", plugins.MaxPayload+1)
 
-// The host refuses to send a payload over MaxPayload, naming the limit;
-// the plugin is not called.
+// The host refuses to send a payload over MaxPayload, naming the limit, a
+// custom point's JSON as a standard point's message; the plugin is not
+// called.
 func TestHostRefusesOversizedPayload(t *testing.T) {
 	f := &fake{}
 	c := dial(t, f)
-	_, err := c.Handle(t.Context(), "context:prepare", "", json.RawMessage(`"`+overLimit+`"`))
+	_, err := c.Handle(t.Context(), "custom:x", "", json.RawMessage(`"`+overLimit+`"`))
 	require.ErrorIs(t, err, plugins.ErrTooLarge)
 	assert.Contains(t, err.Error(), "hook payload of 33554435 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)")
+	_, err = c.Handle(t.Context(), "context:prepare", "", hookdata.PrepareIn{Skills: []hookdata.Skill{{Description: overLimit}}})
+	require.ErrorIs(t, err, plugins.ErrTooLarge)
+	assert.Contains(t, err.Error(), "exceeds the limit of 32 MiB (plugins.MaxPayload)")
 	_, err = c.CallTool(t.Context(), "jot", json.RawMessage(`"`+overLimit+`"`))
 	require.ErrorIs(t, err, plugins.ErrTooLarge)
 	assert.Contains(t, err.Error(), "tool arguments of 33554435 bytes")
 	assert.Nil(t, f.lastArg, "the plugin was called")
+	assert.Nil(t, f.lastIn, "the plugin was called")
 }
 
 // A plugin built on GRPCServer (plugins/sdk) refuses to send a result over
 // MaxPayload, with an error naming the limit.
 func TestPluginRefusesOversizedResult(t *testing.T) {
-	f := &fake{hook: plugins.HookResult{Handled: true, Result: json.RawMessage(`"` + overLimit + `"`)}}
+	f := &fake{hook: plugins.HookResult{Handled: true, Value: json.RawMessage(`"` + overLimit + `"`)}}
 	c := dial(t, f)
-	_, err := c.Handle(t.Context(), "context:prepare", "", json.RawMessage(`{}`))
+	_, err := c.Handle(t.Context(), "custom:x", "", json.RawMessage(`{}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "hook result of 33554435 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)")
 	assert.NotErrorIs(t, err, plugins.ErrTooLarge, "the host refused it after the transfer; the plugin must refuse to send it")
 }
 
-// hostile is a plugin that ignores the limits: it answers with whatever
-// it is told, past MaxPayload and past MaxMessageSize.
+// hostile is a plugin that ignores the limits and the protocol: it answers
+// with whatever it is told, past MaxPayload and past MaxMessageSize.
 type hostile struct {
 	proto.UnimplementedCapabilityServer
 	result, content, body string
 	describe              string
+	mounts                []*proto.Mount
 	native                *proto.HandleResponse // answers Handle when set
 }
 
@@ -67,23 +75,21 @@ func (h *hostile) LoadSkill(context.Context, *proto.LoadSkillRequest) (*proto.Lo
 }
 
 func (h *hostile) Describe(context.Context, *proto.DescribeRequest) (*proto.DescribeResponse, error) {
-	return &proto.DescribeResponse{Name: "h", Description: h.describe}, nil
+	return &proto.DescribeResponse{Name: "h", Description: h.describe, Mounts: h.mounts}, nil
 }
 
 func dialRaw(t *testing.T, srv proto.CapabilityServer) plugins.Capability {
 	t.Helper()
 	s := grpc.NewServer(grpc.MaxSendMsgSize(1 << 30))
 	proto.RegisterCapabilityServer(s, srv)
-	conn := testkit.ServeInMemory(t, s, plugins.DialOptions()...)
-	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
-	require.NoError(t, err)
-	return c.(plugins.Capability)
+	conn := testkit.ServeInMemory(t, s, wire.DialOptions()...)
+	return wire.NewClient(conn)
 }
 
 // The host checks what a plugin sends, whoever wrote the plugin.
 func TestHostRefusesOversizedAnswers(t *testing.T) {
 	c := dialRaw(t, &hostile{result: overLimit, content: overLimit, body: overLimit, describe: strings.Repeat("d", plugins.MaxMessageSize)})
-	_, err := c.Handle(t.Context(), "context:prepare", "", json.RawMessage(`{}`))
+	_, err := c.Handle(t.Context(), "custom:x", "", json.RawMessage(`{}`))
 	require.ErrorIs(t, err, plugins.ErrTooLarge)
 	assert.Contains(t, err.Error(), "hook result of 33554433 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)")
 	_, err = c.CallTool(t.Context(), "jot", json.RawMessage(`{}`))
@@ -97,25 +103,28 @@ func TestHostRefusesOversizedAnswers(t *testing.T) {
 	assert.Contains(t, err.Error(), "a message exceeds the limit of 64 MiB (plugins.MaxMessageSize)")
 }
 
-// A native answer is bounded like a JSON one, on both sides: the SDK's
-// side refuses to send it, the host refuses what a plugin sent anyway.
+// A standard point's answer is bounded like a custom one, on both sides:
+// GRPCServer refuses to send it, the host refuses what a plugin sent
+// anyway.
 func TestNativeAnswersBounded(t *testing.T) {
-	req := &proto.HandleRequest{Point: "context:prepare", Input: &proto.HandleRequest_Prepare{Prepare: &proto.Prepare{}}}
 	for _, tt := range []struct {
-		name string
-		resp *proto.HandleResponse
+		name, point string
+		in, answer  any
+		resp        *proto.HandleResponse
 	}{
-		{"text", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Text{Text: overLimit}}},
-		{"reason", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_ToolDecision{ToolDecision: &proto.ToolDecision{Reason: overLimit}}}},
-		{"summary", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Compaction{Compaction: &proto.Compaction{From: 1, To: 1, Summary: overLimit}}}},
+		{"text", "context:prepare", hookdata.PrepareIn{}, overLimit,
+			&proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Text{Text: overLimit}}},
+		{"reason", "tool:before", hookdata.ToolBeforeIn{}, hookdata.ToolDecision{Reason: overLimit},
+			&proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_ToolDecision{ToolDecision: &proto.ToolDecision{Reason: overLimit}}}},
+		{"summary", "context:compact", hookdata.CompactIn{}, hookdata.Compaction{From: 1, To: 1, Summary: overLimit},
+			&proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Compaction{Compaction: &proto.Compaction{From: 1, To: 1, Summary: overLimit}}}},
 	} {
-		var resp proto.HandleResponse
-		err := dial(t, &native{fake: &fake{}, resp: tt.resp}).(*plugins.GRPCClient).HandleMessage(t.Context(), req, &resp)
+		_, err := dial(t, &fake{hook: plugins.HookResult{Handled: true, Value: tt.answer}}).Handle(t.Context(), tt.point, "", tt.in)
 		require.Error(t, err, "plugin side, %s", tt.name)
 		assert.Contains(t, err.Error(), "hook result of 33554433 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)", "plugin side, %s", tt.name)
 		assert.NotErrorIs(t, err, plugins.ErrTooLarge, "plugin side, %s: the plugin must refuse to send it", tt.name)
 
-		err = dialRaw(t, &hostile{native: tt.resp}).(*plugins.GRPCClient).HandleMessage(t.Context(), req, &resp)
+		_, err = dialRaw(t, &hostile{native: tt.resp}).Handle(t.Context(), tt.point, "", tt.in)
 		require.ErrorIs(t, err, plugins.ErrTooLarge, "host side, %s", tt.name)
 		assert.Contains(t, err.Error(), "hook result of 33554433 bytes exceeds the limit of 32 MiB (plugins.MaxPayload)", "host side, %s", tt.name)
 	}

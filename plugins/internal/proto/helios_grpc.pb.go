@@ -1,7 +1,10 @@
 // The wire protocol between the Helios kernel (the host) and an
 // out-of-process capability (a plugin). It is served with
-// hashicorp/go-plugin over gRPC, after go-plugin's handshake (magic cookie,
-// protocol version) and AutoMTLS. Regenerate the Go code with `make proto`.
+// hashicorp/go-plugin over gRPC, after go-plugin's handshake (magic cookie
+// HELIOS_PLUGIN=7d0c1a52-helios-capability, protocol version 1) and
+// AutoMTLS. This file is the published contract, for plugins in any
+// language; Go plugins use plugins/sdk. `make proto` regenerates the Go code
+// the kernel and the SDK share (plugins/internal/proto).
 //
 // Version 1. A change that an old host or an old plugin cannot ignore
 // bumps plugins.ProtocolVersion, never a field's meaning.

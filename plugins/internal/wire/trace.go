@@ -1,4 +1,4 @@
-package plugins
+package wire
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/helios-agents/helios/kernel/telemetry"
-	"github.com/helios-agents/helios/plugins/proto"
+	"github.com/helios-agents/helios/plugins/internal/proto"
 )
 
 // W3C trace context crosses the plugin connection in gRPC metadata

@@ -1,7 +1,10 @@
 // The wire protocol between the Helios kernel (the host) and an
 // out-of-process capability (a plugin). It is served with
-// hashicorp/go-plugin over gRPC, after go-plugin's handshake (magic cookie,
-// protocol version) and AutoMTLS. Regenerate the Go code with `make proto`.
+// hashicorp/go-plugin over gRPC, after go-plugin's handshake (magic cookie
+// HELIOS_PLUGIN=7d0c1a52-helios-capability, protocol version 1) and
+// AutoMTLS. This file is the published contract, for plugins in any
+// language; Go plugins use plugins/sdk. `make proto` regenerates the Go code
+// the kernel and the SDK share (plugins/internal/proto).
 //
 // Version 1. A change that an old host or an old plugin cannot ignore
 // bumps plugins.ProtocolVersion, never a field's meaning.
@@ -79,11 +82,10 @@ type DescribeResponse struct {
 	SkillsIncomplete bool `protobuf:"varint,6,opt,name=skills_incomplete,json=skillsIncomplete,proto3" json:"skills_incomplete,omitempty"`
 	// warnings are about skills the plugin skipped or doubted.
 	Warnings []*Warning `protobuf:"bytes,7,rep,name=warnings,proto3" json:"warnings,omitempty"`
-	// native_hooks says the plugin takes the standard points' payloads in
-	// HandleRequest's native fields and may answer in HandleResponse's. A
-	// host sends them only to a plugin that says so; to any other it sends
-	// JSON in payload, which is also what every plugin gets for a custom
-	// point.
+	// native_hooks must be true: it says the plugin takes the standard
+	// points' payloads in HandleRequest's typed fields and answers in
+	// HandleResponse's. A host refuses to start a plugin that does not say so
+	// (one written for a draft of this protocol that took JSON).
 	NativeHooks   bool `protobuf:"varint,8,opt,name=native_hooks,json=nativeHooks,proto3" json:"native_hooks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -631,10 +633,9 @@ type HandleRequest struct {
 	Point string                 `protobuf:"bytes,1,opt,name=point,proto3" json:"point,omitempty"`
 	// mount is the Mount.name the handler was described with.
 	Mount string `protobuf:"bytes,2,opt,name=mount,proto3" json:"mount,omitempty"`
-	// input is the point's payload: JSON (package kernel/hookwire) for a
-	// custom point, or for a plugin that did not say native_hooks; the native
-	// field of the point otherwise. A native field sent for another point is
-	// an error.
+	// input is the point's payload: the typed field of a standard point
+	// (session_start for "session:start", ...), or, for any other point,
+	// its JSON in payload. A typed field sent for another point is an error.
 	//
 	// Types that are valid to be assigned to Input:
 	//
@@ -800,10 +801,10 @@ type HandleResponse struct {
 	// (concat). false is a pass, whatever output holds: a zero value can
 	// never mean pass by accident.
 	Handled bool `protobuf:"varint,1,opt,name=handled,proto3" json:"handled,omitempty"`
-	// output is the point's result, read only when handled: JSON (package
-	// kernel/hookwire) in result, which any host reads, or, in answer to a
-	// native payload, the point's native field. A handled answer without
-	// output, or with another point's, is an error.
+	// output is the point's result, read only when handled: the typed field
+	// of a standard point's result, or, for any other point, its JSON in
+	// result. A handled answer without output, or with another point's, is
+	// an error.
 	//
 	// Types that are valid to be assigned to Output:
 	//
@@ -1189,9 +1190,12 @@ func (x *ToolCall) GetArguments() []byte {
 
 // ToolBefore is the tool:before payload.
 type ToolBefore struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Call          *ToolCall              `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Call      *ToolCall              `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	// annotations are what the called tool's provider says of it; absent
+	// when it says nothing.
+	Annotations   *ToolAnnotations `protobuf:"bytes,3,opt,name=annotations,proto3" json:"annotations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1240,6 +1244,91 @@ func (x *ToolBefore) GetCall() *ToolCall {
 	return nil
 }
 
+func (x *ToolBefore) GetAnnotations() *ToolAnnotations {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// ToolAnnotations are a tool's behaviour as its provider states it: hints
+// for policy, never guarantees.
+type ToolAnnotations struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Title         string                 `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	ReadOnly      bool                   `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	Destructive   bool                   `protobuf:"varint,3,opt,name=destructive,proto3" json:"destructive,omitempty"`
+	Idempotent    bool                   `protobuf:"varint,4,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	OpenWorld     bool                   `protobuf:"varint,5,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolAnnotations) Reset() {
+	*x = ToolAnnotations{}
+	mi := &file_helios_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolAnnotations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolAnnotations) ProtoMessage() {}
+
+func (x *ToolAnnotations) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolAnnotations.ProtoReflect.Descriptor instead.
+func (*ToolAnnotations) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ToolAnnotations) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ToolAnnotations) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+func (x *ToolAnnotations) GetDestructive() bool {
+	if x != nil {
+		return x.Destructive
+	}
+	return false
+}
+
+func (x *ToolAnnotations) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *ToolAnnotations) GetOpenWorld() bool {
+	if x != nil {
+		return x.OpenWorld
+	}
+	return false
+}
+
 // ToolDecision is a tool:before result.
 type ToolDecision struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -1253,7 +1342,7 @@ type ToolDecision struct {
 
 func (x *ToolDecision) Reset() {
 	*x = ToolDecision{}
-	mi := &file_helios_proto_msgTypes[17]
+	mi := &file_helios_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1354,7 @@ func (x *ToolDecision) String() string {
 func (*ToolDecision) ProtoMessage() {}
 
 func (x *ToolDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[17]
+	mi := &file_helios_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1367,7 @@ func (x *ToolDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolDecision.ProtoReflect.Descriptor instead.
 func (*ToolDecision) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{17}
+	return file_helios_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolDecision) GetDeny() bool {
@@ -1315,7 +1404,7 @@ type TurnEnd struct {
 
 func (x *TurnEnd) Reset() {
 	*x = TurnEnd{}
-	mi := &file_helios_proto_msgTypes[18]
+	mi := &file_helios_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1416,7 @@ func (x *TurnEnd) String() string {
 func (*TurnEnd) ProtoMessage() {}
 
 func (x *TurnEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[18]
+	mi := &file_helios_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1429,7 @@ func (x *TurnEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnEnd.ProtoReflect.Descriptor instead.
 func (*TurnEnd) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{18}
+	return file_helios_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TurnEnd) GetSessionId() string {
@@ -1381,7 +1470,7 @@ type TurnDecision struct {
 
 func (x *TurnDecision) Reset() {
 	*x = TurnDecision{}
-	mi := &file_helios_proto_msgTypes[19]
+	mi := &file_helios_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1393,7 +1482,7 @@ func (x *TurnDecision) String() string {
 func (*TurnDecision) ProtoMessage() {}
 
 func (x *TurnDecision) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[19]
+	mi := &file_helios_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1406,7 +1495,7 @@ func (x *TurnDecision) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnDecision.ProtoReflect.Descriptor instead.
 func (*TurnDecision) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{19}
+	return file_helios_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TurnDecision) GetEnd() bool {
@@ -1429,7 +1518,7 @@ type Compact struct {
 
 func (x *Compact) Reset() {
 	*x = Compact{}
-	mi := &file_helios_proto_msgTypes[20]
+	mi := &file_helios_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +1530,7 @@ func (x *Compact) String() string {
 func (*Compact) ProtoMessage() {}
 
 func (x *Compact) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[20]
+	mi := &file_helios_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +1543,7 @@ func (x *Compact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compact.ProtoReflect.Descriptor instead.
 func (*Compact) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{20}
+	return file_helios_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Compact) GetSessionId() string {
@@ -1487,20 +1576,24 @@ func (x *Compact) GetEvents() []*Event {
 
 // Event is one event of Compact's model view.
 type Event struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seq           int64                  `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
-	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
-	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	ToolName      string                 `protobuf:"bytes,4,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
-	Input         string                 `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
-	IsError       bool                   `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Seq      int64                  `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	Type     string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Text     string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	ToolName string                 `protobuf:"bytes,4,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	Input    string                 `protobuf:"bytes,5,opt,name=input,proto3" json:"input,omitempty"`
+	IsError  bool                   `protobuf:"varint,6,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// from and to are the span an earlier compaction (type "compaction")
+	// hid, inclusive; 0 for any other event.
+	From          int64 `protobuf:"varint,7,opt,name=from,proto3" json:"from,omitempty"`
+	To            int64 `protobuf:"varint,8,opt,name=to,proto3" json:"to,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_helios_proto_msgTypes[21]
+	mi := &file_helios_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1512,7 +1605,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[21]
+	mi := &file_helios_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1525,7 +1618,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{21}
+	return file_helios_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Event) GetSeq() int64 {
@@ -1570,6 +1663,20 @@ func (x *Event) GetIsError() bool {
 	return false
 }
 
+func (x *Event) GetFrom() int64 {
+	if x != nil {
+		return x.From
+	}
+	return 0
+}
+
+func (x *Event) GetTo() int64 {
+	if x != nil {
+		return x.To
+	}
+	return 0
+}
+
 // Compaction is a context:compact result: hide the events with seq in
 // [from, to] behind summary.
 type Compaction struct {
@@ -1583,7 +1690,7 @@ type Compaction struct {
 
 func (x *Compaction) Reset() {
 	*x = Compaction{}
-	mi := &file_helios_proto_msgTypes[22]
+	mi := &file_helios_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1595,7 +1702,7 @@ func (x *Compaction) String() string {
 func (*Compaction) ProtoMessage() {}
 
 func (x *Compaction) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[22]
+	mi := &file_helios_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1608,7 +1715,7 @@ func (x *Compaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compaction.ProtoReflect.Descriptor instead.
 func (*Compaction) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{22}
+	return file_helios_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Compaction) GetFrom() int64 {
@@ -1640,7 +1747,7 @@ type WatchSkillsRequest struct {
 
 func (x *WatchSkillsRequest) Reset() {
 	*x = WatchSkillsRequest{}
-	mi := &file_helios_proto_msgTypes[23]
+	mi := &file_helios_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1652,7 +1759,7 @@ func (x *WatchSkillsRequest) String() string {
 func (*WatchSkillsRequest) ProtoMessage() {}
 
 func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[23]
+	mi := &file_helios_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1665,7 +1772,7 @@ func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSkillsRequest.ProtoReflect.Descriptor instead.
 func (*WatchSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{23}
+	return file_helios_proto_rawDescGZIP(), []int{24}
 }
 
 type SkillsChanged struct {
@@ -1676,7 +1783,7 @@ type SkillsChanged struct {
 
 func (x *SkillsChanged) Reset() {
 	*x = SkillsChanged{}
-	mi := &file_helios_proto_msgTypes[24]
+	mi := &file_helios_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1688,7 +1795,7 @@ func (x *SkillsChanged) String() string {
 func (*SkillsChanged) ProtoMessage() {}
 
 func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[24]
+	mi := &file_helios_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1701,7 +1808,7 @@ func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillsChanged.ProtoReflect.Descriptor instead.
 func (*SkillsChanged) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{24}
+	return file_helios_proto_rawDescGZIP(), []int{25}
 }
 
 var File_helios_proto protoreflect.FileDescriptor
@@ -1784,12 +1891,22 @@ const file_helios_proto_rawDesc = "" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
-	"\targuments\x18\x03 \x01(\fR\targuments\"[\n" +
+	"\targuments\x18\x03 \x01(\fR\targuments\"\xa0\x01\n" +
 	"\n" +
 	"ToolBefore\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12.\n" +
-	"\x04call\x18\x02 \x01(\v2\x1a.helios.plugin.v1.ToolCallR\x04call\"N\n" +
+	"\x04call\x18\x02 \x01(\v2\x1a.helios.plugin.v1.ToolCallR\x04call\x12C\n" +
+	"\vannotations\x18\x03 \x01(\v2!.helios.plugin.v1.ToolAnnotationsR\vannotations\"\xa5\x01\n" +
+	"\x0fToolAnnotations\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
+	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12 \n" +
+	"\vdestructive\x18\x03 \x01(\bR\vdestructive\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x04 \x01(\bR\n" +
+	"idempotent\x12\x1d\n" +
+	"\n" +
+	"open_world\x18\x05 \x01(\bR\topenWorld\"N\n" +
 	"\fToolDecision\x12\x12\n" +
 	"\x04deny\x18\x01 \x01(\bR\x04deny\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
@@ -1809,14 +1926,16 @@ const file_helios_proto_rawDesc = "" +
 	"\n" +
 	"view_bytes\x18\x02 \x01(\x03R\tviewBytes\x12\x16\n" +
 	"\x06budget\x18\x03 \x01(\x03R\x06budget\x12/\n" +
-	"\x06events\x18\x04 \x03(\v2\x17.helios.plugin.v1.EventR\x06events\"\x8f\x01\n" +
+	"\x06events\x18\x04 \x03(\v2\x17.helios.plugin.v1.EventR\x06events\"\xb3\x01\n" +
 	"\x05Event\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x1b\n" +
 	"\ttool_name\x18\x04 \x01(\tR\btoolName\x12\x14\n" +
 	"\x05input\x18\x05 \x01(\tR\x05input\x12\x19\n" +
-	"\bis_error\x18\x06 \x01(\bR\aisError\"J\n" +
+	"\bis_error\x18\x06 \x01(\bR\aisError\x12\x12\n" +
+	"\x04from\x18\a \x01(\x03R\x04from\x12\x0e\n" +
+	"\x02to\x18\b \x01(\x03R\x02to\"J\n" +
 	"\n" +
 	"Compaction\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\x03R\x04from\x12\x0e\n" +
@@ -1830,7 +1949,7 @@ const file_helios_proto_rawDesc = "" +
 	"\tLoadSkill\x12\".helios.plugin.v1.LoadSkillRequest\x1a#.helios.plugin.v1.LoadSkillResponse\x12Q\n" +
 	"\bCallTool\x12!.helios.plugin.v1.CallToolRequest\x1a\".helios.plugin.v1.CallToolResponse\x12K\n" +
 	"\x06Handle\x12\x1f.helios.plugin.v1.HandleRequest\x1a .helios.plugin.v1.HandleResponse\x12V\n" +
-	"\vWatchSkills\x12$.helios.plugin.v1.WatchSkillsRequest\x1a\x1f.helios.plugin.v1.SkillsChanged0\x01B/Z-github.com/helios-agents/helios/plugins/protob\x06proto3"
+	"\vWatchSkills\x12$.helios.plugin.v1.WatchSkillsRequest\x1a\x1f.helios.plugin.v1.SkillsChanged0\x01B8Z6github.com/helios-agents/helios/plugins/internal/protob\x06proto3"
 
 var (
 	file_helios_proto_rawDescOnce sync.Once
@@ -1844,7 +1963,7 @@ func file_helios_proto_rawDescGZIP() []byte {
 	return file_helios_proto_rawDescData
 }
 
-var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_helios_proto_goTypes = []any{
 	(*DescribeRequest)(nil),    // 0: helios.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),   // 1: helios.plugin.v1.DescribeResponse
@@ -1863,14 +1982,15 @@ var file_helios_proto_goTypes = []any{
 	(*CatalogSkill)(nil),       // 14: helios.plugin.v1.CatalogSkill
 	(*ToolCall)(nil),           // 15: helios.plugin.v1.ToolCall
 	(*ToolBefore)(nil),         // 16: helios.plugin.v1.ToolBefore
-	(*ToolDecision)(nil),       // 17: helios.plugin.v1.ToolDecision
-	(*TurnEnd)(nil),            // 18: helios.plugin.v1.TurnEnd
-	(*TurnDecision)(nil),       // 19: helios.plugin.v1.TurnDecision
-	(*Compact)(nil),            // 20: helios.plugin.v1.Compact
-	(*Event)(nil),              // 21: helios.plugin.v1.Event
-	(*Compaction)(nil),         // 22: helios.plugin.v1.Compaction
-	(*WatchSkillsRequest)(nil), // 23: helios.plugin.v1.WatchSkillsRequest
-	(*SkillsChanged)(nil),      // 24: helios.plugin.v1.SkillsChanged
+	(*ToolAnnotations)(nil),    // 17: helios.plugin.v1.ToolAnnotations
+	(*ToolDecision)(nil),       // 18: helios.plugin.v1.ToolDecision
+	(*TurnEnd)(nil),            // 19: helios.plugin.v1.TurnEnd
+	(*TurnDecision)(nil),       // 20: helios.plugin.v1.TurnDecision
+	(*Compact)(nil),            // 21: helios.plugin.v1.Compact
+	(*Event)(nil),              // 22: helios.plugin.v1.Event
+	(*Compaction)(nil),         // 23: helios.plugin.v1.Compaction
+	(*WatchSkillsRequest)(nil), // 24: helios.plugin.v1.WatchSkillsRequest
+	(*SkillsChanged)(nil),      // 25: helios.plugin.v1.SkillsChanged
 }
 var file_helios_proto_depIdxs = []int32{
 	2,  // 0: helios.plugin.v1.DescribeResponse.mounts:type_name -> helios.plugin.v1.Mount
@@ -1880,30 +2000,31 @@ var file_helios_proto_depIdxs = []int32{
 	12, // 4: helios.plugin.v1.HandleRequest.session_start:type_name -> helios.plugin.v1.SessionStart
 	13, // 5: helios.plugin.v1.HandleRequest.prepare:type_name -> helios.plugin.v1.Prepare
 	16, // 6: helios.plugin.v1.HandleRequest.tool_before:type_name -> helios.plugin.v1.ToolBefore
-	18, // 7: helios.plugin.v1.HandleRequest.turn_end:type_name -> helios.plugin.v1.TurnEnd
-	20, // 8: helios.plugin.v1.HandleRequest.compact:type_name -> helios.plugin.v1.Compact
-	17, // 9: helios.plugin.v1.HandleResponse.tool_decision:type_name -> helios.plugin.v1.ToolDecision
-	19, // 10: helios.plugin.v1.HandleResponse.turn_decision:type_name -> helios.plugin.v1.TurnDecision
-	22, // 11: helios.plugin.v1.HandleResponse.compaction:type_name -> helios.plugin.v1.Compaction
+	19, // 7: helios.plugin.v1.HandleRequest.turn_end:type_name -> helios.plugin.v1.TurnEnd
+	21, // 8: helios.plugin.v1.HandleRequest.compact:type_name -> helios.plugin.v1.Compact
+	18, // 9: helios.plugin.v1.HandleResponse.tool_decision:type_name -> helios.plugin.v1.ToolDecision
+	20, // 10: helios.plugin.v1.HandleResponse.turn_decision:type_name -> helios.plugin.v1.TurnDecision
+	23, // 11: helios.plugin.v1.HandleResponse.compaction:type_name -> helios.plugin.v1.Compaction
 	14, // 12: helios.plugin.v1.Prepare.skills:type_name -> helios.plugin.v1.CatalogSkill
 	15, // 13: helios.plugin.v1.ToolBefore.call:type_name -> helios.plugin.v1.ToolCall
-	15, // 14: helios.plugin.v1.TurnEnd.tool_calls:type_name -> helios.plugin.v1.ToolCall
-	21, // 15: helios.plugin.v1.Compact.events:type_name -> helios.plugin.v1.Event
-	0,  // 16: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
-	6,  // 17: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
-	8,  // 18: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
-	10, // 19: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
-	23, // 20: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
-	1,  // 21: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
-	7,  // 22: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
-	9,  // 23: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
-	11, // 24: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
-	24, // 25: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
-	21, // [21:26] is the sub-list for method output_type
-	16, // [16:21] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	17, // 14: helios.plugin.v1.ToolBefore.annotations:type_name -> helios.plugin.v1.ToolAnnotations
+	15, // 15: helios.plugin.v1.TurnEnd.tool_calls:type_name -> helios.plugin.v1.ToolCall
+	22, // 16: helios.plugin.v1.Compact.events:type_name -> helios.plugin.v1.Event
+	0,  // 17: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
+	6,  // 18: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
+	8,  // 19: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
+	10, // 20: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
+	24, // 21: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
+	1,  // 22: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
+	7,  // 23: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
+	9,  // 24: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
+	11, // 25: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
+	25, // 26: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
+	22, // [22:27] is the sub-list for method output_type
+	17, // [17:22] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_helios_proto_init() }
@@ -1932,7 +2053,7 @@ func file_helios_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_helios_proto_rawDesc), len(file_helios_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,28 +1,61 @@
-package plugins
+package wire
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/plugins/proto"
+	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/internal/proto"
 )
+
+// PluginName is the single plugin type a Helios plugin binary serves.
+const PluginName = "capability"
+
+// windowSize is the static HTTP/2 flow-control window of both sides. A
+// static window turns off gRPC's bandwidth-delay probing, whose pings cost
+// about 10% of a call's latency on a local socket, where there is no
+// bandwidth to discover.
+const windowSize = 1 << 20
+
+// DialOptions are the host's gRPC options for a plugin connection.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(plugins.MaxMessageSize), grpc.MaxCallSendMsgSize(plugins.MaxMessageSize)),
+		grpc.WithInitialWindowSize(windowSize),
+		grpc.WithInitialConnWindowSize(windowSize),
+		grpc.WithChainUnaryInterceptor(traceClientInterceptor),
+	}
+}
+
+// ServerOptions are the plugin's gRPC server options, to append to those
+// go-plugin passes in (TLS).
+func ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(plugins.MaxMessageSize),
+		grpc.MaxSendMsgSize(plugins.MaxMessageSize),
+		grpc.InitialWindowSize(windowSize),
+		grpc.InitialConnWindowSize(windowSize),
+	}
+}
+
+// PluginMap returns the go-plugin plugin set serving impl (plugin side), or
+// dispensing clients when impl is nil (host side).
+func PluginMap(impl plugins.Capability) plugin.PluginSet {
+	return plugin.PluginSet{PluginName: &GRPCPlugin{Impl: impl}}
+}
 
 // GRPCPlugin is the go-plugin plugin type of a Helios capability. It speaks
 // gRPC only: the net/rpc half of go-plugin's Plugin interface is refused.
 type GRPCPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	// Impl serves the calls (plugin side); nil on the host side.
-	Impl Capability
+	Impl plugins.Capability
 }
 
 var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
@@ -30,7 +63,7 @@ var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
 // GRPCServer registers Impl on the plugin's gRPC server.
 func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.Impl == nil {
-		return errors.New("plugins: GRPCPlugin served without an Impl")
+		return errors.New("serve plugin: GRPCPlugin has no Impl")
 	}
 	proto.RegisterCapabilityServer(s, &GRPCServer{Impl: p.Impl})
 	return nil
@@ -38,68 +71,45 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 
 // GRPCClient returns the host's Capability over conn.
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &GRPCClient{client: proto.NewCapabilityClient(c), conn: c}, nil
-}
-
-// MaxPayload bounds each payload that crosses the wire: a hook payload or
-// result, a tool's arguments or result, a skill body. It is half of
-// MaxMessageSize, so the rest of a message always fits. The sender checks
-// it (so an oversized payload fails with an error naming it, before any
-// copy), and the receiver checks it again.
-const MaxPayload = 32 << 20
-
-// ErrTooLarge is wrapped by the error of a payload over MaxPayload or a
-// message over MaxMessageSize; the message names the limit.
-var ErrTooLarge = errors.New("plugin payload exceeds a limit")
-
-// checkSize refuses a payload over MaxPayload.
-func checkSize(what string, n int) error {
-	if n > MaxPayload {
-		return fmt.Errorf("%w: %s of %d bytes exceeds the limit of %d MiB (plugins.MaxPayload)", ErrTooLarge, what, n, MaxPayload>>20)
-	}
-	return nil
-}
-
-// wireErr names the limit when gRPC refused a message over
-// MaxMessageSize, on either side.
-func wireErr(err error) error {
-	if status.Code(err) == codes.ResourceExhausted && strings.Contains(status.Convert(err).Message(), "larger than max") {
-		return fmt.Errorf("%w: a message exceeds the limit of %d MiB (plugins.MaxMessageSize): %w", ErrTooLarge, MaxMessageSize>>20, err)
-	}
-	return err
-}
-
-// tooLargeStatus is how the plugin's side reports an oversized answer: an
-// error whose text names the limit, with a code the host does not take for
-// a crash.
-func tooLargeStatus(err error) error {
-	return status.Error(codes.ResourceExhausted, err.Error())
+	return NewClient(c), nil
 }
 
 // GRPCClient is the host's side of the wire: a Capability whose calls are
 // gRPC calls to the plugin.
 type GRPCClient struct {
 	client proto.CapabilityClient
-	conn   grpc.ClientConnInterface // for HandleMessage, which reuses its reply
 }
 
-var _ Capability = (*GRPCClient)(nil)
+var _ plugins.Capability = (*GRPCClient)(nil)
+
+// NewClient returns the Capability of the plugin at the other end of conn.
+func NewClient(conn grpc.ClientConnInterface) *GRPCClient {
+	return &GRPCClient{client: proto.NewCapabilityClient(conn)}
+}
+
+// ErrJSONHooks is the error of Describe for a plugin that mounts hook
+// handlers but does not take the standard points' payloads in their typed
+// messages (it did not say native_hooks).
+var ErrJSONHooks = errors.New("the plugin takes hook payloads as JSON only (it does not set native_hooks in DescribeResponse); build it again with the current plugins/sdk, or see plugins/proto/helios.proto")
 
 // Describe asks the plugin to describe itself.
-func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
+func (c *GRPCClient) Describe(ctx context.Context) (plugins.Description, error) {
 	r, err := c.client.Describe(ctx, &proto.DescribeRequest{})
 	if err != nil {
-		return Description{}, wireErr(err)
+		return plugins.Description{}, wireErr(err)
 	}
-	d := Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete(), NativeHooks: r.GetNativeHooks()}
+	if len(r.GetMounts()) > 0 && !r.GetNativeHooks() {
+		return plugins.Description{}, ErrJSONHooks
+	}
+	d := plugins.Description{Name: r.GetName(), Description: r.GetDescription(), SkillsIncomplete: r.GetSkillsIncomplete()}
 	for _, m := range r.GetMounts() {
-		d.Mounts = append(d.Mounts, Mount{Point: m.GetPoint(), Name: m.GetName()})
+		d.Mounts = append(d.Mounts, plugins.Mount{Point: m.GetPoint(), Name: m.GetName()})
 	}
 	for _, t := range r.GetTools() {
-		d.Tools = append(d.Tools, Tool{Name: t.GetName(), Description: t.GetDescription(), Schema: t.GetSchema()})
+		d.Tools = append(d.Tools, plugins.Tool{Name: t.GetName(), Description: t.GetDescription(), Schema: t.GetSchema()})
 	}
 	for _, s := range r.GetSkills() {
-		d.Skills = append(d.Skills, Skill{
+		d.Skills = append(d.Skills, plugins.Skill{
 			Name:                   s.GetName(),
 			Description:            s.GetDescription(),
 			BaseDir:                s.GetBaseDir(),
@@ -114,15 +124,15 @@ func (c *GRPCClient) Describe(ctx context.Context) (Description, error) {
 }
 
 // LoadSkill asks the plugin for a skill's current body.
-func (c *GRPCClient) LoadSkill(ctx context.Context, name string) (SkillContent, error) {
+func (c *GRPCClient) LoadSkill(ctx context.Context, name string) (plugins.SkillContent, error) {
 	r, err := c.client.LoadSkill(ctx, &proto.LoadSkillRequest{Name: name})
 	if err != nil {
-		return SkillContent{}, wireErr(err)
+		return plugins.SkillContent{}, wireErr(err)
 	}
 	if err := checkSize("skill body", len(r.GetBody())); err != nil {
-		return SkillContent{}, err
+		return plugins.SkillContent{}, err
 	}
-	return SkillContent{Name: r.GetName(), Body: r.GetBody()}, nil
+	return plugins.SkillContent{Name: r.GetName(), Body: r.GetBody()}, nil
 }
 
 // CallTool runs one of the plugin's tools.
@@ -140,64 +150,33 @@ func (c *GRPCClient) CallTool(ctx context.Context, name string, args json.RawMes
 	return contract.ToolResult{Content: r.GetContent(), IsError: r.GetIsError()}, nil
 }
 
-// Handle runs one of the plugin's hook handlers on a JSON payload.
-func (c *GRPCClient) Handle(ctx context.Context, point, mount string, payload json.RawMessage) (HookResult, error) {
-	if err := checkSize("hook payload", len(payload)); err != nil {
-		return HookResult{}, err
+// Handle runs one of the plugin's hook handlers on in, a payload of point
+// (see plugins.Capability), and returns the plugin's answer as the point's
+// result. A payload of another type than the point's, or an answer the
+// point cannot take, is an error naming the point.
+func (c *GRPCClient) Handle(ctx context.Context, point, mount string, in any) (plugins.HookResult, error) {
+	req := &proto.HandleRequest{Point: point, Mount: mount}
+	if err := setInput(req, in); err != nil {
+		return plugins.HookResult{}, err
 	}
-	r, err := c.client.Handle(ctx, &proto.HandleRequest{Point: point, Mount: mount, Input: &proto.HandleRequest_Payload{Payload: payload}})
+	if err := checkSize("hook payload", inputSize(req)); err != nil {
+		return plugins.HookResult{}, err
+	}
+	resp, err := c.client.Handle(ctx, req)
 	if err != nil {
-		return HookResult{}, wireErr(err)
+		return plugins.HookResult{}, wireErr(err)
 	}
-	if err := checkSize("hook result", len(r.GetResult())); err != nil {
-		return HookResult{}, err
+	if err := checkSize("hook result", outputSize(resp)); err != nil {
+		return plugins.HookResult{}, err
 	}
-	return HookResult{Handled: r.GetHandled(), Result: r.GetResult()}, nil
-}
-
-// staticMethod is the call option of every HandleMessage, allocated once.
-var staticMethod = []grpc.CallOption{grpc.StaticMethod()}
-
-// HandleMessage sends req and reads the plugin's answer into resp: the
-// host's way to send a standard point's payload in its native field to a
-// plugin that said NativeHooks (JSON payloads go too). The caller may reuse
-// req and resp for its next call once this one returned. Sizes are checked
-// as Handle checks them: a native payload by its encoded size, a native
-// answer by its variable-length fields. The answer is not interpreted: that
-// is the caller's, who knows the point.
-func (c *GRPCClient) HandleMessage(ctx context.Context, req *proto.HandleRequest, resp *proto.HandleResponse) error {
-	e, err := encode(req)
+	if !resp.GetHandled() {
+		return plugins.HookResult{}, nil
+	}
+	v, err := output(point, resp)
 	if err != nil {
-		return err
+		return plugins.HookResult{}, err
 	}
-	defer e.release()
-	n := len(e.buf)
-	if p, ok := req.GetInput().(*proto.HandleRequest_Payload); ok {
-		n = len(p.Payload)
-	}
-	if err := checkSize("hook payload", n); err != nil {
-		return err
-	}
-	if err := c.conn.Invoke(ctx, proto.Capability_Handle_FullMethodName, e, resp, staticMethod...); err != nil {
-		return wireErr(err)
-	}
-	return checkSize("hook result", outputSize(resp))
-}
-
-// outputSize is the size of a hook's answer: its JSON result, or its
-// native output's variable-length fields.
-func outputSize(r *proto.HandleResponse) int {
-	switch o := r.GetOutput().(type) {
-	case *proto.HandleResponse_Result:
-		return len(o.Result)
-	case *proto.HandleResponse_Text:
-		return len(o.Text)
-	case *proto.HandleResponse_ToolDecision:
-		return len(o.ToolDecision.GetReason()) + len(o.ToolDecision.GetArgs())
-	case *proto.HandleResponse_Compaction:
-		return len(o.Compaction.GetSummary())
-	}
-	return 0
+	return plugins.HookResult{Handled: true, Value: v}, nil
 }
 
 // WatchSkills follows the plugin's "skills changed" stream until ctx is done
@@ -223,19 +202,19 @@ func (c *GRPCClient) WatchSkills(ctx context.Context, changed func()) error {
 type GRPCServer struct {
 	proto.UnimplementedCapabilityServer
 	// Impl is the plugin's implementation (a *sdk.Server).
-	Impl Capability
+	Impl plugins.Capability
 }
 
 var _ proto.CapabilityServer = (*GRPCServer)(nil)
 
-// Describe serves Impl.Describe.
+// Describe serves Impl.Describe. It says native_hooks: the standard points'
+// payloads are taken in their typed messages, as this package sends them.
 func (s *GRPCServer) Describe(ctx context.Context, _ *proto.DescribeRequest) (*proto.DescribeResponse, error) {
 	d, err := s.Impl.Describe(ctx)
 	if err != nil {
 		return nil, err
 	}
-	_, native := s.Impl.(MessageHandler)
-	r := &proto.DescribeResponse{Name: d.Name, Description: d.Description, SkillsIncomplete: d.SkillsIncomplete, NativeHooks: native}
+	r := &proto.DescribeResponse{Name: d.Name, Description: d.Description, SkillsIncomplete: d.SkillsIncomplete, NativeHooks: true}
 	for _, m := range d.Mounts {
 		r.Mounts = append(r.Mounts, &proto.Mount{Point: m.Point, Name: m.Name})
 	}
@@ -281,24 +260,24 @@ func (s *GRPCServer) CallTool(ctx context.Context, req *proto.CallToolRequest) (
 	return &proto.CallToolResponse{Content: r.Content, IsError: r.IsError}, nil
 }
 
-// Handle serves Impl.HandleMessage when Impl is a MessageHandler, else
-// Impl.Handle with the JSON payload.
+// Handle serves Impl.Handle: the payload decoded into the point's type, the
+// answer encoded from it. "Pass" stays explicit: an answer that is not
+// handled goes back empty, whatever it held.
 func (s *GRPCServer) Handle(ctx context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error) {
-	var r *proto.HandleResponse
-	if m, ok := s.Impl.(MessageHandler); ok {
-		var err error
-		if r, err = m.HandleMessage(ctx, req); err != nil {
-			return nil, err
-		}
-	} else {
-		hr, err := s.Impl.Handle(ctx, req.GetPoint(), req.GetMount(), req.GetPayload())
-		if err != nil {
-			return nil, err
-		}
-		r = &proto.HandleResponse{Handled: hr.Handled, Output: &proto.HandleResponse_Result{Result: hr.Result}}
+	in, err := input(req)
+	if err != nil {
+		return nil, err
 	}
-	if !r.GetHandled() {
+	hr, err := s.Impl.Handle(ctx, req.GetPoint(), req.GetMount(), in)
+	if err != nil {
+		return nil, err
+	}
+	if !hr.Handled {
 		return &proto.HandleResponse{}, nil
+	}
+	r, err := setOutput(req.GetPoint(), hr.Value)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkSize("hook result", outputSize(r)); err != nil {
 		return nil, tooLargeStatus(err)

@@ -1,4 +1,4 @@
-package plugins_test
+package wire_test
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/plugins"
-	"github.com/helios-agents/helios/plugins/proto"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/helios-agents/helios/plugins/internal/proto"
+	"github.com/helios-agents/helios/plugins/internal/wire"
 )
 
 // fake is a Capability answering from fixed values.
@@ -25,6 +26,7 @@ type fake struct {
 	hook    plugins.HookResult
 	watch   func(ctx context.Context, changed func()) error
 	lastArg json.RawMessage
+	lastIn  any
 }
 
 func (f *fake) Describe(context.Context) (plugins.Description, error) { return f.desc, nil }
@@ -38,19 +40,20 @@ func (f *fake) CallTool(_ context.Context, name string, args json.RawMessage) (c
 	f.lastArg = args
 	return contract.ToolResult{Content: name + " ran", IsError: true}, nil
 }
-func (f *fake) Handle(_ context.Context, point, mount string, payload json.RawMessage) (plugins.HookResult, error) {
+func (f *fake) Handle(_ context.Context, point, mount string, in any) (plugins.HookResult, error) {
+	f.lastIn = in
 	return f.hook, nil
 }
 func (f *fake) WatchSkills(ctx context.Context, changed func()) error { return f.watch(ctx, changed) }
 
-// dial serves impl through GRPCServer and returns a GRPCClient to it, in
-// memory.
+// dial serves impl through GRPCServer and returns the host's client of it,
+// in memory, as go-plugin dispenses it.
 func dial(t *testing.T, impl plugins.Capability) plugins.Capability {
 	t.Helper()
-	s := grpc.NewServer(plugins.ServerOptions()...)
-	proto.RegisterCapabilityServer(s, &plugins.GRPCServer{Impl: impl})
-	conn := testkit.ServeInMemory(t, s, plugins.DialOptions()...)
-	c, err := (&plugins.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
+	s := grpc.NewServer(wire.ServerOptions()...)
+	proto.RegisterCapabilityServer(s, &wire.GRPCServer{Impl: impl})
+	conn := testkit.ServeInMemory(t, s, wire.DialOptions()...)
+	c, err := (&wire.GRPCPlugin{}).GRPCClient(context.Background(), nil, conn)
 	require.NoError(t, err)
 	return c.(plugins.Capability)
 }
@@ -82,22 +85,25 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // "Pass" is explicit on the wire: a result sent without handled is not a
-// decision, and a handled empty result still is one.
+// decision, and a handled zero value still is one; on a standard point and
+// on a custom one.
 func TestHandleHandledIsExplicit(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		in   plugins.HookResult
-		want plugins.HookResult
+		name, point string
+		in          any
+		answer      plugins.HookResult
+		want        plugins.HookResult
 	}{
-		{"pass with a stray result", plugins.HookResult{Result: json.RawMessage(`"x"`)}, plugins.HookResult{}},
-		{"handled", plugins.HookResult{Handled: true, Result: json.RawMessage(`"x"`)}, plugins.HookResult{Handled: true, Result: json.RawMessage(`"x"`)}},
-		{"handled, zero value", plugins.HookResult{Handled: true, Result: json.RawMessage(`""`)}, plugins.HookResult{Handled: true, Result: json.RawMessage(`""`)}},
+		{"pass with a stray result", "context:prepare", hookdata.PrepareIn{}, plugins.HookResult{Value: "x"}, plugins.HookResult{}},
+		{"handled", "context:prepare", hookdata.PrepareIn{}, plugins.HookResult{Handled: true, Value: "x"}, plugins.HookResult{Handled: true, Value: "x"}},
+		{"handled, zero value", "turn:end", hookdata.TurnEndIn{}, plugins.HookResult{Handled: true, Value: hookdata.TurnDecision{}}, plugins.HookResult{Handled: true, Value: hookdata.TurnDecision{}}},
+		{"custom, pass", "custom:x", 1, plugins.HookResult{Value: "x"}, plugins.HookResult{}},
+		{"custom, handled zero value", "custom:x", 1, plugins.HookResult{Handled: true, Value: ""}, plugins.HookResult{Handled: true, Value: json.RawMessage(`""`)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := dial(t, &fake{hook: tt.in}).Handle(context.Background(), "context:prepare", "", json.RawMessage(`{}`))
+			got, err := dial(t, &fake{hook: tt.answer}).Handle(context.Background(), tt.point, "", tt.in)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want.Handled, got.Handled, "Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
-			assert.Equal(t, string(tt.want.Result), string(got.Result), "Handle = %+v (%s), want %+v (%s)", got, got.Result, tt.want, tt.want.Result)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -143,46 +149,21 @@ func TestWatchSkillsStream(t *testing.T) {
 	}
 }
 
-// native is a Capability that also takes hook calls as messages.
-type native struct {
-	*fake
-	resp *proto.HandleResponse
-	got  *proto.HandleRequest
-}
-
-func (n *native) HandleMessage(_ context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error) {
-	n.got = req
-	return n.resp, nil
-}
-
-// A plugin says NativeHooks exactly when its implementation is a
-// MessageHandler, whatever its Describe says; GRPCServer then hands it the
-// request as it came, and "pass" stays explicit.
-func TestNativeHooksSaidAndServed(t *testing.T) {
+// A plugin served by GRPCServer says native_hooks. A plugin that mounts
+// handlers without saying it (one written for JSON payloads) is refused at
+// Describe, naming what to do; one without handlers needs no payloads and
+// is not.
+func TestDescribeRefusesJSONHookPlugins(t *testing.T) {
 	ctx := context.Background()
-	d, err := dial(t, &fake{desc: plugins.Description{Name: "old", NativeHooks: true}}).Describe(ctx)
+	r, err := (&wire.GRPCServer{Impl: &fake{desc: plugins.Description{Name: "new", Mounts: []plugins.Mount{{Point: "turn:end"}}}}}).Describe(ctx, &proto.DescribeRequest{})
 	require.NoError(t, err)
-	assert.False(t, d.NativeHooks, "a Capability without HandleMessage said NativeHooks")
+	assert.True(t, r.GetNativeHooks(), "GRPCServer does not say native_hooks")
 
-	n := &native{fake: &fake{desc: plugins.Description{Name: "new"}}}
-	c := dial(t, n)
-	d, err = c.Describe(ctx)
+	_, err = dialRaw(t, &hostile{describe: "old", mounts: []*proto.Mount{{Point: "turn:end"}}}).Describe(ctx)
+	require.ErrorIs(t, err, wire.ErrJSONHooks)
+	assert.Contains(t, err.Error(), "build it again with the current plugins/sdk")
+
+	d, err := dialRaw(t, &hostile{describe: "skills only"}).Describe(ctx)
 	require.NoError(t, err)
-	assert.True(t, d.NativeHooks, "a MessageHandler did not say NativeHooks")
-
-	req := &proto.HandleRequest{Point: "turn:end", Mount: "m", Input: &proto.HandleRequest_TurnEnd{TurnEnd: &proto.TurnEnd{SessionId: "s", Step: 4}}}
-	for _, tt := range []struct {
-		name       string
-		resp, want *proto.HandleResponse
-	}{
-		{"decision", &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}},
-			&proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}}},
-		{"pass with a stray result", &proto.HandleResponse{Output: &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: true}}}, &proto.HandleResponse{}},
-	} {
-		n.resp = tt.resp
-		var resp proto.HandleResponse
-		require.NoError(t, c.(*plugins.GRPCClient).HandleMessage(ctx, req, &resp), tt.name)
-		assert.Empty(t, cmp.Diff(req, n.got, protocmp.Transform()), "%s: the request the plugin got (-want +got)", tt.name)
-		assert.Empty(t, cmp.Diff(tt.want, &resp, protocmp.Transform()), "%s: the answer (-want +got)", tt.name)
-	}
+	assert.Equal(t, "skills only", d.Description)
 }
