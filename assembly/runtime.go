@@ -46,7 +46,7 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 			return nil, fmt.Errorf("%w: set the environment variable %s to the key for %s (or set model.apiKeyEnv to \"\" for a server that needs none)", ErrNoAPIKey, keyEnv, cfg.BaseURL)
 		}
 	}
-	return openai.New(openai.Config{
+	c, err := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		APIKey:      key,
 		Model:       cfg.Name,
@@ -54,6 +54,10 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 		Temperature: cfg.Temperature,
 		MaxTokens:   cfg.MaxTokens,
 	})
+	if err != nil {
+		return nil, err // never a nil *Client inside model.Model
+	}
+	return c, nil
 }
 
 // DefaultPostgresURLEnv is the variable read for the database URL of the
@@ -101,7 +105,11 @@ func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
 				return nil, fmt.Errorf("sessions.store is \"postgres\": set the environment variable %s to the database URL (or sessions.postgres.urlEnv to the variable that holds it)", env)
 			}
 			// The pool lives as long as the kernel, not one call's context.
-			return postgres.New(context.Background(), postgres.Config{URL: url, URLSource: "$" + env, MaxConns: cfg.Postgres.MaxConns})
+			s, err := postgres.New(context.Background(), postgres.Config{URL: url, URLSource: "$" + env, MaxConns: cfg.Postgres.MaxConns})
+			if err != nil {
+				return nil, err // never a nil *Store inside the interface
+			}
+			return s, nil
 		}}, nil
 	}
 	dir, err := sessionsDir(cfg, base)
@@ -110,7 +118,11 @@ func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
 	}
 	return &lazyStore{
 		open: func() (sessionStore, error) {
-			return session.NewJSONLStore(session.JSONLConfig{Dir: dir, MaxLine: cfg.MaxLine})
+			s, err := session.NewJSONLStore(session.JSONLConfig{Dir: dir, MaxLine: cfg.MaxLine})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
 		},
 		none: func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
 	}, nil
@@ -233,5 +245,9 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 type rootWatcher struct{ w *watch.Watcher }
 
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (kskills.RootWatch, error) {
-	return r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
 }

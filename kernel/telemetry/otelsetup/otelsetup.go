@@ -328,7 +328,7 @@ func traceExporter(ctx context.Context, s Signal, stdout io.Writer) (sdktrace.Sp
 			}
 			opts = append(opts, otlptracehttp.WithEndpointURL(u))
 		}
-		return otlptracehttp.New(ctx, opts...)
+		return spanExporter(otlptracehttp.New(ctx, opts...))
 	case OTLPGRPC:
 		var opts []otlptracegrpc.Option
 		if s.Endpoint != "" {
@@ -338,11 +338,11 @@ func traceExporter(ctx context.Context, s Signal, stdout io.Writer) (sdktrace.Sp
 				opts = append(opts, otlptracegrpc.WithEndpoint(s.Endpoint), otlptracegrpc.WithInsecure())
 			}
 		}
-		return otlptracegrpc.New(ctx, opts...)
+		return spanExporter(otlptracegrpc.New(ctx, opts...))
 	case Stdout:
-		return stdouttrace.New(stdouttrace.WithWriter(stdout))
+		return spanExporter(stdouttrace.New(stdouttrace.WithWriter(stdout)))
 	case File:
-		return otlptrace.New(ctx, &fileClient{path: s.Path})
+		return spanExporter(otlptrace.New(ctx, &fileClient{path: s.Path}))
 	}
 	return nil, fmt.Errorf("unknown exporter %q", s.Exporter)
 }
@@ -360,8 +360,7 @@ func metricExporter(ctx context.Context, s Signal, stdout io.Writer) (sdkmetric.
 			}
 			opts = append(opts, otlpmetrichttp.WithEndpointURL(u))
 		}
-		exp, err := otlpmetrichttp.New(ctx, opts...)
-		return exp, nil, err
+		return metricExporterOf(otlpmetrichttp.New(ctx, opts...))
 	case OTLPGRPC:
 		var opts []otlpmetricgrpc.Option
 		if s.Endpoint != "" {
@@ -371,8 +370,7 @@ func metricExporter(ctx context.Context, s Signal, stdout io.Writer) (sdkmetric.
 				opts = append(opts, otlpmetricgrpc.WithEndpoint(s.Endpoint), otlpmetricgrpc.WithInsecure())
 			}
 		}
-		exp, err := otlpmetricgrpc.New(ctx, opts...)
-		return exp, nil, err
+		return metricExporterOf(otlpmetricgrpc.New(ctx, opts...))
 	case Stdout:
 		exp, err := stdoutmetric.New(stdoutmetric.WithWriter(stdout))
 		return exp, nil, err
@@ -404,4 +402,23 @@ func endpointURL(base, signalPath string) (string, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + signalPath
 	return u.String(), nil
+}
+
+// spanExporter returns a constructor's exporter as the interface only when
+// it succeeded: a failed constructor's nil pointer must not become a
+// non-nil SpanExporter.
+func spanExporter[E sdktrace.SpanExporter](e E, err error) (sdktrace.SpanExporter, error) {
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// metricExporterOf is spanExporter for metric exporters (which have no file
+// to close).
+func metricExporterOf[E sdkmetric.Exporter](e E, err error) (sdkmetric.Exporter, io.Closer, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, nil, nil
 }
