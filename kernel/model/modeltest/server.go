@@ -96,10 +96,10 @@ type Server struct {
 	t      reporter
 	strict bool
 	srv    *httptest.Server
-	mu    sync.Mutex
-	steps []Step
-	next  int
-	reqs  []Recorded
+	mu     sync.Mutex
+	steps  []Step
+	next   int
+	reqs   []Recorded
 }
 
 // NewServer starts a server that answers the i-th request with steps[i].
