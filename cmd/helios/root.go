@@ -16,6 +16,7 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 // Exit codes.
@@ -102,7 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "helios: %v\nRun 'helios --help' for usage.\n", err)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "helios: %v\n", err)
+		// Errors quote servers and files (a model endpoint's message).
+		fmt.Fprintf(stderr, "helios: %s\n", sanitize.Text(err.Error()))
 		return exitFail
 	}
 }
