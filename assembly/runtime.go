@@ -1,10 +1,12 @@
 package assembly
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -29,8 +31,9 @@ var ErrNoAPIKey = errors.New("no API key")
 
 // openModel builds the model from the "model" key. A missing model is not
 // an assembly error (skills and hooks commands need none); it is returned as
-// the reason sessions cannot start.
-func openModel(cfg ModelConfig) (model.Model, error) {
+// the reason sessions cannot start. logger (nil discards) is told about
+// retries.
+func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
 	switch {
 	case cfg.BaseURL == "" && cfg.Name == "":
 		return nil, errors.New(`no model configured: set "model": {"baseURL": ..., "name": ...} in helios.config.json`)
@@ -53,11 +56,25 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 		MaxRetries:  cfg.MaxRetries,
 		Temperature: cfg.Temperature,
 		MaxTokens:   cfg.MaxTokens,
+		Logger:      logger,
 	})
 	if err != nil {
 		return nil, err // never a nil *Client inside model.Model
 	}
 	return c, nil
+}
+
+// configSecrets are the secret values the config names: the model's API
+// key and the PostgreSQL URL's password, read from the variables it names.
+func configSecrets(cfg Config) []string {
+	var out []string
+	if env := apiKeyEnv(cfg.Model); env != "" {
+		out = append(out, os.Getenv(env))
+	}
+	if cfg.Sessions.Store == "postgres" {
+		out = append(out, postgres.Password(os.Getenv(cmp.Or(cfg.Sessions.Postgres.URLEnv, DefaultPostgresURLEnv))))
+	}
+	return out
 }
 
 // DefaultPostgresURLEnv is the variable read for the database URL of the

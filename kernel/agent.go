@@ -490,6 +490,7 @@ func (s *Session) systemPrompt(extra []string) string {
 }
 
 func (s *Session) append(ctx context.Context, evs ...session.Event) error {
+	evs = redactEvents(s.k.cfg.Secrets, evs)
 	if _, err := s.log.Append(ctx, evs...); err != nil {
 		return fmt.Errorf("session %s: append: %w", s.ID(), err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
@@ -81,6 +82,11 @@ type Config struct {
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
 	// records nothing and costs a nil check.
 	Telemetry *telemetry.T
+	// Secrets are replaced by [REDACTED] in every event a session appends
+	// (a tool that printed a key, a hook's message), so the log, the next
+	// model request and what shows the log never hold them. Nil hides
+	// nothing.
+	Secrets *redact.Secrets
 }
 
 // DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with

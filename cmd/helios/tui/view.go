@@ -123,7 +123,11 @@ func (m *Model) renderConversation(w int) string {
 			out = append(out, "")
 		}
 		if e.cache == "" || e.cacheWidth != w {
-			e.cache, e.cacheWidth = renderEntry(*e, w), w
+			shown := *e
+			if m.cfg.Redact != nil {
+				shown.name, shown.text = m.cfg.Redact(e.name), m.cfg.Redact(e.text)
+			}
+			e.cache, e.cacheWidth = renderEntry(shown, w), w
 		}
 		out = append(out, e.cache)
 	}
