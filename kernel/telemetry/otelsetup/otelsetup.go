@@ -427,7 +427,9 @@ type redactedSpan struct {
 
 func (s redactedSpan) Name() string { return s.secrets.String(s.ReadOnlySpan.Name()) }
 
-func (s redactedSpan) Attributes() []attribute.KeyValue { return redactAttrs(s.secrets, s.ReadOnlySpan.Attributes()) }
+func (s redactedSpan) Attributes() []attribute.KeyValue {
+	return redactAttrs(s.secrets, s.ReadOnlySpan.Attributes())
+}
 
 func (s redactedSpan) Status() sdktrace.Status {
 	st := s.ReadOnlySpan.Status()
