@@ -51,7 +51,7 @@ func sanitizeSet(set Set, source string) Set {
 	return set
 }
 
-// toolDescription is a tools-mode skill tool's description: the skill's
-// description on one line with markup escaped, as the catalog shows it, so
-// a description cannot close a tag of the prompt around it.
-func toolDescription(s Skill) string { return escapeMarkup(collapse(s.Description)) }
+// toolDescription is a tools-mode skill tool's description: the author's
+// description with markup escaped, as the catalog escapes it, so a
+// description cannot close a tag of the prompt around it.
+func toolDescription(s Skill) string { return escapeMarkup(s.Description) }

@@ -201,3 +201,43 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		})
 	}
 }
+
+// An embedder stepping a resumed session itself (Step, without Run, which
+// repairs the log) still sends a request a strict provider accepts: a call
+// the log holds no result for is answered in the request as interrupted.
+func TestStepAnswersUnrepairedCalls(t *testing.T) {
+	store := session.NewMemoryStore()
+	l, err := store.Create(t.Context())
+	require.NoError(t, err)
+	_, err = l.Append(t.Context(),
+		session.Event{Type: session.User, Text: "build it"},
+		session.Event{Type: session.Assistant},
+		session.Event{Type: session.ToolUse, ToolUseID: "a", ToolName: "Bash", Input: json.RawMessage(`{"command":"make"}`)},
+	)
+	require.NoError(t, err)
+	id := l.ID()
+	require.NoError(t, l.Close())
+
+	srv := modeltest.NewStrictServer(t, modeltest.Say("stepped"))
+	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "strict", MaxRetries: -1})
+	require.NoError(t, err)
+	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Model: client, Store: store})
+	require.NoError(t, err)
+	defer k.Close()
+	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{Resume: id})
+	require.NoError(t, err)
+	defer s.Close()
+	resp, _, err := s.Step(t.Context(), 1)
+	require.NoError(t, err, "the strict server refused the step's request")
+	assert.Equal(t, "stepped", resp.Text)
+	req := srv.Requests()[0]
+	require.Empty(t, req.Refused)
+	var answer string
+	for _, m := range req.Messages {
+		if m.Role == "tool" && m.ToolCallID == "a" {
+			answer = m.Content
+		}
+	}
+	assert.Contains(t, answer, "interrupted")
+	assert.Contains(t, answer, "outcome is unknown")
+}
