@@ -1,7 +1,6 @@
 package unit_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/internal/pgtest"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/model/openai"
@@ -136,7 +136,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 }`)
 			cmd := exec.Command(heliosBin, "--config", cfg, "run", "build it")
 			cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
-			var out bytes.Buffer
+			var out testkit.SyncBuffer // written by the process while the test reads it
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
 			release := func() { // lets the orphaned `cat gate` end
