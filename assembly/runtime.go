@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +67,9 @@ func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
 }
 
 // configSecrets are the secret values the config names: the model's API
-// key and the PostgreSQL URL's password, read from the variables it names.
+// key, the PostgreSQL URL's password, and for each MCP server its bearer
+// token, the variables its env and headers take values from, and the
+// values of headers whose name says they hold a credential.
 func configSecrets(cfg Config) []string {
 	var out []string
 	if env := apiKeyEnv(cfg.Model); env != "" {
@@ -74,8 +78,27 @@ func configSecrets(cfg Config) []string {
 	if cfg.Sessions.Store == "postgres" {
 		out = append(out, postgres.Password(os.Getenv(cmp.Or(cfg.Sessions.Postgres.URLEnv, DefaultPostgresURLEnv))))
 	}
+	for _, s := range cfg.MCP.Servers {
+		if s.BearerTokenEnv != "" {
+			out = append(out, os.Getenv(s.BearerTokenEnv))
+		}
+		for _, v := range mcpValues(s) {
+			if v.path[0] != "env" && v.path[0] != "headers" {
+				continue
+			}
+			for _, m := range varRef.FindAllStringSubmatch(v.value, -1) {
+				out = append(out, os.Getenv(m[1]))
+			}
+			if v.path[0] == "headers" && credentialHeader.MatchString(v.path[1]) && !varRef.MatchString(v.value) {
+				out = append(out, strings.TrimSpace(strings.TrimPrefix(v.value, "Bearer ")))
+			}
+		}
+	}
 	return out
 }
+
+// credentialHeader matches the names of headers that carry a credential.
+var credentialHeader = regexp.MustCompile(`(?i)auth|token|key|secret|cookie|session`)
 
 // DefaultPostgresURLEnv is the variable read for the database URL of the
 // "postgres" session store unless sessions.postgres.urlEnv names another.
