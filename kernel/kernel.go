@@ -372,12 +372,15 @@ func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
 func (k *Kernel) Telemetry() *telemetry.T { return k.cfg.Telemetry }
 
 // SkillTools returns the tools through which the model reaches skills (the
-// one exit, skills.ToSkillTools), for the given catalog.
+// one exit, skills.ToSkillTools), for the given catalog: in catalog mode the
+// skill tool then skill_search.
 func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	tools, warns := skills.ToSkillToolsWithin(cat.Skills, k.cfg.SkillsMode, k.budget)
+	tools, warns := cat.Tools(k.cfg.SkillsMode, k.budget)
 	if tel := k.cfg.Telemetry; tel != nil {
 		for i := range tools {
-			tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
+			if tools[i].Name != skills.SearchToolName || k.cfg.SkillsMode == skills.ModeTools {
+				tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
+			}
 		}
 	}
 	return tools, warns

@@ -23,7 +23,8 @@ const ExtensionID = "io.modelcontextprotocol/skills"
 
 // Tool names.
 const (
-	SkillToolName    = skills.SkillToolName // "skill"
+	SkillToolName    = skills.SkillToolName  // "skill"
+	SearchToolName   = skills.SearchToolName // "skill_search"
 	ResourceToolName = "skill_resource"
 )
 
@@ -119,6 +120,7 @@ func New(cfg Config) (*Server, error) {
 		UnsubscribeHandler: s.unsubscribe,
 		Instructions:       instructions,
 	})
+	s.mcp.AddTool(&mcp.Tool{Name: SearchToolName, Description: skills.SearchToolDescription(), InputSchema: searchSchema}, s.callSearch)
 	s.mcp.AddTool(&mcp.Tool{Name: ResourceToolName, Description: resourceToolDescription, InputSchema: resourceSchema}, s.callResource)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "skill-file",

@@ -148,6 +148,10 @@ type renderMemo struct {
 	budget Budget
 	mode   Mode
 	view   CatalogView
+
+	// indexOnce builds the catalog's search index at its first search.
+	indexOnce sync.Once
+	index     *searchIndex
 }
 
 // View returns what the model sees of c under b in mode: in catalog mode

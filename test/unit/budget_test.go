@@ -255,8 +255,8 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	})
 }
 
-// C13: the note says how many more exist and that the skill tool loads any
-// skill by its exact name; it is counted in the budget, and there is none
+// C13, C23: the note says how many more exist, that skill_search finds
+// them and that the skill tool loads any skill by its exact name; it is counted in the budget, and there is none
 // when nothing is omitted.
 func TestCatalogBudgetTrailingNote(t *testing.T) {
 	var ss []skills.Skill
@@ -269,6 +269,7 @@ func TestCatalogBudgetTrailingNote(t *testing.T) {
 	last := v.Message[strings.LastIndex(v.Message, "\n")+1:]
 	assert.Contains(t, last, "27 more skills")
 	assert.Contains(t, last, "skill tool loads any skill by its exact name")
+	assert.Contains(t, last, "find them with skill_search", "the note names the tool that finds them")
 	assert.LessOrEqual(t, runes(v.Message), b.Chars)
 
 	all := skills.BudgetCatalog(ss, skills.Budget{}, skills.MessageFrame())
@@ -288,7 +289,7 @@ func TestCatalogBudgetOmittedSkillLoadsByName(t *testing.T) {
 	require.NotContains(t, v.Message, omitted)
 
 	tools, _ := skills.ToSkillToolsWithin(ss, skills.ModeCatalog, b)
-	require.Len(t, tools, 1)
+	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(context.Background(), json.RawMessage(`{"name":"`+omitted+`"}`))
 	require.NoError(t, err)
 	assert.False(t, res.IsError, res.Content)
