@@ -90,12 +90,14 @@ const (
 type searchIndex struct {
 	docs     []*Skill             // visible skills, in name order
 	postings map[string][]posting // term -> the docs holding it
-	norm     []float32            // per doc: k1 × (1 − b + b × len/avglen)
 }
 
+// posting is one doc holding a term, with the term's BM25 weight in that
+// doc before the term's idf: tf × (k1 + 1) / (tf + k1 × (1 − b + b × len/avglen)),
+// where tf counts a word of the name nameWeight times.
 type posting struct {
 	doc int32
-	tf  float32 // name occurrences × nameWeight + description occurrences
+	w   float32
 }
 
 func newSearchIndex(all []Skill) *searchIndex {
@@ -108,27 +110,46 @@ func newSearchIndex(all []Skill) *searchIndex {
 	slices.SortFunc(idx.docs, func(a, b *Skill) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Source, b.Source))
 	})
+	// Postings first hold the term's count (tf); once every doc's length is
+	// known, its weight.
+	type tf struct {
+		term string
+		n    float32
+	}
+	var terms []tf // one doc's terms, reused
+	add := func(weight float32) func(string) {
+		return func(t string) {
+			for i := range terms {
+				if terms[i].term == t {
+					terms[i].n += weight
+					return
+				}
+			}
+			terms = append(terms, tf{t, weight})
+		}
+	}
+	addName, addDesc := add(nameWeight), add(1)
 	lens := make([]float32, len(idx.docs))
 	total := 0.0
-	tf := map[string]float32{}
 	for d, s := range idx.docs {
-		clear(tf)
-		n := float32(0)
-		tokens(s.Name, func(t string) { tf[t] += nameWeight; n += nameWeight })
-		tokens(s.Description, func(t string) { tf[t]++; n++ })
-		for t, f := range tf {
-			idx.postings[t] = append(idx.postings[t], posting{doc: int32(d), tf: f})
+		terms = terms[:0]
+		tokens(s.Name, addName)
+		tokens(s.Description, addDesc)
+		for _, t := range terms {
+			idx.postings[t.term] = append(idx.postings[t.term], posting{doc: int32(d), w: t.n})
+			lens[d] += t.n
 		}
-		lens[d] = n
-		total += float64(n)
+		total += float64(lens[d])
 	}
 	avg := float32(1)
-	if len(idx.docs) > 0 && total > 0 {
+	if total > 0 {
 		avg = float32(total / float64(len(idx.docs)))
 	}
-	idx.norm = make([]float32, len(idx.docs))
-	for d, l := range lens {
-		idx.norm[d] = bm25K1 * (1 - bm25B + bm25B*l/avg)
+	for _, ps := range idx.postings {
+		for i := range ps {
+			p := &ps[i]
+			p.w = p.w * (bm25K1 + 1) / (p.w + bm25K1*(1-bm25B+bm25B*lens[p.doc]/avg))
+		}
 	}
 	return idx
 }
@@ -136,7 +157,7 @@ func newSearchIndex(all []Skill) *searchIndex {
 // search scores the docs holding any term and returns the best limit.
 func (idx *searchIndex) search(terms []string, limit int) []SearchHit {
 	n := float64(len(idx.docs))
-	scores := make([]float64, len(idx.docs))
+	scores := make([]float32, len(idx.docs))
 	var touched []int32
 	for _, t := range terms {
 		ps := idx.postings[t]
@@ -144,13 +165,12 @@ func (idx *searchIndex) search(terms []string, limit int) []SearchHit {
 			continue
 		}
 		df := float64(len(ps))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		idf := float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
 		for _, p := range ps {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			tf := float64(p.tf)
-			scores[p.doc] += idf * tf * (bm25K1 + 1) / (tf + float64(idx.norm[p.doc]))
+			scores[p.doc] += idf * p.w
 		}
 	}
 	// The best limit, kept sorted by insertion: score, then doc index
@@ -175,7 +195,7 @@ func (idx *searchIndex) search(terms []string, limit int) []SearchHit {
 	}
 	out := make([]SearchHit, len(top))
 	for i, d := range top {
-		out[i] = SearchHit{Skill: *idx.docs[d], Score: scores[d]}
+		out[i] = SearchHit{Skill: *idx.docs[d], Score: float64(scores[d])}
 	}
 	return out
 }
@@ -190,7 +210,10 @@ func tokens(s string, fn func(string)) {
 		if start < 0 {
 			return
 		}
-		w := strings.ToLower(s[start:end])
+		w := s[start:end]
+		if !lowerASCII(w) {
+			w = strings.ToLower(w)
+		}
 		if len(w) >= 4 && w[len(w)-1] == 's' && w[len(w)-2] != 's' {
 			w = w[:len(w)-1]
 		}
@@ -211,4 +234,14 @@ func tokens(s string, fn func(string)) {
 		}
 	}
 	emit(len(s))
+}
+
+// lowerASCII reports a word ToLower would leave as is, cheaply.
+func lowerASCII(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }

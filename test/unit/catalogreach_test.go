@@ -1,0 +1,231 @@
+package unit_test
+
+// Contract C23: every skill reachable at a bounded catalog cost.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/model/openai"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// reachSearch calls the skill_search tool of catalog mode over ss.
+func reachSearch(t *testing.T, ss []skills.Skill, args string) contract.ToolResult {
+	t.Helper()
+	tools, _ := skills.ToSkillToolsWithin(ss, skills.ModeCatalog, skills.Budget{})
+	i := slices.IndexFunc(tools, func(tl contract.Tool) bool { return tl.Name == skills.SearchToolName })
+	require.GreaterOrEqual(t, i, 0, "catalog mode offers no %s tool", skills.SearchToolName)
+	res, err := tools[i].Call(context.Background(), json.RawMessage(args))
+	require.NoError(t, err, "a tool's failure is a result, never a Go error")
+	return res
+}
+
+// reachHits returns the names a skill_search result lists, in order.
+func reachHits(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(l, "- "); ok {
+			name, _, _ := strings.Cut(rest, " (")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// C23 end to end: a skill the budget left out of the catalog is found by
+// words of its description through skill_search and loaded by the skill
+// tool, in one turn of the step loop.
+func TestSkillSearchFindsOmittedSkillInTurn(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+".", "Body of skill "+fmt.Sprint(i)+".")
+	}
+	catWriteSkill(t, root, "zz-forms", "Fills in PDF forms and extracts the values of their fields.", "Body of the forms skill.")
+	srv := modeltest.NewServer(t,
+		modeltest.Call(skills.SearchToolName, `{"query":"fill a pdf form"}`),
+		modeltest.Call(skills.SkillToolName, `{"name":"zz-forms"}`),
+		modeltest.Say("done"))
+	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
+	require.NoError(t, err)
+	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{root}, Store: session.NewMemoryStore(),
+		Model: client, CatalogBudget: skills.Budget{Chars: 400}})
+	require.NoError(t, err)
+	defer k.Close()
+	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Run(t.Context(), "fill the form in form.pdf")
+	require.NoError(t, err)
+
+	v := k.CatalogView(k.Catalog(t.Context()))
+	require.Contains(t, v.Summary.Omitted, "zz-forms", "the test needs the skill left out of the catalog")
+	assert.NotContains(t, v.Message, "zz-forms")
+	assert.Contains(t, v.Message, "skill_search", "the catalog's note names the tool that finds the rest")
+	var results []session.Event
+	for i := range s.Log().Len() {
+		if ev := s.Log().At(i); ev.Type == session.ToolResult {
+			results = append(results, ev)
+		}
+	}
+	require.Len(t, results, 2)
+	assert.False(t, results[0].IsError, results[0].Text)
+	hits := reachHits(results[0].Text)
+	require.NotEmpty(t, hits, results[0].Text)
+	assert.Equal(t, "zz-forms", hits[0], "the omitted skill is the best match: %s", results[0].Text)
+	assert.Contains(t, results[0].Text, "- zz-forms (user): Fills in PDF forms and extracts the values of their fields.")
+	assert.False(t, results[1].IsError, results[1].Text)
+	assert.Contains(t, results[1].Text, "Body of the forms skill.")
+}
+
+// C23: the ranking. Name words weigh more than description words, a rarer
+// word more than a common one, plurals find singulars, ties come by name,
+// skills hidden from the model never appear, a skill matching no word never
+// appears, and at most 10 come back.
+func TestSkillSearchRanking(t *testing.T) {
+	ss := []skills.Skill{
+		budSkill("deploy", skills.SourceProject, "Ships the service to production."),
+		budSkill("release-notes", skills.SourceUser, "Writes the notes for a deploy of the service."),
+		budSkill("k8s", skills.CapabilitySource("c"), "Deploys containers to Kubernetes clusters."),
+		budSkill("secret-deploy", skills.SourceUser, "Deploys things nobody may see."),
+		budSkill("pdf", skills.SourceUser, "Reads PDF documents."),
+		budSkill("docx", skills.SourceUser, "Reads Word documents."),
+		budSkill("技能", skills.SourceUser, "日本語の文書を翻訳する。"),
+	}
+	ss[3].DisableModelInvocation = true
+	for i := range 15 {
+		ss = append(ss, budSkill(fmt.Sprintf("note-%02d", i), skills.SourceUser, "Takes a note."))
+	}
+	cat := skills.Catalog{Skills: ss, Complete: true}
+	names := func(q string) []string {
+		hits, err := cat.Search(q, 0)
+		require.NoError(t, err, q)
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Skill.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"deploy", []string{"deploy", "k8s", "release-notes"}}, // name first; "deploys" is "deploy"
+		{"kubernetes clusters", []string{"k8s"}},               // description words
+		{"documents", []string{"docx", "pdf"}},                 // a tie comes by name
+		{"PDF documents", []string{"pdf", "docx"}},             // case folded; the rarer word decides
+		{"翻訳", []string{"技能"}},                                 // unspaced scripts match by character
+		{"nothing-matches-this", nil},                          // no word in common: nothing
+		{"note", []string{"release-notes", "note-00", "note-01", "note-02", "note-03", "note-04", "note-05", "note-06", "note-07", "note-08"}}, // at most 10
+	}
+	for _, tt := range tests {
+		got := names(tt.query)
+		if tt.query == "note" {
+			assert.Len(t, got, skills.DefaultSearchLimit)
+			assert.Subset(t, got, []string{"note-00", "note-01"}, "note")
+			continue
+		}
+		assert.Equal(t, tt.want, got, "query %q", tt.query)
+	}
+	for _, q := range []string{"deploy", "nobody may see", "secret-deploy"} {
+		assert.NotContains(t, names(q), "secret-deploy", "query %q: a skill hidden from the model is found", q)
+	}
+
+	// Deterministic: any order of the same skills gives the same answer.
+	r := rand.New(rand.NewPCG(26, 1))
+	want := names("deploy the service notes")
+	for range 20 {
+		perm := slices.Clone(ss)
+		r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		hits, err := skills.Catalog{Skills: perm}.Search("deploy the service notes", 0)
+		require.NoError(t, err)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Skill.Name)
+		}
+		assert.Equal(t, want, got)
+	}
+
+	// The tool's text: one line per hit with source and whole description.
+	res := reachSearch(t, ss, `{"query":"kubernetes"}`)
+	assert.False(t, res.IsError)
+	assert.Contains(t, res.Content, "- k8s (capability:c): Deploys containers to Kubernetes clusters.")
+	none := reachSearch(t, ss, `{"query":"zebra"}`)
+	assert.False(t, none.IsError, "no match is an answer, not a failure")
+	assert.Contains(t, none.Content, `No skill matches "zebra"`)
+}
+
+// C23 bad input: an empty query, one without a word, one of 10 KB, a
+// missing or mistyped argument: a short error result naming the limit or
+// the shape, never a Go error.
+func TestSkillSearchBadInput(t *testing.T) {
+	ss := []skills.Skill{budSkill("deploy", skills.SourceProject, "Ships the service.")}
+	tests := []struct {
+		name, args, want string
+	}{
+		{"empty", `{"query":""}`, "the query is empty"},
+		{"blank", `{"query":"  \t\n"}`, "the query is empty"},
+		{"no word", `{"query":"?!- …"}`, "holds no word"},
+		{"10 KB", `{"query":"` + strings.Repeat("deploy ", 1463) + `"}`, "10,241 characters is over the limit of 500"},
+		{"missing", `{}`, `takes {"query"`},
+		{"not a string", `{"query":3}`, `takes {"query"`},
+		{"not JSON", `deploy`, `takes {"query"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := reachSearch(t, ss, tt.args)
+			assert.True(t, res.IsError, "%s: %s", tt.name, res.Content)
+			assert.Contains(t, res.Content, tt.want)
+			assert.Less(t, len(res.Content), 200, "the error is short")
+		})
+	}
+	_, err := skills.Catalog{Skills: ss}.Search(strings.Repeat("x", skills.MaxSearchQuery+1), 0)
+	assert.ErrorIs(t, err, skills.ErrBadQuery)
+	_, err = skills.Catalog{Skills: ss}.Search(strings.Repeat("x", skills.MaxSearchQuery), 0)
+	assert.NoError(t, err, "a query at the limit is accepted")
+}
+
+// C23 through helios mcp: skill_search is offered beside skill and finds a
+// skill the description's budget left out, by words of its description.
+func TestMCPSkillSearch(t *testing.T) {
+	work := t.TempDir()
+	user := filepath.Join(t.TempDir(), "skills")
+	require.NoError(t, os.MkdirAll(user, 0o755))
+	for i := range 40 {
+		name := fmt.Sprintf("skill-%02d", i)
+		writeFile(t, filepath.Join(user, name, "SKILL.md"), skillMD("name: "+name+"\ndescription: Does a careful thing number "+fmt.Sprint(i)+".", "Body of "+name+".\n"))
+	}
+	writeFile(t, filepath.Join(user, "zz-forms", "SKILL.md"), skillMD("name: zz-forms\ndescription: Fills in PDF forms.", "Body of the forms skill.\n"))
+	cfg, err := json.Marshal(map[string]any{"skills": map[string]any{"userRoots": []string{user}, "catalog": map[string]any{"budget": 700}}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), assembly.ConfigFileName)
+	require.NoError(t, os.WriteFile(path, cfg, 0o644))
+	k, err := assembly.Load(context.Background(), path, assembly.Options{WorkDir: work})
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+
+	cs, _ := mcpConnect(t, mcpNewServer(t, k), mcpProtocols[0])
+	require.NotContains(t, mcpTool(t, cs, "skill").Description, "zz-forms", "the test needs the skill left out")
+	assert.Contains(t, mcpTool(t, cs, "skill_search").Description, "a few words")
+	text, isErr := mcpCall(t, cs, "skill_search", map[string]any{"query": "pdf forms"})
+	require.False(t, isErr, text)
+	assert.Equal(t, "zz-forms", reachHits(text)[0], text)
+	text, isErr = mcpCall(t, cs, "skill_search", map[string]any{"query": strings.Repeat("x", 10240)})
+	assert.True(t, isErr)
+	assert.Contains(t, text, "over the limit of 500")
+}
