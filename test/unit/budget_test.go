@@ -69,6 +69,9 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 		}
 		seen[name] = true
 		words := make([]string, 1+r.IntN(60))
+		if r.IntN(8) == 0 { // long descriptions, up to the spec's 1,024
+			words = make([]string, 60+r.IntN(80))
+		}
 		for i := range words {
 			words[i] = budWords[r.IntN(len(budWords))]
 		}
@@ -83,7 +86,9 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 // budget; any permutation of the input gives the same message; every pinned
 // skill is present (with its full line) whenever the pinned lines fit;
 // included + omitted = total; no cut inside a rune, and every shortened
-// description is a prefix of the full one ending at a word end.
+// description is a prefix of the full one ending at a word end. C23: a
+// description within the spec's 1,024 characters is whole in a full line,
+// and nothing is shortened or omitted unless the full lines do not fit.
 func TestCatalogBudgetProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 2026))
 	frame := skills.MessageFrame()
@@ -118,6 +123,17 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		}
 		v := skills.BudgetCatalog(ss, b, frame)
 		name := fmt.Sprintf("iter %d: %d skills, budget %d", iter, len(ss), b.Chars)
+		if v.Cut() {
+			assert.Greater(t, runes(unlimited.Message), b.Chars, "%s: cut although the full lines fit", name)
+		} else {
+			assert.Equal(t, unlimited.Message, v.Message, "%s: nothing cut, yet not the full lines", name)
+		}
+		for _, s := range ss {
+			if !s.DisableModelInvocation {
+				whole := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(strings.Join(strings.Fields(s.Description), " "))
+				assert.Contains(t, unlimited.Text, "- "+s.Name+": "+whole+"\n", "%s: a description of %d characters is not whole in its full line", name, runes(s.Description))
+			}
+		}
 
 		assert.LessOrEqual(t, runes(v.Message), b.Chars, name)
 		assert.Equal(t, runes(v.Message), v.Summary.Used, name)
