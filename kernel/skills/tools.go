@@ -119,7 +119,7 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
 		}
 	}
-	included, _, _ := boundTools(skills, b)
+	included, _, _, _ := boundTools(skills, b)
 	tools := make([]contract.Tool, 0, len(included))
 	for _, s := range included {
 		s := *s

@@ -5,7 +5,9 @@ package unit_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -228,4 +230,130 @@ func TestMCPSkillSearch(t *testing.T) {
 	text, isErr = mcpCall(t, cs, "skill_search", map[string]any{"query": strings.Repeat("x", 10240)})
 	assert.True(t, isErr)
 	assert.Contains(t, text, "over the limit of 500")
+}
+
+// reachKernel is a kernel over root's 40 skills (skill-00 … skill-39, in
+// name order, so the budget of 400 characters omits the last ones) with a
+// scripted model and the given store.
+func reachKernel(t *testing.T, root, work string, store session.Store, logs *budLogs, script ...modeltest.Step) *kernel.Kernel {
+	t.Helper()
+	srv := modeltest.NewServer(t, script...)
+	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
+	require.NoError(t, err)
+	cfg := kernel.Config{WorkDir: work, UserSkillRoots: []string{root}, Store: store, Model: client, CatalogBudget: skills.Budget{Chars: 400}}
+	if logs != nil {
+		cfg.Logger = slog.New(logs)
+	}
+	k, err := kernel.New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func reachRoot(t *testing.T) string {
+	root := t.TempDir()
+	for i := range 40 {
+		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+".", "Body of skill "+fmt.Sprint(i)+".")
+	}
+	return root
+}
+
+// reachTurn runs one turn of a new session and returns its first catalog
+// message.
+func reachTurn(t *testing.T, k *kernel.Kernel) string {
+	t.Helper()
+	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Run(t.Context(), "go")
+	require.NoError(t, err)
+	for i := range s.Log().Len() {
+		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+			return ev.Text
+		}
+	}
+	t.Fatal("no catalog message")
+	return ""
+}
+
+// C23: after a skill is loaded, the next session in the same work dir lists
+// it (after pinned and project skills, before the rest, most recent first),
+// even when the budget left it out before; a session in another work dir
+// sharing the store does not.
+func TestCatalogRecentLoadsListedNextSession(t *testing.T) {
+	root, work := reachRoot(t), t.TempDir()
+	store := session.NewMemoryStore()
+	k := reachKernel(t, root, work, store, nil,
+		modeltest.Call("skill", `{"name":"skill-39"}`),
+		modeltest.Call("skill", `{"name":"skill-38"}`),
+		modeltest.Call("skill", `{"name":"no-such-skill"}`),
+		modeltest.Say("done"),
+		modeltest.Say("done again"))
+	first := reachTurn(t, k)
+	require.NotContains(t, first, "skill-39", "the test needs the skill omitted at first")
+
+	next := reachTurn(t, k)
+	assert.Contains(t, next, "<available_skills>\n- skill-38\n- skill-39\n- skill-00\n", "the recent loads come first, most recent first:\n%s", next)
+	assert.NotContains(t, next, "no-such-skill", "a failed load is not remembered")
+
+	v := k.CatalogViewNow(t.Context(), k.Catalog(t.Context()))
+	require.GreaterOrEqual(t, len(v.Summary.Listed), 3)
+	assert.Equal(t, []skills.Listed{{Name: "skill-38", Why: "recent"}, {Name: "skill-39", Why: "recent"}, {Name: "skill-00", Why: "name"}}, v.Summary.Listed[:3])
+
+	other := reachKernel(t, root, t.TempDir(), store, nil, modeltest.Say("elsewhere"))
+	elsewhere := reachTurn(t, other)
+	assert.NotContains(t, elsewhere, "skill-39", "a load in another work dir changes nothing here")
+}
+
+// reachBrokenStore is a store whose sessions cannot be listed.
+type reachBrokenStore struct{ session.Store }
+
+func (reachBrokenStore) List(context.Context) ([]session.Info, error) {
+	return nil, errors.New("list sessions: disk on fire")
+}
+
+// C23 bad input: a store that cannot be read for recency leaves the
+// catalog in name order, with one warning however many sessions open.
+func TestCatalogRecentUnreadableStore(t *testing.T) {
+	root, logs := reachRoot(t), &budLogs{}
+	k := reachKernel(t, root, t.TempDir(), reachBrokenStore{session.NewMemoryStore()}, logs, modeltest.Say("one"), modeltest.Say("two"))
+	byName := k.CatalogView(k.Catalog(t.Context())).Message
+	assert.Equal(t, byName, reachTurn(t, k))
+	assert.Equal(t, byName, reachTurn(t, k))
+	assert.Equal(t, 1, logs.count("falls back to name order"), "one warning: %v", logs.recs)
+	assert.Equal(t, 1, logs.count("disk on fire"), "the warning says why: %v", logs.recs)
+}
+
+// C23: `helios skills catalog --json` says why each listed skill is there,
+// recency read from the configured JSONL session store.
+func TestCatalogRecentCLI(t *testing.T) {
+	dir, work := t.TempDir(), t.TempDir()
+	root := filepath.Join(dir, "skills")
+	for i := range 20 {
+		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+" when the user asks for it.", "body")
+	}
+	catWriteSkill(t, filepath.Join(work, ".helios", "skills"), "proj", "A project skill.", "body")
+	sessions := filepath.Join(dir, "sessions")
+	st, err := session.NewJSONLStore(session.JSONLConfig{Dir: sessions})
+	require.NoError(t, err)
+	l, err := st.Create(t.Context())
+	require.NoError(t, err)
+	_, err = l.Append(t.Context(),
+		session.Event{Type: session.ToolUse, ToolUseID: "c1", ToolName: "skill", Input: json.RawMessage(`{"name":"skill-17"}`)},
+		session.Event{Type: session.ToolResult, ToolUseID: "c1", ToolName: "skill", Text: "Body", Meta: map[string]string{kernel.LoadedSkillKey: "skill-17", kernel.WorkDirKey: work}})
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	cfg := filepath.Join(dir, "cfg.json")
+	writeFile(t, cfg, `{"skills":{"userRoots":["`+root+`"],"catalog":{"budget":300,"pinned":["skill-03"]}},"sessions":{"dir":"`+sessions+`"}}`)
+
+	r := helios(t, t.TempDir(), work, "--json", "--config", cfg, "--work-dir", work, "skills", "catalog")
+	require.Equal(t, 0, r.code, r.stderr)
+	var got struct {
+		Message string          `json:"message"`
+		Listed  []skills.Listed `json:"listed"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+	require.GreaterOrEqual(t, len(got.Listed), 4, r.stdout)
+	assert.Equal(t, []skills.Listed{{Name: "skill-03", Why: "pinned"}, {Name: "proj", Why: "project"}, {Name: "skill-17", Why: "recent"}, {Name: "skill-00", Why: "name"}}, got.Listed[:4])
+	assert.Contains(t, got.Message, "- skill-17")
 }
