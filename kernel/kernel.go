@@ -89,14 +89,16 @@ type Config struct {
 	Secrets *redact.Secrets
 }
 
-// DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
-// the home directory from os.UserHomeDir (so HOME decides).
+// DefaultUserSkillRoots returns ~/.helios/skills, ~/.agents/skills, then
+// ~/.claude/skills (where Claude Code users keep theirs: read after
+// Helios's own roots, so a name there never shadows one of them), with the
+// home directory from os.UserHomeDir (so HOME decides).
 func DefaultUserSkillRoots() ([]string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, fmt.Errorf("user skill roots: %w", err)
 	}
-	return []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}, nil
+	return []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}, nil
 }
 
 // Kernel is an assembled kernel.

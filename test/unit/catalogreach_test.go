@@ -357,3 +357,37 @@ func TestCatalogRecentCLI(t *testing.T) {
 	assert.Equal(t, []skills.Listed{{Name: "skill-03", Why: "pinned"}, {Name: "proj", Why: "project"}, {Name: "skill-17", Why: "recent"}, {Name: "skill-00", Why: "name"}}, got.Listed[:4])
 	assert.Contains(t, got.Message, "- skill-17")
 }
+
+// C23: the roots people already have. With no config, ~/.claude/skills and
+// <work dir>/.claude/skills are read after Helios's own roots (a name in
+// both loses to Helios's with a warning naming both), and `skills list`
+// shows each skill with its source and folder.
+func TestClaudeSkillRootsByDefault(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	catWriteSkill(t, filepath.Join(home, ".claude", "skills"), "from-claude-home", "A skill Claude Code users keep at home.", "body")
+	catWriteSkill(t, filepath.Join(work, ".claude", "skills"), "from-claude-work", "A skill Claude Code users keep in the project.", "body")
+	catWriteSkill(t, filepath.Join(home, ".claude", "skills"), "shared", "The Claude Code copy.", "body")
+	catWriteSkill(t, filepath.Join(home, ".helios", "skills"), "shared", "The Helios copy.", "body")
+
+	r := helios(t, home, work, "--json", "skills", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	var got struct {
+		Skills []struct {
+			Name, Description, Source, BaseDir string
+		} `json:"skills"`
+		Warnings []contract.Warning `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
+	bySkill := map[string]string{}
+	for _, s := range got.Skills {
+		bySkill[s.Name] = s.Source + " " + s.BaseDir + " " + s.Description
+	}
+	assert.Equal(t, "user "+filepath.Join(home, ".claude", "skills", "from-claude-home")+" A skill Claude Code users keep at home.", bySkill["from-claude-home"])
+	assert.Equal(t, "project "+filepath.Join(work, ".claude", "skills", "from-claude-work")+" A skill Claude Code users keep in the project.", bySkill["from-claude-work"])
+	assert.Equal(t, "user "+filepath.Join(home, ".helios", "skills", "shared")+" The Helios copy.", bySkill["shared"], "Helios's own root wins")
+	found := false
+	for _, w := range got.Warnings {
+		found = found || strings.Contains(w.Message, `"shared"`) && strings.Contains(w.Message, filepath.Join(".claude", "skills", "shared"))
+	}
+	assert.True(t, found, "a warning names the shadowed .claude copy: %v", got.Warnings)
+}
