@@ -211,15 +211,15 @@ func view(all []Skill, b Budget, mode Mode) CatalogView {
 
 // entry is one visible skill being budgeted.
 type entry struct {
-	s     *Skill
+	s      *Skill
 	pin    int // index in Budget.Pinned; len(Pinned) when not pinned
 	pinned bool
-	rank  int // project, recent, user, capability (see order)
-	name  string
-	nameW int    // characters of the escaped name
-	fullW int    // characters of the escaped description of a full line
-	line  int    // what its line costs; 0: omitted
-	body  string // the description shown; "": the name alone
+	rank   int // project, recent, user, capability (see order)
+	name   string
+	nameW  int    // characters of the escaped name
+	fullW  int    // characters of the escaped description of a full line
+	line   int    // what its line costs; 0: omitted
+	body   string // the description shown; "": the name alone
 }
 
 // desc is the collapsed description, not yet cut or escaped.
