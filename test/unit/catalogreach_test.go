@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -390,4 +392,49 @@ func TestClaudeSkillRootsByDefault(t *testing.T) {
 		found = found || strings.Contains(w.Message, `"shared"`) && strings.Contains(w.Message, filepath.Join(".claude", "skills", "shared"))
 	}
 	assert.True(t, found, "a warning names the shadowed .claude copy: %v", got.Warnings)
+}
+
+// C23: a burst of 1,000 renames into a watched root (a checkout) yields a
+// handful of change signals, never an incomplete catalog, and the last
+// catalog holds every skill; the first change after a quiet window is not
+// held back for the burst window (the leading edge).
+func TestChangeBurstFewCatalogs(t *testing.T) {
+	k, root := reachWatchedKernel(t)
+	staging, names := reachStage(t, root, "burst", 1000)
+	var mu sync.Mutex
+	var signals, incomplete int
+	defer k.Skills().OnChange(func() {
+		mu.Lock()
+		signals++
+		mu.Unlock()
+	})()
+	start := time.Now()
+	for _, name := range names {
+		require.NoError(t, os.Rename(filepath.Join(staging, name), filepath.Join(root, name)))
+	}
+	took := time.Since(start)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		cat := k.Catalog(t.Context())
+		if !cat.Complete {
+			incomplete++
+		}
+		if len(cat.Skills) == len(names) || time.Now().After(deadline) {
+			require.Len(t, cat.Skills, len(names), "every renamed skill is published")
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // any trailing batch
+	mu.Lock()
+	got := signals
+	mu.Unlock()
+	// The leading edge, then one batch per coalescing window at most: the
+	// window is 50 ms, and a batch is cut at 10 windows however long the
+	// burst goes on.
+	bound := 3 + int(took/(500*time.Millisecond))
+	t.Logf("1,000 renames in %s: %d change signals (bound %d)", took, got, bound)
+	assert.LessOrEqual(t, got, bound, "a burst yields a handful of catalogs")
+	assert.Positive(t, got)
+	assert.Zero(t, incomplete, "no catalog read during the burst was incomplete")
 }
