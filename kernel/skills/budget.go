@@ -71,6 +71,10 @@ type Frame struct {
 	// Note is appended after Tail when skills are omitted: it says how many
 	// and how to reach them.
 	Note func(omitted int) string
+	// NoteFirst puts the note before Head instead, for a consumer whose
+	// reader may cut the text at a length (an MCP client cutting a tool
+	// description) and must still learn that skills were left out.
+	NoteFirst bool
 }
 
 // The catalog message's text lives in these files; a file's trailing
@@ -471,7 +475,11 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 	v.Text = text.String()
 	msg := f.Head + v.Text + f.Tail
 	if n := len(v.Summary.Omitted); n > 0 && f.Note != nil {
-		msg += f.Note(n)
+		if f.NoteFirst {
+			msg = f.Note(n) + msg
+		} else {
+			msg += f.Note(n)
+		}
 	}
 	v.Message = msg
 	v.Digest = TextDigest(msg)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,6 +28,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/mcpserver"
 )
 
 // reachSearch calls the skill_search tool of catalog mode over ss.
@@ -437,4 +439,41 @@ func TestChangeBurstFewCatalogs(t *testing.T) {
 	assert.LessOrEqual(t, got, bound, "a burst yields a handful of catalogs")
 	assert.Positive(t, got)
 	assert.Zero(t, incomplete, "no catalog read during the burst was incomplete")
+}
+
+// C23 through helios mcp: the initialize instructions carry the budgeted
+// catalog (bounded by skills.catalog.budget, and current for a client that
+// initializes after a change); the skill tool's description stays within
+// 4,096 characters with the sentence about the omitted skills and
+// skill_search first, even when the catalog budget allows more.
+func TestMCPInstructionsAndDescriptionBound(t *testing.T) {
+	w := newMCPWorld(t, "native")
+	for i := range 600 {
+		name := fmt.Sprintf("skill-%03d", i)
+		writeFile(t, filepath.Join(w.user, name, "SKILL.md"), skillMD("name: "+name+"\ndescription: "+strings.Repeat("Does a careful thing. ", 4), "body"))
+	}
+	srv := mcpNewServer(t, w.k)
+	budget := w.k.CatalogBudget().Chars
+	require.Equal(t, 10240, budget, "the default budget")
+
+	cs, _ := mcpConnect(t, srv, mcpProtocols[0])
+	instr := cs.InitializeResult().Instructions
+	assert.Contains(t, instr, "<available_skills>\n- skill-000", "the instructions list the catalog")
+	assert.Contains(t, instr, "skill_search", "the instructions name skill_search")
+	cat := w.k.CatalogView(w.k.Catalog(t.Context()))
+	assert.True(t, strings.HasSuffix(instr, cat.Message), "the instructions end with the kernel's budgeted catalog message")
+	assert.LessOrEqual(t, utf8.RuneCountInString(instr), budget+1000, "the instructions are bounded by the catalog budget")
+
+	desc := mcpTool(t, cs, "skill").Description
+	assert.LessOrEqual(t, utf8.RuneCountInString(desc), mcpserver.MaxToolDescription)
+	first, _, _ := strings.Cut(desc, "\n")
+	assert.Regexp(t, `^\d+ more skills are not listed below.*skill_search.*loads any skill by its exact name\.$`, first, "the omitted sentence comes first")
+	assert.Contains(t, desc, "- skill-000", "the description still lists what fits")
+
+	// A new skill: a client initializing after the change gets it.
+	mcpPutSkill(t, w.user, "aaa-new", "name: aaa-new\ndescription: Arrived after the first client.", "body")
+	require.Eventually(t, func() bool {
+		c2, _ := mcpConnect(t, srv, mcpProtocols[0])
+		return strings.Contains(c2.InitializeResult().Instructions, "- aaa-new")
+	}, 10*time.Second, 50*time.Millisecond, "a re-initializing client gets the current catalog")
 }
