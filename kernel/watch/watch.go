@@ -482,7 +482,7 @@ type Subscription struct {
 	accepting bool       // active: changes are recorded
 	closed    bool       // no callback may start
 	pend      pending
-	lastTake  time.Time // when the last batch was taken: the burst's leading edge is past until Coalesce after it
+	lastTake  time.Time            // when the last batch was taken: the burst's leading edge is past until Coalesce after it
 	unstable  map[string]*unstable // WriteStability holds, by root+"\x00"+entry
 	owes      bool                 // an Incomplete was delivered; the recovery Rescan is owed
 	timer     *time.Timer
