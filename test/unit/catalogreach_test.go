@@ -112,6 +112,8 @@ func TestSkillSearchRanking(t *testing.T) {
 		budSkill("pdf", skills.SourceUser, "Reads PDF documents."),
 		budSkill("docx", skills.SourceUser, "Reads Word documents."),
 		budSkill("技能", skills.SourceUser, "日本語の文書を翻訳する。"),
+		budSkill("review", skills.SourceUser, "Looks over a change and comments on it before it merges, line by line and in detail."),
+		budSkill("checklist", skills.SourceUser, "A review checklist."),
 	}
 	ss[3].DisableModelInvocation = true
 	for i := range 15 {
@@ -133,6 +135,7 @@ func TestSkillSearchRanking(t *testing.T) {
 	}{
 		{"deploy", []string{"deploy", "k8s", "release-notes"}}, // name first; "deploys" is "deploy"
 		{"kubernetes clusters", []string{"k8s"}},               // description words
+		{"review", []string{"review", "checklist"}},            // a word of the name outweighs a shorter description
 		{"documents", []string{"docx", "pdf"}},                 // a tie comes by name
 		{"PDF documents", []string{"pdf", "docx"}},             // case folded; the rarer word decides
 		{"翻訳", []string{"技能"}},                                 // unspaced scripts match by character
