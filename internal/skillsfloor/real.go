@@ -3,11 +3,8 @@ package skillsfloor
 import (
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
@@ -31,20 +28,7 @@ func RealShape() Shape {
 // RealShape by RealSkills(n, seed), in its own folder, with a scripts/
 // folder of one script as Generate writes.
 func GenerateReal(root string, n int, seed uint64) error {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
-	}
-	var errs []error
-	for _, f := range RealSkills(n, seed) {
-		dir := filepath.Join(root, f.Folder)
-		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-			return err
-		}
-		errs = append(errs,
-			os.WriteFile(filepath.Join(dir, "SKILL.md"), f.Data, 0o644),
-			os.WriteFile(filepath.Join(dir, "scripts", "build.sh"), []byte("#!/bin/sh\nset -eu\nmkdir -p dist\n"), 0o755))
-	}
-	return errors.Join(errs...)
+	return write(root, RealSkills(n, seed))
 }
 
 // RealSkills draws n real-shaped SKILL.md files from RealShape, the same
@@ -623,16 +607,18 @@ var vocabulary = strings.Fields(`
 var uniWords = []string{"café", "naïve", "résumé", "über", "señal", "données", "日本語", "技能", "文档", "데이터",
 	"данные", "описание", "→", "✓", "…", "📄", "🚀", "«outil»", "Ärger", "ça"}
 
-// Corpus is one way to fill a skills root for a benchmark.
+// Corpus is one shape of skills for a benchmark: Skills draws n of them,
+// Generate writes them as a skills root.
 type Corpus struct {
 	Name     string
+	Skills   func(n int) []SkillFile
 	Generate func(root string, n int) error
 }
 
 // Corpora are the benchmarks' two shapes, reported side by side: synthetic
-// (Generate: every skill alike, plain one-line values) and real
-// (GenerateReal with seed 1: the measured shape of published skills).
+// (every skill alike, plain one-line values) and real (drawn with seed 1
+// from the measured shape of published skills).
 var Corpora = []Corpus{
-	{Name: "synthetic", Generate: Generate},
-	{Name: "real", Generate: func(root string, n int) error { return GenerateReal(root, n, 1) }},
+	{Name: "synthetic", Skills: SyntheticSkills, Generate: Generate},
+	{Name: "real", Skills: func(n int) []SkillFile { return RealSkills(n, 1) }, Generate: func(root string, n int) error { return GenerateReal(root, n, 1) }},
 }

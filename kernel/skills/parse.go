@@ -218,11 +218,17 @@ func isBinary(data []byte, cut bool) bool {
 	head := data
 	if len(head) > n || cut {
 		head = head[:min(len(head), n)]
-		// A multi-byte rune may be cut at the boundary.
-		for i := 0; i < 3 && !utf8.Valid(head); i++ {
-			head = head[:len(head)-1]
+		// A multi-byte rune may be cut at the boundary: drop its start.
+		for i := 1; i <= 3 && i <= len(head); i++ {
+			if c := head[len(head)-i]; utf8.RuneStart(c) {
+				if c >= utf8.RuneSelf && !utf8.FullRune(head[len(head)-i:]) {
+					head = head[:len(head)-i]
+				}
+				break
+			}
 		}
 	}
+	// One pass each: this runs on every file discovery reads.
 	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)
 }
 
