@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -320,7 +321,7 @@ func checkDuplicates(file string, lines lineMap, n *yaml.Node) error {
 	return nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^line ([0-9]+): `)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line ([0-9]+): `) })
 
 // parserProblems are the messages of yaml's parser (as opposed to its
 // scanner). For these yaml.v3 reports the 0-based line of its mark
@@ -340,7 +341,7 @@ var parserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-var unknownAnchorRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+var unknownAnchorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 
 // yamlError turns an error of yaml's parser into an *Error on the file's line.
 func yamlError(file, text string, lines lineMap, err error) error {
@@ -350,9 +351,9 @@ func yamlError(file, text string, lines lineMap, err error) error {
 	case line > 0 && parserProblems[rest]:
 		line++
 	case line > 0:
-	case unknownAnchorRE.MatchString(rest):
+	case unknownAnchorRE().MatchString(rest):
 		// aliasLine counts LF lines, as the file does.
-		line = aliasLine(text, unknownAnchorRE.FindStringSubmatch(rest)[1])
+		line = aliasLine(text, unknownAnchorRE().FindStringSubmatch(rest)[1])
 		return &Error{File: file, Line: line + yamlFirstLine - 1, Reason: rest, Err: ErrYAML}
 	default:
 		// yaml omits the line when its mark is on the first line.
@@ -364,7 +365,7 @@ func yamlError(file, text string, lines lineMap, err error) error {
 // splitLine splits yaml's "line N: message" into N and message; N is 0 when
 // the message has no line.
 func splitLine(msg string) (int, string) {
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		return 0, msg
 	}
