@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/internal/skillsfloor"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
 )
 
 // BenchmarkSkillsListProcess times `helios skills list --json` over 10,000
@@ -27,6 +28,12 @@ import (
 // x-floor their ratio, and x-floor-cpu the ratio of the median CPU time
 // (user and system) of the two processes, which a loaded machine disturbs
 // far less than the wall clock.
+//
+// Each iteration also runs a one-step `helios run` over the same skills to
+// the model's answer (a scripted Chat Completions server started by the
+// benchmark answers at once): run-ms is its median wall clock and x-list
+// its ratio to helios-ms, the cost of the first model request over the
+// discovery it starts with (x-list-cpu: by CPU time).
 //
 //	go test -run '^$' -bench BenchmarkSkillsListProcess -benchtime 20x ./test/unit/
 func BenchmarkSkillsListProcess(b *testing.B) {
@@ -42,6 +49,7 @@ func BenchmarkSkillsListProcess(b *testing.B) {
 			home, work := b.TempDir(), b.TempDir()
 			root := filepath.Join(home, ".helios", "skills")
 			require.NoError(b, corpus.Generate(root, n))
+			config := filepath.Join(b.TempDir(), "helios.config.json")
 			var out bytes.Buffer
 			run := func(name string, args ...string) (wall, cpu time.Duration) {
 				cmd := exec.Command(name, args...)
@@ -59,7 +67,7 @@ func BenchmarkSkillsListProcess(b *testing.B) {
 				}
 				return wall, cpu
 			}
-			var floor, helios, floorCPU, heliosCPU []time.Duration
+			var floor, helios, floorCPU, heliosCPU, runs, runsCPU []time.Duration
 			for b.Loop() {
 				w, c := run(floorBin, root)
 				floor, floorCPU = append(floor, w), append(floorCPU, c)
@@ -71,12 +79,24 @@ func BenchmarkSkillsListProcess(b *testing.B) {
 				if c := bytes.Count(out.Bytes(), []byte(`"baseDir"`)); c != n {
 					b.Fatalf("skills list --json listed %d skills, want %d", c, n)
 				}
+				srv := modeltest.NewServer(b, modeltest.Say("Ready."))
+				require.NoError(b, os.WriteFile(config, []byte(`{"model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""}}`), 0o600))
+				w, c = run(heliosBin, "--config", config, "run", "Which skills do you have?")
+				runs, runsCPU = append(runs, w), append(runsCPU, c)
+				srv.Close()
+				if !strings.Contains(out.String(), "Ready.") {
+					b.Fatalf("helios run printed %q, want the model's answer", out.String())
+				}
 			}
 			f, h := median(floor), median(helios)
 			b.ReportMetric(f, "floor-ms")
 			b.ReportMetric(h, "helios-ms")
 			b.ReportMetric(h/f, "x-floor")
 			b.ReportMetric(median(heliosCPU)/median(floorCPU), "x-floor-cpu")
+			r := median(runs)
+			b.ReportMetric(r, "run-ms")
+			b.ReportMetric(r/h, "x-list")
+			b.ReportMetric(median(runsCPU)/median(heliosCPU), "x-list-cpu")
 		})
 	}
 }
