@@ -158,6 +158,30 @@ func badCharRunes(text string) (int, string) {
 	return 0, ""
 }
 
+// Protects: the character check, which looks at eight bytes at a time
+// while they are all printable ASCII, still finds every byte YAML refuses
+// (controls, DEL) and counts every line, wherever in a word it stands:
+// badChar gives what the plain rune-at-a-time check gives.
+func TestBadCharAtEveryOffset(t *testing.T) {
+	var refused []byte
+	for c := range byte(0x80) {
+		if !yamlAllowed(rune(c)) {
+			refused = append(refused, c)
+		}
+	}
+	require.Contains(t, refused, byte(0x7F))
+	const plain = "name: a-skill\ndescription: Every byte is printable ASCII.\n"
+	for i := range len(plain) {
+		for _, c := range refused {
+			text := plain[:i] + string(c) + plain[i:]
+			wantLine, wantReason := badCharRunes(text)
+			line, reason := badChar(text)
+			assert.Equal(t, wantReason, reason, "badChar(%q)", text)
+			assert.Equal(t, wantLine, line, "badChar(%q)", text)
+		}
+	}
+}
+
 // The fast path must actually carry the common case, or it is dead weight:
 // the forms published skills are written in take it — and, measured on the
 // real-shaped corpus, nearly every file does (TestFastPathTakesTheRealShape).
