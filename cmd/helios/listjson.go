@@ -19,14 +19,18 @@ import (
 func writeListJSON(w io.Writer, l listJSON) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	buf := make([]byte, 0, 4<<10)
+	var err error
+	// flush hands the buffer to bw once it holds a few KiB.
+	flush := func() {
+		if len(buf) >= 3<<10 && err == nil {
+			_, err = bw.Write(buf)
+			buf = buf[:0]
+		}
+	}
 	buf = append(buf, "{\n  \"complete\": "...)
 	buf = strconv.AppendBool(buf, l.Complete)
 	buf = append(buf, ",\n  \"skills\": "...)
-	if l.Skills == nil {
-		buf = append(buf, "null"...)
-	} else {
-		buf = append(buf, '[')
-	}
+	buf = openArray(buf, l.Skills == nil)
 	for i, s := range l.Skills {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -47,25 +51,11 @@ func writeListJSON(w io.Writer, l listJSON) error {
 			buf = append(buf, ",\n      \"disableModelInvocation\": true"...)
 		}
 		buf = append(buf, "\n    }"...)
-		if len(buf) >= 3<<10 {
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+		flush()
 	}
-	switch {
-	case len(l.Skills) > 0:
-		buf = append(buf, "\n  ]"...)
-	case l.Skills != nil:
-		buf = append(buf, ']')
-	}
+	buf = closeArray(buf, len(l.Skills))
 	buf = append(buf, ",\n  \"warnings\": "...)
-	if l.Warnings == nil {
-		buf = append(buf, "null"...)
-	} else {
-		buf = append(buf, '[')
-	}
+	buf = openArray(buf, l.Warnings == nil)
 	for i, wn := range l.Warnings {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -77,24 +67,38 @@ func writeListJSON(w io.Writer, l listJSON) error {
 		buf = append(buf, ",\n      \"message\": "...)
 		buf = appendJSONString(buf, wn.Message)
 		buf = append(buf, "\n    }"...)
-		if len(buf) >= 3<<10 {
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+		flush()
 	}
-	switch {
-	case len(l.Warnings) > 0:
-		buf = append(buf, "\n  ]"...)
-	case l.Warnings != nil:
-		buf = append(buf, ']')
-	}
+	buf = closeArray(buf, len(l.Warnings))
 	buf = append(buf, "\n}\n"...)
+	if err != nil {
+		return err
+	}
 	if _, err := bw.Write(buf); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// openArray starts a JSON array as writeJSON writes one: null when nil.
+func openArray(buf []byte, isNil bool) []byte {
+	if isNil {
+		return append(buf, "null"...)
+	}
+	return append(buf, '[')
+}
+
+// closeArray ends an array opened by openArray holding n elements (none
+// when it was null): an empty one closes on its line, a full one on the
+// next.
+func closeArray(buf []byte, n int) []byte {
+	switch {
+	case n > 0:
+		return append(buf, "\n  ]"...)
+	case buf[len(buf)-1] == '[':
+		return append(buf, ']')
+	}
+	return buf
 }
 
 const hexDigits = "0123456789abcdef"
