@@ -39,6 +39,9 @@ type Message struct {
 	ToolCalls []ToolCall
 	// ToolCallID is set on RoleTool messages.
 	ToolCallID string
+	// IsError marks a RoleTool result the tool reported as a failure
+	// (sent as Anthropic's is_error; Chat Completions has no such field).
+	IsError bool
 	// CachePoint marks the end of a prefix that later requests repeat
 	// unchanged (the kernel sets it on the newest skills catalog message):
 	// an adapter with explicit prompt caching puts a cache breakpoint

@@ -68,12 +68,12 @@ func Do(ctx context.Context, p Policy, attempt func() (emitted bool, err error))
 		if n >= p.MaxRetries {
 			return fmt.Errorf("giving up after %d attempts: %w", n+1, r.Err)
 		}
-		wait := backoff(n + 1)
-		if r.HasAfter {
-			if r.After > MaxRetryAfter {
-				return fmt.Errorf("server asked to retry after %s: %w", r.After, r.Err)
-			}
-			wait = r.After
+		wait := r.After
+		switch {
+		case !r.HasAfter:
+			wait = backoff(n + 1)
+		case r.After > MaxRetryAfter:
+			return fmt.Errorf("server asked to retry after %s: %w", r.After, r.Err)
 		}
 		if p.Logger != nil {
 			p.Logger.Warn(p.Op+" failed; retrying", slog.Int("retry", n+1), slog.Duration("wait", wait), slog.Any("error", r.Err))
