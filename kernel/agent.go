@@ -52,6 +52,8 @@ type Update struct {
 	Call model.ToolCall
 	// IsError marks a failed tool result (UpdateToolResult).
 	IsError bool
+	// Usage is a model request's token usage (UpdateUsage).
+	Usage session.Usage
 }
 
 // UpdateKind says what an Update reports.
@@ -69,6 +71,9 @@ const (
 	UpdateInjected
 	// UpdateCompacted says the context was compacted.
 	UpdateCompacted
+	// UpdateUsage reports the tokens of the step's model request, once it
+	// answered.
+	UpdateUsage
 )
 
 // Session runs one agent session over its event log.
@@ -250,6 +255,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		System:   s.systemPrompt(extra),
 		Messages: toMessages(view),
 		Tools:    toModelTools(tools),
+		CacheKey: s.ID(),
 	}
 	if s.cfg.Observe != nil {
 		req.OnText = func(d string) { s.observe(Update{Kind: UpdateText, Text: d}) }
@@ -260,7 +266,9 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	}
 
 	s.uniqueCallIDs(resp.ToolCalls)
-	evs := []session.Event{{Type: session.Assistant, Text: resp.Text, Meta: finishMeta(resp)}}
+	usage := toUsage(resp.Usage)
+	s.observe(Update{Kind: UpdateUsage, Usage: usage})
+	evs := []session.Event{{Type: session.Assistant, Text: resp.Text, Meta: finishMeta(resp), Usage: usage}}
 	for _, c := range resp.ToolCalls {
 		evs = append(evs, session.Event{Type: session.ToolUse, ToolUseID: c.ID, ToolName: c.Name, Input: c.Arguments})
 	}
@@ -297,7 +305,8 @@ func (s *Session) generate(ctx context.Context, step int, req model.Request) (mo
 	ctx, chat := tel.StartChat(ctx, telemetry.ModelInfo{Provider: info.Provider, Model: info.Name, Server: info.Server}, step)
 	resp, err := s.cfg.Model.Generate(ctx, req)
 	r := telemetry.ChatResult{ResponseModel: resp.Model, FinishReason: resp.FinishReason,
-		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
 	if tel.CaptureContent() {
 		r.Input = contentJSON(struct {
 			System   string          `json:"system"`
@@ -499,6 +508,11 @@ func (s *Session) observe(u Update) {
 	}
 }
 
+// toUsage is the usage a session records.
+func toUsage(u model.Usage) session.Usage {
+	return session.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+}
+
 func finishMeta(r model.Response) map[string]string {
 	if r.FinishReason == "" {
 		return nil
@@ -530,12 +544,18 @@ func toModelTools(ts []contract.Tool) []model.Tool {
 
 // toMessages turns the model view into chat messages: tool calls join the
 // assistant message before them, injected messages and compaction summaries
-// speak on the user's side.
+// speak on the user's side. The newest skills catalog is the cache point:
+// the catalog is appended, never rewritten, so everything up to it is a
+// prefix every later request repeats.
 func toMessages(view []session.Event) []model.Message {
 	var out []model.Message
+	catalog := -1
 	for _, ev := range view {
 		switch ev.Type {
 		case session.User, session.Injected:
+			if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+				catalog = len(out)
+			}
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
 		case session.Compaction:
 			out = append(out, model.Message{Role: model.RoleUser, Content: "Summary of the earlier conversation:\n" + ev.Text})
@@ -548,8 +568,11 @@ func toMessages(view []session.Event) []model.Message {
 			last := &out[len(out)-1]
 			last.ToolCalls = append(last.ToolCalls, model.ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Arguments: ev.Input})
 		case session.ToolResult:
-			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: ev.ToolUseID, Content: ev.Text})
+			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: ev.ToolUseID, Content: ev.Text, IsError: ev.IsError})
 		}
+	}
+	if catalog >= 0 {
+		out[catalog].CachePoint = true
 	}
 	return out
 }
