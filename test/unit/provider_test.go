@@ -352,3 +352,67 @@ func TestAnthropicUnauthorizedCLI(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), provKey, "the key reached a span")
 }
+
+// Protects C24: a compaction rewrites the conversation, never what comes
+// before it: the tools and the system prompt stay byte for byte what the
+// previous step cached, and are read from the cache; the catalog the
+// compaction hid comes back as a new message carrying the breakpoint; the
+// next turn reads the whole compacted prefix again.
+func TestAnthropicCompactionKeepsToolsAndSystemCached(t *testing.T) {
+	var w provWorld
+	srv := modeltest.NewAnthropicServer(t,
+		modeltest.Call("Read", `{"path":"notes.txt"}`),
+		modeltest.Call("Read", `{"path":"notes.txt"}`),
+		func(r modeltest.Recorded) modeltest.Reply { // the compactor's request
+			return modeltest.Reply{Text: "The notes were read twice; they list the build steps."}
+		},
+		modeltest.Say("Read them."),
+		modeltest.Say("Still read."),
+	)
+	w = newProvWorld(t, `{"provider": "anthropic", "baseURL": "`+srv.URL()+`", "name": "claude-sonnet-4-5", "apiKeyEnv": "`+provKeyEnv+`"}`)
+	writeFile(t, filepath.Join(w.work, "notes.txt"), strings.Repeat("step: make build && make test\n", 50))
+	cfg, err := os.ReadFile(w.config)
+	require.NoError(t, err)
+	writeFile(t, w.config, strings.Replace(string(cfg), `"sessions": {"dir": "sessions"}`, `"sessions": {"dir": "sessions", "contextBudget": 2500}`, 1))
+	k := w.kernel(t)
+	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Run(t.Context(), "Read the notes twice.")
+	require.NoError(t, err)
+	_, err = s.Run(t.Context(), "Again?")
+	require.NoError(t, err)
+
+	compacted := false
+	for i := range s.Log().Len() {
+		compacted = compacted || s.Log().At(i).Type == session.Compaction
+	}
+	require.True(t, compacted, "no compaction happened; the test needs one")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 5)
+	before, after, next := reqs[1], reqs[3], reqs[4]
+	assert.True(t, strings.HasPrefix(reqs[2].System, "Summarize"), "request 3 should be the compactor's")
+
+	// Tools and system: the first breakpoints of both requests, the same
+	// blocks, read from the cache after the compaction.
+	require.GreaterOrEqual(t, len(before.Breakpoints), 2)
+	require.GreaterOrEqual(t, len(after.Breakpoints), 2)
+	sys := before.Breakpoints[1] + 1
+	assert.Equal(t, sys, after.Breakpoints[1]+1, "the system breakpoint moved")
+	assert.Empty(t, cmp.Diff(before.Blocks[:sys], after.Blocks[:sys]), "the compaction rewrote the tools or the system prompt (-before +after)")
+	assert.Equal(t, len(strings.Join(after.Blocks[:sys], ""))/4, after.Usage.CacheReadTokens, "after the compaction, want the tools and system read from the cache")
+	assert.LessOrEqual(t, len(after.Breakpoints), 4)
+
+	var catalogs int
+	for _, m := range after.Messages {
+		if strings.Contains(m.Content, "<available_skills>") {
+			catalogs++
+			assert.True(t, m.CachePoint, "the re-established catalog carries no breakpoint")
+		}
+	}
+	assert.Equal(t, 1, catalogs, "the catalog the compaction hid is back, once")
+
+	n := after.Breakpoints[len(after.Breakpoints)-1] + 1
+	assert.Empty(t, cmp.Diff(after.Blocks[:n], next.Blocks[:n]), "the next turn rewrote the compacted prefix (-before +after)")
+	assert.Equal(t, len(strings.Join(after.Blocks[:n], ""))/4, next.Usage.CacheReadTokens, "the next turn should read the whole compacted prefix")
+}

@@ -68,6 +68,7 @@ type assembler struct {
 	mimeType string
 	head     []byte // the body's first bytes
 	plain    []byte // a whole JSON answer, when the server did not stream
+	readErr  error  // the body's read failed (not at its end)
 	text     strings.Builder
 	calls    []callBuf
 	stop     string
@@ -100,7 +101,7 @@ func (a *assembler) bound(req *http.Request, next func(*http.Request) (*http.Res
 	if res.StatusCode >= 400 {
 		limit, fail = a.lim.errorBody, false
 	}
-	body := &boundedBody{rc: res.Body, left: limit, limit: limit, fail: fail, head: &a.head}
+	body := &boundedBody{rc: res.Body, left: limit, limit: limit, fail: fail, head: &a.head, err: &a.readErr}
 	res.Body = body
 	if res.StatusCode < 300 && a.mimeType == "application/json" {
 		// Not a stream: the SDK's decoder would find no events in it, so it
@@ -122,6 +123,7 @@ type boundedBody struct {
 	left, limit int
 	fail        bool
 	head        *[]byte
+	err         *error // set to a read's failure
 }
 
 const headSize = 512
@@ -136,12 +138,16 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		if n, _ := b.rc.Read(one[:]); n == 0 {
 			return 0, io.EOF
 		}
-		return 0, tooLarge("the answer", b.limit)
+		*b.err = tooLarge("the answer", b.limit)
+		return 0, *b.err
 	}
 	if len(p) > b.left {
 		p = p[:b.left]
 	}
 	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		*b.err = err
+	}
 	b.left -= n
 	if room := headSize - len(*b.head); room > 0 {
 		*b.head = append(*b.head, p[:min(n, room)]...)
@@ -284,7 +290,9 @@ func (a *assembler) message(body []byte) error {
 	return nil
 }
 
-// failure classifies what the SDK's stream reported.
+// failure classifies what the SDK's stream reported: an error status, an
+// "error" event, a body that could not be read (the connection, or a
+// limit), an event that is not the Messages API's JSON, or no response.
 func (c *Client) failure(err error, a *assembler) error {
 	var apiErr *sdk.Error
 	switch {
@@ -304,16 +312,15 @@ func (c *Client) failure(err error, a *assembler) error {
 			return &httpcall.Retryable{Err: e}
 		}
 		return e
-	case a.started:
-		// The connection broke mid-stream.
+	case a.readErr != nil:
+		// The connection broke while the answer was read.
 		return &httpcall.Retryable{Err: err}
-	}
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
+	case a.status != 0:
+		// The body was read, so the SDK could not decode an event.
 		if looksOpenAI(a.head) {
 			return errOpenAIFormat
 		}
-		return fmt.Errorf("%w: stream event is not JSON: %v", model.ErrMalformed, err)
+		return fmt.Errorf("%w: a stream event is not the Messages API's: %v", model.ErrMalformed, err)
 	}
 	return httpcall.TransportError(err)
 }
