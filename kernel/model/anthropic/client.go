@@ -73,7 +73,7 @@ func DefaultMaxTokens(modelName string) int {
 // Client is a model.Model over the Messages API. It is safe for concurrent
 // use.
 type Client struct {
-	sdk         sdk.Client
+	messages    sdk.MessageService
 	baseURL     string
 	keySent     bool
 	apiKey      string
@@ -140,9 +140,12 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	// The messages service alone, not sdk.NewClient: the client would also
+	// read ANTHROPIC_* variables (the config alone says where requests go
+	// and with which key) and reach every other service of the API, which
+	// the linker then keeps (about 30 MB more binary).
 	opts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(), // the config says where and with which key; not ANTHROPIC_*
-		option.WithoutOpenTelemetry(),       // the kernel traces the call (without content unless asked)
+		option.WithoutOpenTelemetry(), // the kernel traces the call (without content unless asked)
 		option.WithBaseURL(base + "/"),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0), // retries are Generate's: see httpcall.Do
@@ -153,7 +156,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Temperature != nil {
 		opts = append(opts, option.WithJSONSet("temperature", *cfg.Temperature))
 	}
-	c.sdk = sdk.NewClient(opts...)
+	c.messages = sdk.NewMessageService(opts...)
 	return c, nil
 }
 
@@ -204,7 +207,7 @@ func (c *Client) Generate(ctx context.Context, req model.Request) (model.Respons
 // attempt makes one HTTP exchange, feeding the answer into a. Errors worth
 // another attempt come back wrapping *httpcall.Retryable.
 func (c *Client) attempt(ctx context.Context, params sdk.MessageNewParams, a *assembler) error {
-	stream := c.sdk.Messages.NewStreaming(ctx, params, option.WithMiddleware(a.bound))
+	stream := c.messages.NewStreaming(ctx, params, option.WithMiddleware(a.bound))
 	defer stream.Close()
 	for stream.Next() {
 		if err := a.event(stream.Current()); err != nil {
