@@ -172,10 +172,7 @@ func (a *assembler) event(ev sdk.MessageStreamEventUnion) error {
 		case "text":
 			a.addText(cb.Text)
 		case "tool_use":
-			if len(a.calls) >= a.lim.calls {
-				return fmt.Errorf("%w: more than %d tool calls (the limit)", model.ErrTooLarge, a.lim.calls)
-			}
-			a.calls = append(a.calls, callBuf{index: ev.Index, id: cb.ID, name: cb.Name})
+			return a.addCall(callBuf{index: ev.Index, id: cb.ID, name: cb.Name})
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
@@ -219,6 +216,15 @@ func (a *assembler) addText(s string) {
 		a.emitted = true
 		a.onText(s)
 	}
+}
+
+// addCall starts a tool call, within the limit of calls.
+func (a *assembler) addCall(cb callBuf) error {
+	if len(a.calls) >= a.lim.calls {
+		return fmt.Errorf("%w: more than %d tool calls (the limit)", model.ErrTooLarge, a.lim.calls)
+	}
+	a.calls = append(a.calls, cb)
+	return nil
 }
 
 // call is the tool call started at a content block index, or nil.
@@ -281,10 +287,9 @@ func (a *assembler) message(body []byte) error {
 		case "text":
 			a.addText(b.Text)
 		case "tool_use":
-			if len(a.calls) >= a.lim.calls {
-				return fmt.Errorf("%w: more than %d tool calls (the limit)", model.ErrTooLarge, a.lim.calls)
+			if err := a.addCall(callBuf{index: int64(i), id: b.ID, name: b.Name, args: b.Input}); err != nil {
+				return err
 			}
-			a.calls = append(a.calls, callBuf{index: int64(i), id: b.ID, name: b.Name, args: b.Input})
 		}
 	}
 	return nil

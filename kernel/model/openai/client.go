@@ -134,12 +134,7 @@ func New(cfg Config) (*Client, error) {
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = 3
-	case c.maxRetries < 0:
-		c.maxRetries = 0
-	}
+	c.maxRetries = httpcall.Retries(c.maxRetries)
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}

@@ -614,6 +614,8 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 			[]string{"400", "Bad Request", "Invalid schema for function 'Read'"}},
 		{"401 refused key", 401, `{"error":{"message":"Incorrect API key provided","code":"invalid_api_key"}}`, "sk-bad",
 			[]string{"401", "Incorrect API key provided", "the API key was refused"}},
+		{"401 echoing the key", 401, `{"error":{"message":"Incorrect API key provided: sk-live-1234567890abcdef","code":"invalid_api_key"}}`, "sk-live-1234567890abcdef",
+			[]string{"401", "Incorrect API key provided: [REDACTED]", "the API key was refused"}},
 		{"401 without key", 401, `{"error":"unauthorized"}`, "",
 			[]string{"401", "unauthorized", "no API key was sent"}},
 		{"404 unknown model (vLLM shape)", 404, `{"object":"error","message":"The model 'x' does not exist.","type":"NotFoundError"}`, "",
@@ -640,6 +642,9 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 			assert.Equal(t, tt.status, se.StatusCode, "error %v is not a *StatusError with %d", err, tt.status)
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
+			}
+			if len(tt.key) >= 8 {
+				assert.NotContains(t, err.Error(), tt.key, "the key leaked into the error")
 			}
 		})
 	}

@@ -84,6 +84,18 @@ func Do(ctx context.Context, p Policy, attempt func() (emitted bool, err error))
 	}
 }
 
+// Retries reads the adapters' MaxRetries convention: zero means 3,
+// negative means never retry.
+func Retries(configured int) int {
+	switch {
+	case configured == 0:
+		return 3
+	case configured < 0:
+		return 0
+	}
+	return configured
+}
+
 // StatusRetryable reports whether an HTTP status is worth another attempt:
 // 429 (rate limited) and 5xx (Anthropic's 529 "overloaded" among them).
 func StatusRetryable(code int) bool {
