@@ -254,6 +254,7 @@ func TestCachedPrefixIsStableAcrossSteps(t *testing.T) {
 	srv := modeltest.NewAnthropicServer(t, script...)
 	c := newClient(t, srv.URL(), nil)
 	msgs := conversation(0)
+	var got []model.Usage
 	for i := range steps {
 		if i == 4 { // the catalog changes: a full replacement is appended
 			msgs = append(msgs, model.Message{Role: model.RoleUser, Content: "<available_skills>\npdf: Read PDFs.\nxlsx: Sheets.\n</available_skills>", CachePoint: true})
@@ -261,14 +262,18 @@ func TestCachedPrefixIsStableAcrossSteps(t *testing.T) {
 				msgs[j].CachePoint = false // the kernel marks only the newest
 			}
 		}
-		_, err := c.Generate(t.Context(), model.Request{System: "sys", Tools: []model.Tool{bashTool}, Messages: msgs})
+		resp, err := c.Generate(t.Context(), model.Request{System: "sys", Tools: []model.Tool{bashTool}, Messages: msgs})
 		require.NoError(t, err)
+		got = append(got, resp.Usage)
 		id := fmt.Sprintf("toolu_%d", i)
 		msgs = append(msgs,
 			model.Message{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: id, Name: "Bash", Arguments: json.RawMessage(`{"command":"make"}`)}}},
 			model.Message{Role: model.RoleTool, ToolCallID: id, Content: strings.Repeat("log line\n", 50)})
 	}
 	reqs := srv.Requests()
+	for i, r := range reqs {
+		assert.Equal(t, r.Usage, got[i], "step %d: usage, want what the server reported (cache tokens included)", i+1)
+	}
 	for i := 1; i < len(reqs); i++ {
 		prev, cur := reqs[i-1], reqs[i]
 		n := prev.Breakpoints[len(prev.Breakpoints)-1] + 1
