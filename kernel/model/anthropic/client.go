@@ -15,6 +15,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // DefaultBaseURL is Anthropic's API root.
@@ -27,7 +28,9 @@ type Config struct {
 	// DefaultBaseURL; set it for a gateway or a proxy.
 	BaseURL string
 	// APIKey is sent as the x-api-key header. Empty sends none (a gateway
-	// that adds its own).
+	// that adds its own). It never appears in an error Generate returns or
+	// a warning it logs: a server (or proxy) that repeats it in its answer
+	// gets it replaced by [REDACTED].
 	APIKey string
 	// Model is the model name, e.g. "claude-sonnet-4-5". Required.
 	Model string
@@ -76,7 +79,7 @@ type Client struct {
 	messages    sdk.MessageService
 	baseURL     string
 	keySent     bool
-	apiKey      string
+	secrets     *redact.Secrets // the key, hidden in errors and logs
 	model       string
 	maxTokens   int
 	temperature *float64
@@ -115,7 +118,7 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		baseURL:     base,
 		keySent:     cfg.APIKey != "",
-		apiKey:      cfg.APIKey,
+		secrets:     redact.New(cfg.APIKey),
 		model:       cfg.Model,
 		maxTokens:   cfg.MaxTokens,
 		temperature: cfg.Temperature,
@@ -175,13 +178,18 @@ func (c *Client) Info() model.Info {
 // the user saw. Cancelling ctx aborts the request, the stream and any
 // backoff wait; the error then wraps ctx.Err().
 func (c *Client) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+	resp, err := c.generate(ctx, req)
+	return resp, c.secrets.Error(err)
+}
+
+func (c *Client) generate(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := c.params(req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("messages: %w", err)
 	}
 	var a *assembler
 	attempts := 0
-	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Op: "messages"}
+	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Secrets: c.secrets, Op: "messages"}
 	err = httpcall.Do(ctx, policy, func() (bool, error) {
 		attempts++
 		a = newAssembler(req.OnText, c.lim)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // FuzzAssemble feeds arbitrary bytes, as a stream body, through the SDK's
@@ -44,7 +45,7 @@ func FuzzAssemble(f *testing.F) {
 			Body: io.NopCloser(bytes.NewReader(data))}
 		res, _ = a.bound(nil, func(*http.Request) (*http.Response, error) { return res, nil })
 		stream := ssestream.NewStream[sdk.MessageStreamEventUnion](ssestream.NewDecoder(res), nil)
-		c := &Client{apiKey: "k"}
+		c := &Client{secrets: redact.New("key-k")}
 		var err error
 		for stream.Next() {
 			if err = a.event(stream.Current()); err != nil || a.stopped {

@@ -311,7 +311,7 @@ func (c *Client) failure(err error, a *assembler) error {
 		// An "error" event inside a 200 stream. Overloaded is worth another
 		// attempt (if nothing was shown yet); the rest is as likely a
 		// property of the request.
-		msg := httpcall.Redact(cmp.Or(apiErr.Message, apiErr.RawJSON()), c.apiKey)
+		msg := c.secrets.String(cmp.Or(apiErr.Message, apiErr.RawJSON()))
 		e := fmt.Errorf("%w: %s: %s", errInStream, apiErr.Type(), msg)
 		if apiErr.Type() == "overloaded_error" {
 			return &httpcall.Retryable{Err: e}
@@ -332,14 +332,15 @@ func (c *Client) failure(err error, a *assembler) error {
 
 // statusError maps an HTTP error status to the port's class.
 func (c *Client) statusError(e *sdk.Error) error {
-	msg := e.Message
+	msg := c.secrets.String(e.Message)
 	if msg == "" {
-		msg = strings.TrimSpace(e.RawJSON())
+		// Redacted before it is cut, so no part of the key is left.
+		msg = strings.TrimSpace(c.secrets.String(e.RawJSON()))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
 	}
-	se := &model.StatusError{StatusCode: e.StatusCode, Message: httpcall.Redact(msg, c.apiKey), KeySent: c.keySent}
+	se := &model.StatusError{StatusCode: e.StatusCode, Message: msg, KeySent: c.keySent}
 	if !httpcall.StatusRetryable(e.StatusCode) {
 		return se
 	}

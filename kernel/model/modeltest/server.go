@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,9 @@ type Recorded struct {
 	Usage model.Usage
 	// CacheKey is the request's prompt_cache_key (Chat Completions).
 	CacheKey string
+	// Refused is why a strict server refused the request (see
+	// NewStrictServer); "" when it was answered.
+	Refused string
 
 	// Messages API requests only:
 
@@ -129,6 +133,7 @@ type Server struct {
 	t         reporter
 	srv       *httptest.Server
 	anthropic bool // the Messages API, not Chat Completions
+	strict    bool // Chat Completions: tool messages checked (NewStrictServer)
 	mu        sync.Mutex
 	steps     []Step
 	next      int
@@ -161,6 +166,22 @@ func newServer(t reporter, tb testing.TB, anthropic bool, steps []Step) *Server 
 			tb.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
 		}
 	})
+	return s
+}
+
+// NewStrictServer is NewServer checking each request's tool messages as
+// OpenAI-compatible APIs do, which refuse the request with HTTP 400:
+//
+//   - an assistant message with tool_calls must be followed by one tool
+//     message for each call's ID before any other message;
+//   - a tool message must answer a call of the assistant message before it.
+//
+// A refused request consumes no step; it is recorded with Refused set, and
+// the adapter reports the 400 as it would a real provider's.
+func NewStrictServer(t testing.TB, steps ...Step) *Server {
+	t.Helper()
+	s := NewServer(t, steps...)
+	s.strict = true
 	return s
 }
 
@@ -228,6 +249,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Header = r.Header.Clone()
+	if s.strict {
+		if rec.Refused = checkToolMessages(rec.Messages); rec.Refused != "" {
+			s.mu.Lock()
+			s.reqs = append(s.reqs, rec)
+			s.mu.Unlock()
+			writeError(w, http.StatusBadRequest, rec.Refused)
+			return
+		}
+	}
 
 	s.mu.Lock()
 	s.reqs = append(s.reqs, rec)
@@ -348,6 +378,35 @@ func (c *cutWriter) Flush() {
 	if f, ok := c.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// checkToolMessages is the strict server's rule (see NewStrictServer), with
+// the wording of OpenAI's refusals; "" when the messages keep it.
+func checkToolMessages(msgs []model.Message) string {
+	var open []string // calls of the last assistant message not answered yet
+	var asked map[string]bool
+	for i, m := range msgs {
+		if m.Role == model.RoleTool {
+			if !asked[m.ToolCallID] {
+				return fmt.Sprintf("Invalid parameter: messages[%d] with role 'tool' must be a response to a preceding message with 'tool_calls' (no call has id %q).", i, m.ToolCallID)
+			}
+			delete(asked, m.ToolCallID)
+			open = slices.DeleteFunc(open, func(id string) bool { return id == m.ToolCallID })
+			continue
+		}
+		if len(open) > 0 {
+			return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+		}
+		asked = map[string]bool{}
+		for _, c := range m.ToolCalls {
+			open = append(open, c.ID)
+			asked[c.ID] = true
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+	}
+	return ""
 }
 
 // The request side of the wire format.

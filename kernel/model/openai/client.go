@@ -14,6 +14,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // Config configures a Client. Zero values are documented per field; BaseURL
@@ -23,7 +24,9 @@ type Config struct {
 	// https://api.deepseek.com/v1 or http://localhost:11434/v1. Required.
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>". Empty sends no
-	// Authorization header, which local servers accept.
+	// Authorization header, which local servers accept. It never appears in
+	// an error Generate returns or a warning it logs: a server (or proxy)
+	// that repeats the header in its answer gets it replaced by [REDACTED].
 	APIKey string
 	// Model is the model name the server knows, e.g. "deepseek-chat". Required.
 	Model string
@@ -67,6 +70,7 @@ type Client struct {
 	maxTokens   int
 	cacheKey    bool
 	logger      *slog.Logger
+	secrets     *redact.Secrets // the key, hidden in errors and logs
 }
 
 var (
@@ -130,6 +134,7 @@ func New(cfg Config) (*Client, error) {
 		maxTokens:   cfg.MaxTokens,
 		cacheKey:    cfg.PromptCacheKey,
 		logger:      cfg.Logger,
+		secrets:     redact.New(cfg.APIKey),
 	}
 	if c.http == nil {
 		c.http = &http.Client{}
@@ -153,13 +158,18 @@ func New(cfg Config) (*Client, error) {
 // statuses are returned at once as a *StatusError. Cancelling ctx aborts the
 // request, the stream and any backoff wait; the error then wraps ctx.Err().
 func (c *Client) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+	resp, err := c.generate(ctx, req)
+	return resp, c.secrets.Error(err)
+}
+
+func (c *Client) generate(ctx context.Context, req model.Request) (model.Response, error) {
 	body, err := encodeRequest(c, req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("chat completion: %w", err)
 	}
 	var a *assembler
 	attempts := 0
-	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Op: "chat completion"}
+	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Secrets: c.secrets, Op: "chat completion"}
 	err = httpcall.Do(ctx, policy, func() (bool, error) {
 		attempts++
 		a = newAssembler(req.OnText, defaultLimits)
@@ -196,7 +206,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
 	defer res.Body.Close()
 
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return statusError(res, c.apiKey)
+		return statusError(res, c.apiKey != "", c.secrets)
 	}
 	ct := res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // The model port's error classes, under the names this package has always
@@ -26,17 +27,20 @@ var (
 // the server gave (the API key removed from it).
 type StatusError = model.StatusError
 
-// statusError reads the error body of a non-2xx response.
-func statusError(res *http.Response, key string) error {
+// statusError reads the error body of a non-2xx response. The message
+// hides the secrets (the key a proxy may repeat), so a StatusError found
+// with errors.As holds none either.
+func statusError(res *http.Response, keySent bool, secrets *redact.Secrets) error {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	msg, code := serverMessage(raw)
 	if msg == "" {
-		msg = strings.TrimSpace(string(raw))
+		msg = strings.TrimSpace(secrets.String(string(raw)))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
 	}
-	err := &StatusError{StatusCode: res.StatusCode, Message: httpcall.Redact(msg, key), KeySent: key != ""}
+	msg = secrets.String(msg)
+	err := &StatusError{StatusCode: res.StatusCode, Message: msg, KeySent: keySent}
 	retry := httpcall.StatusRetryable(res.StatusCode)
 	// An exhausted quota also comes as 429; waiting does not refill it.
 	if code == "insufficient_quota" {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // MaxRetryAfter is the longest Retry-After waited for: a server asking for
@@ -36,6 +38,9 @@ type Policy struct {
 	Backoff func(n int) time.Duration
 	// Logger receives each retry (Warn); nil discards.
 	Logger *slog.Logger
+	// Secrets are hidden in what Logger is told (the adapter's key, which
+	// a server may repeat in the error it sends); nil hides nothing.
+	Secrets *redact.Secrets
 	// Op names the call in the log ("chat completion", "messages").
 	Op string
 }
@@ -76,7 +81,7 @@ func Do(ctx context.Context, p Policy, attempt func() (emitted bool, err error))
 			return fmt.Errorf("server asked to retry after %s: %w", r.After, r.Err)
 		}
 		if p.Logger != nil {
-			p.Logger.Warn(p.Op+" failed; retrying", slog.Int("retry", n+1), slog.Duration("wait", wait), slog.Any("error", r.Err))
+			p.Logger.Warn(p.Op+" failed; retrying", slog.Int("retry", n+1), slog.Duration("wait", wait), slog.Any("error", p.Secrets.Error(r.Err)))
 		}
 		if err := Sleep(ctx, wait); err != nil {
 			return err
@@ -162,15 +167,4 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Redact replaces every occurrence of key in s, for error messages built
-// from what a server sent: some echo the key they refused. Keys shorter
-// than 8 bytes are left alone (they would match ordinary words); nothing
-// with such a key is a secret worth the damage.
-func Redact(s, key string) string {
-	if len(key) < 8 {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[REDACTED]")
 }
