@@ -189,7 +189,7 @@ func (c *Client) generate(ctx context.Context, req model.Request) (model.Respons
 	}
 	var a *assembler
 	attempts := 0
-	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Secrets: c.secrets, Op: "messages"}
+	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Op: "messages"}
 	err = httpcall.Do(ctx, policy, func() (bool, error) {
 		attempts++
 		a = newAssembler(req.OnText, c.lim)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -336,6 +337,70 @@ func TestUnauthorizedRedactsTheKey(t *testing.T) {
 	assert.Contains(t, err.Error(), "[REDACTED]")
 	assert.Contains(t, err.Error(), "the API key was refused")
 	assert.Len(t, srv.Requests(), 1, "a 401 must not be retried")
+}
+
+// Protects C19: the key never leaves the client in an error or a log line,
+// whatever part of the answer repeats it: an error body with or without a
+// message, a retried overload (the retry warning), an "error" event inside
+// the stream, an event that is not JSON.
+func TestKeyRedactedFromErrorsAndWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler func(w http.ResponseWriter, r *http.Request, attempt int32)
+		status  bool // a *model.StatusError is returned
+		quoted  bool // the error quotes what the server sent
+	}{
+		{"error body", func(w http.ResponseWriter, r *http.Request, _ int32) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"permission_error","message":"key %s lacks access"}}`, r.Header.Get("x-api-key"))
+		}, true, true},
+		{"body without a message", func(w http.ResponseWriter, r *http.Request, _ int32) {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintf(w, "proxy refused x-api-key=%s", r.Header.Get("x-api-key"))
+		}, true, true},
+		{"overloaded, retried, then refused", func(w http.ResponseWriter, r *http.Request, attempt int32) {
+			w.Header().Set("Content-Type", "application/json")
+			if attempt == 1 {
+				w.WriteHeader(529)
+				fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"overloaded for %s"}}`, r.Header.Get("x-api-key"))
+				return
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid %s"}}`, r.Header.Get("x-api-key"))
+		}, true, true},
+		{"error event in the stream", func(w http.ResponseWriter, r *http.Request, _ int32) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"bad key %s\"}}\n\n", r.Header.Get("x-api-key"))
+		}, false, true},
+		{"stream event not JSON", func(w http.ResponseWriter, r *http.Request, _ int32) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message_start\ndata: echo %s\n\n", r.Header.Get("x-api-key"))
+		}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tc.handler(w, r, n.Add(1)) }))
+			defer srv.Close()
+			var logs strings.Builder
+			c := newClient(t, srv.URL, func(c *anthropic.Config) {
+				c.MaxRetries = 1
+				c.Backoff = func(int) time.Duration { return time.Millisecond }
+				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			})
+			_, err := c.Generate(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), testKey, "the key leaked into the error")
+			if tc.quoted {
+				assert.Contains(t, err.Error(), "[REDACTED]")
+			}
+			assert.NotContains(t, logs.String(), testKey, "the key leaked into a warning")
+			var se *model.StatusError
+			if assert.Equal(t, tc.status, errors.As(err, &se)) && tc.status {
+				assert.NotContains(t, se.Message, testKey)
+			}
+		})
+	}
 }
 
 // Protects C24, C11: a stream cut in the middle of an event is an error,

@@ -169,7 +169,7 @@ func (c *Client) generate(ctx context.Context, req model.Request) (model.Respons
 	}
 	var a *assembler
 	attempts := 0
-	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Secrets: c.secrets, Op: "chat completion"}
+	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Op: "chat completion"}
 	err = httpcall.Do(ctx, policy, func() (bool, error) {
 		attempts++
 		a = newAssembler(req.OnText, defaultLimits)

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // MaxRetryAfter is the longest Retry-After waited for: a server asking for
@@ -36,11 +34,10 @@ type Policy struct {
 	// Backoff is the wait before retry number n (1, 2, ...) when the
 	// server sends no Retry-After. Nil means DefaultBackoff.
 	Backoff func(n int) time.Duration
-	// Logger receives each retry (Warn); nil discards.
+	// Logger receives each retry (Warn); nil discards. It is told the
+	// attempt's error as it is: the adapters hide their key where an error
+	// quotes the server, so what is retried holds none.
 	Logger *slog.Logger
-	// Secrets are hidden in what Logger is told (the adapter's key, which
-	// a server may repeat in the error it sends); nil hides nothing.
-	Secrets *redact.Secrets
 	// Op names the call in the log ("chat completion", "messages").
 	Op string
 }
@@ -81,7 +78,7 @@ func Do(ctx context.Context, p Policy, attempt func() (emitted bool, err error))
 			return fmt.Errorf("server asked to retry after %s: %w", r.After, r.Err)
 		}
 		if p.Logger != nil {
-			p.Logger.Warn(p.Op+" failed; retrying", slog.Int("retry", n+1), slog.Duration("wait", wait), slog.Any("error", p.Secrets.Error(r.Err)))
+			p.Logger.Warn(p.Op+" failed; retrying", slog.Int("retry", n+1), slog.Duration("wait", wait), slog.Any("error", r.Err))
 		}
 		if err := Sleep(ctx, wait); err != nil {
 			return err
