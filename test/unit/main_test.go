@@ -17,6 +17,9 @@ var heliosBin string
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // the test binary is the confined commands' entry point
+	if len(os.Args) > 1 && os.Args[1] == probeArg {
+		os.Exit(probe(os.Args[2:])) // see confinement_test.go
+	}
 	if os.Getenv(rssHelperEnv) != "" {
 		os.Exit(rssHelper()) // see skillsio_cli_test.go
 	}
@@ -30,6 +33,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	if os.Getenv(unprivilegedEnv) != "" {
+		return m.Run() // re-run as another user for tests that need no CLI (confinement_test.go)
+	}
 	heliosBin = filepath.Join(dir, "helios")
 	build := exec.Command("go", "build", "-o", heliosBin, "../../cmd/helios")
 	build.Stderr = os.Stderr
