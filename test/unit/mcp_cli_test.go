@@ -69,7 +69,7 @@ func TestMCPStdioSubprocess(t *testing.T) {
 	require.Len(t, pids, 1)
 
 	for _, name := range []string{"demo", "release-notes"} {
-		load := helios(t, home, work, "skills", "load", name)
+		load := helios(t, home, work, append(configArgs(work), "skills", "load", name)...)
 		require.Equal(t, 0, load.code, load.stderr)
 		text, isErr := mcpCall(t, cs, "skill", map[string]any{"name": name})
 		assert.False(t, isErr)
