@@ -12,6 +12,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/helios-agents/helios/kernel/sandbox"
 )
@@ -39,6 +40,14 @@ func sbWork(t *testing.T) string {
 // is unchanged.
 func TestConfinedProtectedPaths(t *testing.T) {
 	work := sbWork(t)
+	if os.Geteuid() == 0 {
+		// As on a systemd machine, the work dir is a shared mount: a mount
+		// made under it in a namespace copied from this one would propagate
+		// back here unless the child makes its mounts slaves.
+		require.NoError(t, unix.Mount(work, work, "", unix.MS_BIND, ""))
+		t.Cleanup(func() { _ = unix.Unmount(work, unix.MNT_DETACH) })
+		require.NoError(t, unix.Mount("", work, "", unix.MS_SHARED, ""))
+	}
 	before, err := os.ReadFile("/proc/self/mountinfo")
 	require.NoError(t, err)
 	s, err := sandbox.New(sandbox.Config{})

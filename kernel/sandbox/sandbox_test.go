@@ -46,6 +46,16 @@ func TestConfinedWrites(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+// shortDir is a temp dir with a short path: a Unix socket's path holds at
+// most 107 bytes, and t.TempDir's can be longer.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "sb")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
 // sbListen starts a path and an abstract Unix listener in dir and a TCP
 // listener on 127.0.0.1, each accepting and counting connections.
 func sbListen(t *testing.T, dir string) (unixPath, abstract, tcp string, accepted *atomic.Int32) {
@@ -101,7 +111,7 @@ func dialConfined(t *testing.T, cfg sandbox.Config, dir, spec string) (string, e
 // could send to any address) only where Landlock decides Unix sockets.
 // Nothing reaches the listeners. The refusal is the OS's.
 func TestConfinedSockets(t *testing.T) {
-	dir := t.TempDir()
+	dir := shortDir(t)
 	unixPath, abstract, tcp, accepted := sbListen(t, dir)
 	uc, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -153,9 +163,9 @@ func TestConfinedSockets(t *testing.T) {
 // on an older kernel nothing could refuse the others, so the command does
 // not run and the error names what is missing.
 func TestConfinedUnixSocketsAllowed(t *testing.T) {
-	dir := t.TempDir()
+	dir := shortDir(t)
 	unixPath, _, _, _ := sbListen(t, dir)
-	other := t.TempDir() + "/other.sock"
+	other := shortDir(t) + "/other.sock"
 	ol, err := net.Listen("unix", other)
 	require.NoError(t, err)
 	defer ol.Close()

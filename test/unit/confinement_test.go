@@ -160,7 +160,9 @@ func asUnprivileged(t *testing.T, pattern string) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	dir, err := os.MkdirTemp("", "helios-unpriv-")
+	// Under /tmp itself: TMPDIR may be a folder only root can enter (the
+	// mutation runner's), and a Unix socket's path must stay short.
+	dir, err := os.MkdirTemp("/tmp", "helios-unpriv-")
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)
 	require.NoError(t, os.Chmod(dir, 0o755))
@@ -170,7 +172,7 @@ func asUnprivileged(t *testing.T, pattern string) {
 	require.NoError(t, os.WriteFile(bin, data, 0o755))
 	cmd := exec.Command(bin, "-test.run", pattern, "-test.v", "-test.count=1", "-test.timeout=10m")
 	cmd.Dir = dir
-	cmd.Env = []string{unprivilegedEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + os.TempDir(), "LANG=C.UTF-8"}
+	cmd.Env = []string{unprivilegedEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unprivilegedUID, Gid: unprivilegedUID, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the probes as uid %d failed:\n%s", unprivilegedUID, out)
@@ -348,6 +350,16 @@ func probePrivileges(t *testing.T) {
 	assert.Contains(t, res[2].Content, "NoNewPrivs:\t1")
 }
 
+// sbShortDir is a temp dir with a short path: a Unix socket's path holds
+// at most 107 bytes, and t.TempDir's can be longer.
+func sbShortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "sb")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return sbReal(t, dir)
+}
+
 // sbUnixListener listens on a Unix address and counts connections.
 func sbUnixListener(t *testing.T, addr string) (string, *atomic.Int32) {
 	t.Helper()
@@ -372,7 +384,7 @@ func sbUnixListener(t *testing.T, addr string) (string, *atomic.Int32) {
 // way to a database that runs programs) nor an abstract one is reachable.
 func probeUnixSockets(t *testing.T) {
 	w := newSBWorld(t)
-	path, pathHits := sbUnixListener(t, filepath.Join(t.TempDir(), "db.sock"))
+	path, pathHits := sbUnixListener(t, filepath.Join(sbShortDir(t), "db.sock"))
 	abstract, abstractHits := sbUnixListener(t, fmt.Sprintf("@helios-probe-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	res := w.run(t, map[string]any{}, nil, probeCall("unix", path), probeCall("unix", abstract))
 	assert.Contains(t, res[0].Content, "refused:")
@@ -385,8 +397,8 @@ func probeUnixSockets(t *testing.T) {
 // could refuse the others, so commands do not run and the model reads why.
 func probeAllowedUnixSocket(t *testing.T) {
 	w := newSBWorld(t)
-	allowed, hits := sbUnixListener(t, filepath.Join(t.TempDir(), "agent.sock"))
-	other, otherHits := sbUnixListener(t, filepath.Join(t.TempDir(), "other.sock"))
+	allowed, hits := sbUnixListener(t, filepath.Join(sbShortDir(t), "agent.sock"))
+	other, otherHits := sbUnixListener(t, filepath.Join(sbShortDir(t), "other.sock"))
 	res := w.run(t, map[string]any{"sandbox": map[string]any{"unixSockets": []string{allowed}}}, nil,
 		probeCall("unix", allowed), probeCall("unix", other))
 	if abi := sandbox.Probe().LandlockABI; abi < 9 {

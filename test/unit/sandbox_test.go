@@ -474,9 +474,11 @@ func TestSandboxSkillScript(t *testing.T) {
 }
 
 // Protects: bad sandbox and environment config is an error naming the JSON
-// path and the reason; one bad entry does not hide another.
+// path and the reason; one bad entry does not hide another. A writable
+// path or an allowed socket inside a protected path (of the work dir or of
+// another writable path) would reopen it: refused.
 func TestSandboxConfigErrors(t *testing.T) {
-	exists := t.TempDir()
+	exists := sbReal(t, t.TempDir())
 	tests := []struct {
 		name  string
 		tools string
@@ -492,12 +494,24 @@ func TestSandboxConfigErrors(t *testing.T) {
 		{"env sets a HELIOS_ variable", `{"env": {"HELIOS_DEBUG": "1"}}`, "", []string{"tools.env.HELIOS_DEBUG", "HELIOS_"}},
 		{"two problems, both reported", `{"passEnv": ["MY_KEY"], "sandbox": {"writable": ["rel"]}}`, `"apiKeyEnv": "MY_KEY"`,
 			[]string{"tools.passEnv[0]", "tools.sandbox.writable[0]"}},
+		{"writable inside the work dir's .git", `{"sandbox": {"writable": ["WORK/.git/hooks"]}}`, "", []string{"tools.sandbox.writable[0]", "WORK/.git/hooks", "is in WORK/.git", "read-only"}},
+		{"writable in another's protected path", `{"sandbox": {"writable": ["` + exists + `", "` + exists + `/.helios/x"]}}`, "", []string{"tools.sandbox.writable[1]", "is in " + exists + "/.helios"}},
+		{"unixSockets relative", `{"sandbox": {"unixSockets": ["run/db.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "relative"}},
+		{"unixSockets missing", `{"sandbox": {"unixSockets": ["` + exists + `/nope.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "no such file"}},
+		{"unixSockets not a socket", `{"sandbox": {"unixSockets": ["` + exists + `"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "is not a Unix socket (it is a directory)"}},
+		{"unixSockets in a protected path", `{"sandbox": {"unixSockets": ["WORK/.helios/agent.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "is in WORK/.helios"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := sbShortDir(t) // it holds a socket
+			require.NoError(t, os.MkdirAll(filepath.Join(exists, ".helios", "x"), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".helios"), 0o755))
+			l, err := net.Listen("unix", filepath.Join(dir, ".helios", "agent.sock"))
+			require.NoError(t, err)
+			defer l.Close()
 			m := `"model": {` + tt.model + `}, `
-			cfg := `{` + m + `"skills": {"userRoots": []}, "tools": ` + tt.tools + `}`
+			cfg := `{"workDir": ".", ` + m + `"skills": {"userRoots": []}, "tools": ` + strings.ReplaceAll(tt.tools, "WORK", dir) + `}`
 			path := filepath.Join(dir, "helios.config.json")
 			writeFile(t, path, cfg)
 			k, err := assembly.Load(context.Background(), path, assembly.Options{})
@@ -506,7 +520,7 @@ func TestSandboxConfigErrors(t *testing.T) {
 			}
 			require.Error(t, err)
 			for _, want := range tt.want {
-				assert.Contains(t, err.Error(), want)
+				assert.Contains(t, err.Error(), strings.ReplaceAll(want, "WORK", dir))
 			}
 		})
 	}
