@@ -270,3 +270,20 @@ func TestConfinedProcSecrets(t *testing.T) {
 	assert.NoError(t, err, out)
 	assert.Equal(t, "own-child-readable\n", out, "a confined command read another process's /proc files")
 }
+
+// Protects: in a confining mode, a kernel running as root makes itself
+// non-dumpable, so that its /proc files (the API key in its environment)
+// need CAP_SYS_PTRACE, which no command holds; an ordinary user's stays
+// dumpable (its commands' user namespaces need that).
+func TestNewProtectsTheKernelProcess(t *testing.T) {
+	s, err := sandbox.New(sandbox.Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+	require.NoError(t, err)
+	if os.Geteuid() == 0 {
+		assert.Zero(t, got)
+	} else {
+		assert.Equal(t, 1, got)
+	}
+}
