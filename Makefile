@@ -7,8 +7,10 @@ HELIOS  := bin/helios
 
 all: build
 
+# -buildvcs=auto stamps the checkout's commit for `helios --version` even where
+# GOFLAGS turns VCS stamping off.
 build:
-	$(GO) build -o $(HELIOS) ./cmd/helios
+	$(GO) build -buildvcs=auto -o $(HELIOS) ./cmd/helios
 
 # The example plugins, each in its own folder with the EXTENSION.md and
 # skills/ the SDK reads beside the executable (bin/plugins/<name>/).
@@ -20,9 +22,10 @@ plugins:
 	$(GO) build -o $(PLUGINS)/release-notes/release-notes ./plugins/examples/release-notes
 	cp -R plugins/examples/release-notes/EXTENSION.md plugins/examples/release-notes/skills $(PLUGINS)/release-notes/
 
-# Regenerates plugins/proto from helios.proto (the generated code is
-# committed): protoc from Debian's protobuf-compiler when it is missing, the
-# Go code generators at pinned versions, installed into bin/tools.
+# Regenerates plugins/internal/proto from plugins/proto/helios.proto (the
+# generated code is committed): protoc from Debian's protobuf-compiler when
+# it is missing, the Go code generators at pinned versions, installed into
+# bin/tools.
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.6.2
 TOOLS              := $(CURDIR)/bin/tools
@@ -34,8 +37,8 @@ proto:
 	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO)
 	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO_GRPC)
 	PATH="$(TOOLS):$$PATH" protoc -I plugins/proto \
-		--go_out=plugins/proto --go_opt=paths=source_relative \
-		--go-grpc_out=plugins/proto --go-grpc_opt=paths=source_relative \
+		--go_out=plugins/internal/proto --go_opt=paths=source_relative \
+		--go-grpc_out=plugins/internal/proto --go-grpc_opt=paths=source_relative \
 		plugins/proto/helios.proto
 
 # The main job: the demo workspace's catalog (three sources, with the warnings

@@ -17,6 +17,7 @@ import (
 	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/redact"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
@@ -42,6 +43,10 @@ type Options struct {
 	// TelemetryStdout is where the stdout telemetry exporters write. Nil is
 	// os.Stdout; a command whose stdout is data passes its stderr.
 	TelemetryStdout io.Writer
+	// NoMCP leaves the config's MCP servers off: `helios mcp` serves the
+	// local catalog, and a server that started its own servers could start
+	// itself, over and over.
+	NoMCP bool
 	// Capabilities are the application's own in-process capabilities. They
 	// are installed as builtins, in this order, after the kernel's own
 	// (the builtin tools and the config's extensions) and before every
@@ -50,6 +55,13 @@ type Options struct {
 	// capability is an error naming both. The kernel closes those that are
 	// io.Closers; a failed Build leaves them open.
 	Capabilities []kernel.Capability
+	// Secrets collects the values to replace by [REDACTED] in everything
+	// the kernel logs, stores and exports. Build adds the secrets the
+	// config names (the value of model.apiKeyEnv, the PostgreSQL URL's
+	// password), so a caller that prints (the CLI's stdout and stderr)
+	// can redact with the same set; it may add its own (helios mcp's
+	// --token-env). Nil: Build makes one of its own.
+	Secrets *redact.Secrets
 }
 
 // Load reads the config file at path and assembles a kernel. An empty path
@@ -129,6 +141,13 @@ func FindConfig(workDir string) (string, error) {
 func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kernel.Kernel, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.Secrets == nil {
+		opts.Secrets = redact.New()
+	}
+	opts.Secrets.Add(configSecrets(cfg)...)
+	if opts.Logger != nil {
+		opts.Logger = slog.New(opts.Secrets.Handler(opts.Logger.Handler()))
 	}
 	var opened []io.Closer
 	defer func() {
@@ -249,7 +268,15 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		return nil, err
 	}
 
-	m, noModel := openModel(cfg.Model)
+	// MCP servers are out-of-process capabilities too: their skills merge
+	// after every local source's.
+	servers, err := openMCP(cfg, base, port.Dir(), box, opts, tel, &opened)
+	if err != nil {
+		return nil, err
+	}
+	plugins = append(plugins, servers...)
+
+	m, noModel := openModel(cfg.Model, opts.Logger)
 	store, err := newSessionStore(cfg.Sessions, base)
 	if err != nil {
 		return nil, err
@@ -274,6 +301,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		Logger:         opts.Logger,
 		OnWarning:      opts.OnWarning,
 		Telemetry:      tel,
+		Secrets:        opts.Secrets,
 	})
 	if err != nil {
 		return nil, err

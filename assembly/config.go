@@ -38,6 +38,8 @@ type Config struct {
 	Tools ToolsConfig `json:"tools"`
 	// Telemetry configures OpenTelemetry traces and metrics. Off by default.
 	Telemetry TelemetryConfig `json:"telemetry"`
+	// MCP configures the MCP servers the kernel uses (see MCPConfig).
+	MCP MCPConfig `json:"mcp"`
 }
 
 // TelemetryConfig is the "telemetry" key. The standard variables

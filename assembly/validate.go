@@ -55,6 +55,7 @@ func (c Config) problems() []string {
 		}
 	}
 	out = append(out, pluginProblems(c.Plugins)...)
+	out = append(out, mcpProblems(c)...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
 	nonNegative("model.maxTokens", c.Model.MaxTokens)
 	nonNegative("sessions.maxSteps", c.Sessions.MaxSteps)

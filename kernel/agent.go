@@ -141,7 +141,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	}
 	cfg.MaxSteps = firstPositive(cfg.MaxSteps, k.cfg.MaxSteps, defaultMaxSteps)
 	cfg.ContextBudget = firstPositive(cfg.ContextBudget, k.cfg.ContextBudget, defaultContextBudget)
-	reg, err := k.NewSessionHooks()
+	reg, err := k.NewSessionHooks(cfg.Model)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
@@ -201,12 +201,18 @@ func (s *Session) Inject(ctx context.Context, provenance, text string) error {
 }
 
 // Run appends the user's message and steps until the turn ends. It returns
-// the model's last text.
+// the model's last text. A tool call of an earlier turn left without a
+// result (the process was killed while it ran, or its result could not be
+// stored) is first answered in the log as interrupted, once, so the request
+// stays one a strict provider accepts.
 func (s *Session) Run(ctx context.Context, prompt string) (answer string, err error) {
 	if tel := s.k.cfg.Telemetry; tel != nil {
 		var span trace.Span
 		ctx, span = tel.StartTurn(ctx, s.ID())
 		defer func() { tel.End(span, err) }()
+	}
+	if _, err := session.RepairInterrupted(ctx, s.log); err != nil {
+		return "", fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	if err := s.append(ctx, session.Event{Type: session.User, Text: prompt}); err != nil {
 		return "", err
@@ -238,7 +244,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
-	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, PrepareIn{SessionID: s.ID(), Step: step, Catalog: cat})
+	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
 	}
@@ -387,7 +393,12 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // "unknown_tool", "tool_error" (the tool's own error result or a Go error),
 // "hook_error", or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
-	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, ToolBeforeIn{SessionID: s.ID(), Call: c})
+	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
+	in := toolBeforeIn(s.ID(), c)
+	if i >= 0 {
+		in.Annotations = tools[i].Annotations
+	}
+	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
 	if err != nil {
 		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
 	}
@@ -404,7 +415,6 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 			args = d.Args
 		}
 	}
-	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
 	if i < 0 {
 		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
 	}
@@ -435,7 +445,7 @@ func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res c
 // no tool calls. The step limit ends the turn whatever a handler decided: a
 // handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
-	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, TurnEndIn{SessionID: s.ID(), Step: step, Response: resp})
+	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp))
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
@@ -455,7 +465,7 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 	if size <= s.cfg.ContextBudget {
 		return nil
 	}
-	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, CompactIn{SessionID: s.ID(), Log: s.log, ViewBytes: size, Budget: s.cfg.ContextBudget, Model: s.cfg.Model})
+	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
 	if err != nil || !decided {
 		return err
 	}
@@ -480,6 +490,7 @@ func (s *Session) systemPrompt(extra []string) string {
 }
 
 func (s *Session) append(ctx context.Context, evs ...session.Event) error {
+	evs = redactEvents(s.k.cfg.Secrets, evs)
 	if _, err := s.log.Append(ctx, evs...); err != nil {
 		return fmt.Errorf("session %s: append: %w", s.ID(), err)
 	}
@@ -526,10 +537,35 @@ func toModelTools(ts []contract.Tool) []model.Tool {
 
 // toMessages turns the model view into chat messages: tool calls join the
 // assistant message before them, injected messages and compaction summaries
-// speak on the user's side.
+// speak on the user's side. Providers want each call answered right after
+// its assistant message, so the results follow their calls in call order
+// wherever the log holds them (a result written late, by a repair, still
+// pairs); a call the view holds no result for gets session.Interrupted's,
+// and a result whose call the view does not hold is left out.
 func toMessages(view []session.Event) []model.Message {
-	var out []model.Message
+	results := map[string]session.Event{}
 	for _, ev := range view {
+		if _, dup := results[ev.ToolUseID]; ev.Type == session.ToolResult && !dup {
+			results[ev.ToolUseID] = ev
+		}
+	}
+	var out []model.Message
+	var calls []session.Event // the calls of the last assistant message, unanswered yet
+	answer := func() {
+		for _, c := range calls {
+			r, ok := results[c.ToolUseID]
+			if !ok {
+				r = session.Interrupted(c)
+			}
+			delete(results, c.ToolUseID)
+			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: c.ToolUseID, Content: r.Text})
+		}
+		calls = calls[:0]
+	}
+	for _, ev := range view {
+		if ev.Type != session.ToolUse {
+			answer()
+		}
 		switch ev.Type {
 		case session.User, session.Injected:
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
@@ -543,10 +579,10 @@ func toMessages(view []session.Event) []model.Message {
 			}
 			last := &out[len(out)-1]
 			last.ToolCalls = append(last.ToolCalls, model.ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Arguments: ev.Input})
-		case session.ToolResult:
-			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: ev.ToolUseID, Content: ev.Text})
+			calls = append(calls, ev)
 		}
 	}
+	answer()
 	return out
 }
 

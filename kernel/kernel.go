@@ -18,6 +18,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
@@ -80,6 +82,11 @@ type Config struct {
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
 	// records nothing and costs a nil check.
 	Telemetry *telemetry.T
+	// Secrets are replaced by [REDACTED] in every event a session appends
+	// (a tool that printed a key, a hook's message), so the log, the next
+	// model request and what shows the log never hold them. Nil hides
+	// nothing.
+	Secrets *redact.Secrets
 }
 
 // DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
@@ -94,15 +101,16 @@ func DefaultUserSkillRoots() ([]string, error) {
 
 // Kernel is an assembled kernel.
 type Kernel struct {
-	cfg     Config
-	workDir string
-	logger  *slog.Logger
-	caps    []installed
-	hooks   *hooks.Registry
-	skills  *skills.Registry
-	regs    []*skills.Registration
-	userSrc *skills.DirSource
-	budget  skills.Budget
+	cfg      Config
+	workDir  string
+	manifest string // the <extensions> manifest, rendered by New
+	logger   *slog.Logger
+	caps     []installed
+	hooks    *hooks.Registry
+	skills   *skills.Registry
+	regs     []*skills.Registration
+	userSrc  *skills.DirSource
+	budget   skills.Budget
 
 	// outcome is the budget's last outcome logged, so a person is told once
 	// per change, not at every step.
@@ -176,9 +184,11 @@ func New(cfg Config) (*Kernel, error) {
 		return nil, err
 	}
 	// Fail early on session mounts too, rather than at the first session.
-	if _, err := k.NewSessionHooks(); err != nil {
+	if _, err := k.NewSessionHooks(k.cfg.Model); err != nil {
 		return nil, err
 	}
+
+	k.manifest = k.renderManifest()
 
 	// Sources merge in this order, first wins: user, project, capabilities
 	// (builtins, then plugins).
@@ -283,6 +293,16 @@ func (k *Kernel) SkillRoots() []string {
 	return out
 }
 
+// Capabilities returns the installed capabilities in capability order:
+// the project's, the builtins, then the plugins.
+func (k *Kernel) Capabilities() []Capability {
+	out := make([]Capability, len(k.caps))
+	for i, c := range k.caps {
+		out[i] = c.Capability
+	}
+	return out
+}
+
 // SessionStore returns the default session store (nil when none).
 func (k *Kernel) SessionStore() session.Store { return k.cfg.Store }
 
@@ -296,11 +316,11 @@ func (k *Kernel) Hooks() *hooks.Registry { return k.hooks }
 func (k *Kernel) Skills() *skills.Registry { return k.skills }
 
 // NewSessionHooks returns a fresh session-scope registry: the kernel's own
-// compactor, then every capability's session mounts, builtins before
-// plugins.
-func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
+// compactor, which summarizes with m (the session's model), then every
+// capability's session mounts, builtins before plugins.
+func (k *Kernel) NewSessionHooks(m model.Model) (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
-	if err := r.Mount(ContextCompact.Bind("compactor", compact)); err != nil {
+	if err := r.Mount(ContextCompact.Bind("compactor", compactor(m))); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {
@@ -313,7 +333,7 @@ func (k *Kernel) NewSessionHooks() (*hooks.Registry, error) {
 // lifecycle order, then custom points, each with its handlers in dispatch
 // order.
 func (k *Kernel) DescribeHooks() ([]hooks.PointInfo, error) {
-	sess, err := k.NewSessionHooks()
+	sess, err := k.NewSessionHooks(k.cfg.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +441,11 @@ func (k *Kernel) CatalogBudget() skills.Budget {
 	return b
 }
 
+// SkillLimits returns the bounds of every read of a skill file (zero
+// fields: the defaults), for readers outside the kernel that must obey
+// the same ones (helios mcp re-encoding frontmatter).
+func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
+
 // CatalogView returns what the model sees of cat in the kernel's mode under
 // its budget: in catalog mode exactly the catalog message, in tools mode the
 // bounded tool list, with the summary and the warnings (what was cut,
@@ -503,25 +528,43 @@ func (k *Kernel) LoadSkill(ctx context.Context, name string) (string, error) {
 // Extensions renders the <extensions> manifest: one line per installed
 // capability that has a description, in capability order. Capabilities with
 // an empty description (such as the synthesized skills capability) are not
-// listed. With none to list, the manifest is empty.
-func (k *Kernel) Extensions() string {
+// listed. With none to list, the manifest is empty. It is rendered once, in
+// New: names and descriptions come from files and plugins, so they are
+// escaped as the skills catalog is (hidden characters made visible, markup
+// escaped, whitespace collapsed), with one warning naming each extension
+// whose text held hidden characters.
+func (k *Kernel) Extensions() string { return k.manifest }
+
+// renderManifest renders what Extensions returns, warning about hidden
+// characters.
+func (k *Kernel) renderManifest() string {
 	var b strings.Builder
 	for _, c := range k.caps {
 		d, ok := c.Capability.(Describer)
 		if !ok {
 			continue
 		}
-		desc := strings.Join(strings.Fields(d.Description()), " ")
+		desc, found := sanitize.Clean(strings.Join(strings.Fields(d.Description()), " "))
 		if desc == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", c.Name(), desc)
+		name, nameFound := sanitize.Clean(c.Name())
+		switch {
+		case nameFound.Count > 0:
+			k.logger.Warn("extension name holds hidden characters; the model sees them escaped", slog.String("extension", name), slog.String("found", nameFound.String()))
+		case found.Count > 0:
+			k.logger.Warn("extension description holds hidden characters; the model sees them escaped", slog.String("extension", name), slog.String("found", found.String()))
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", markup.Replace(name), markup.Replace(desc))
 	}
 	if b.Len() == 0 {
 		return ""
 	}
 	return "<extensions>\n" + b.String() + "</extensions>"
 }
+
+// markup escapes what could close or open a tag of the prompt.
+var markup = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // SkillsPrompt is the base prompt's section on skills. It describes skills by
 // their role, never by a tool-name pattern: skill tools carry their authors'

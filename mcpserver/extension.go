@@ -2,7 +2,7 @@ package mcpserver
 
 import (
 	"context"
-	"strings"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -73,6 +73,10 @@ func (s *Server) listSkills(ctx context.Context, _ *mcp.ServerSession, _ *ListSk
 	res := &ListSkillsResult{Cacheable: live, ResultType: "complete", Skills: []SkillEntry{}}
 	var warns []string
 	for _, sk := range cat.Skills {
+		if err := publishable(sk); err != nil {
+			warns = append(warns, err.Error())
+			continue
+		}
 		e, w := s.entry(ctx, sk)
 		warns = append(warns, w...)
 		res.Skills = append(res.Skills, e)
@@ -85,11 +89,14 @@ func (s *Server) listSkills(ctx context.Context, _ *mcp.ServerSession, _ *ListSk
 func (s *Server) getSkill(ctx context.Context, _ *mcp.ServerSession, p *GetSkillParams) (*GetSkillResult, error) {
 	name, rel, err := parseURI(p.URI)
 	if err != nil || rel != SkillFile {
-		return nil, invalidParams("No skill is served at %s: a skill is named by the URI of its SKILL.md", p.URI)
+		return nil, invalidParams("No skill is served at %q: a skill is named by the URI of its SKILL.md", p.URI)
 	}
 	sk, ok := s.k.Catalog(ctx).Lookup(name)
 	if !ok {
-		return nil, invalidParams("No skill is served at %s", p.URI)
+		return nil, invalidParams("No skill is served at %q", p.URI)
+	}
+	if err := publishable(sk); err != nil {
+		return nil, invalidParams("%v", err)
 	}
 	e, warns := s.entry(ctx, sk)
 	res := &GetSkillResult{Cacheable: live, ResultType: "complete", Skill: e}
@@ -104,9 +111,11 @@ func (s *Server) entry(ctx context.Context, sk skills.Skill) (SkillEntry, []stri
 	for _, f := range files {
 		e.Resources = append(e.Resources, SkillResource{URI: fileURI(sk.Name, f.Rel), Digest: f.Digest, Size: f.Size})
 	}
-	fm, err := skillFrontmatter(ctx, sk)
+	fm, err := skillFrontmatter(ctx, sk, s.k.SkillLimits())
 	if err != nil {
-		warns = append(warns, "skill "+quote(sk.Name)+": frontmatter: "+err.Error())
+		// The entry is still served, with the catalog's name and
+		// description: one bad frontmatter costs only its other fields.
+		warns = append(warns, fmt.Sprintf("skill %q: frontmatter left out: %v", sk.Name, err))
 		fm = map[string]any{"name": sk.Name, "description": sk.Description}
 	}
 	e.Frontmatter = fm
@@ -119,5 +128,3 @@ func setWarnings(r *mcp.ResultBase, warns []string) {
 		r.Meta = mcp.Meta{WarningsMeta: warns}
 	}
 }
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }

@@ -3,13 +3,12 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"mime"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,8 +21,8 @@ import (
 // The per-skill limits of the Agent Skills extension: a skill past them is
 // still served, without the files that do not fit, and a warning names them.
 const (
-	MaxFiles = 512
-	MaxBytes = 16 << 20 // 16 MiB, summed over a skill's files
+	MaxFiles = skills.MaxFiles
+	MaxBytes = skills.MaxBytes // summed over a skill's files
 )
 
 // maxDepth bounds how deep a skill's folders are walked (symlinked folders
@@ -73,7 +72,7 @@ func manifest(ctx context.Context, s skills.Skill, digests bool) ([]fileEntry, [
 	if !ok {
 		data, err := synthesized(ctx, s)
 		if err != nil {
-			return nil, []string{fmt.Sprintf("skill %q: %s left out: %v", s.Name, SkillFile, err)}
+			return nil, []string{fmt.Sprintf("skill %q: %q left out: %v", s.Name, SkillFile, err)}
 		}
 		e := fileEntry{Rel: SkillFile, Size: int64(len(data))}
 		if digests {
@@ -90,7 +89,7 @@ func manifest(ctx context.Context, s skills.Skill, digests bool) ([]fileEntry, [
 	var warns []string
 	var found []fileEntry
 	if fi, err := g.Stat(l.skillMD); err != nil {
-		warns = append(warns, fmt.Sprintf("skill %q: %s left out: %v", s.Name, SkillFile, err))
+		warns = append(warns, fmt.Sprintf("skill %q: %q left out: %v", s.Name, SkillFile, err))
 	} else {
 		found = append(found, fileEntry{Rel: SkillFile, Size: fi.Size()})
 	}
@@ -108,7 +107,7 @@ func manifest(ctx context.Context, s skills.Skill, digests bool) ([]fileEntry, [
 		if digests {
 			data, err := g.ReadFile(diskPath(l, e.Rel))
 			if err != nil {
-				warns = append(warns, fmt.Sprintf("skill %q: %s left out: %v", s.Name, e.Rel, err))
+				warns = append(warns, fmt.Sprintf("skill %q: %q left out: %v", s.Name, e.Rel, err))
 				continue
 			}
 			e.Size, e.Digest = int64(len(data)), digest(data)
@@ -138,12 +137,12 @@ type walker struct {
 
 func (w *walker) walk(dir string, depth int) {
 	if depth > maxDepth {
-		w.warns = append(w.warns, fmt.Sprintf("skill %q: %s left out: deeper than %d folders", w.skill, dir, maxDepth))
+		w.warns = append(w.warns, fmt.Sprintf("skill %q: %q left out: deeper than %d folders", w.skill, dir, maxDepth))
 		return
 	}
 	entries, err := w.g.ReadDir(dir)
 	if err != nil {
-		w.warns = append(w.warns, fmt.Sprintf("skill %q: folder %s left out: %v", w.skill, dir, err))
+		w.warns = append(w.warns, fmt.Sprintf("skill %q: folder %q left out: %v", w.skill, dir, err))
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -154,7 +153,7 @@ func (w *walker) walk(dir string, depth int) {
 		}
 		fi, err := w.g.Stat(p) // follows symlinks, refusing those that lead out
 		if err != nil {
-			w.warns = append(w.warns, fmt.Sprintf("skill %q: %s left out: %v", w.skill, rel, err))
+			w.warns = append(w.warns, fmt.Sprintf("skill %q: %q left out: %v", w.skill, rel, err))
 			continue
 		}
 		switch {
@@ -163,7 +162,7 @@ func (w *walker) walk(dir string, depth int) {
 		case fi.Mode().IsRegular():
 			w.files = append(w.files, fileEntry{Rel: rel, Size: fi.Size()})
 		default:
-			w.warns = append(w.warns, fmt.Sprintf("skill %q: %s left out: not a regular file (%s)", w.skill, rel, fi.Mode().Type()))
+			w.warns = append(w.warns, fmt.Sprintf("skill %q: %q left out: not a regular file (%s)", w.skill, rel, fi.Mode().Type()))
 		}
 	}
 }
@@ -179,32 +178,32 @@ func readSkillFile(ctx context.Context, s skills.Skill, rel string) ([]byte, err
 		return synthesized(ctx, s)
 	}
 	if !ok || (rel != SkillFile && !l.folder) {
-		return nil, fmt.Errorf("read %s of skill %q: %w", rel, s.Name, ErrNotAFile)
+		return nil, fmt.Errorf("read %q of skill %q: %w", rel, s.Name, ErrNotAFile)
 	}
 	for _, seg := range strings.Split(rel, "/") {
 		if strings.HasPrefix(seg, ".") && seg != ".." && seg != "." {
-			return nil, fmt.Errorf("read %s of skill %q: hidden: %w", rel, s.Name, ErrNotAFile)
+			return nil, fmt.Errorf("read %q of skill %q: hidden: %w", rel, s.Name, ErrNotAFile)
 		}
 	}
 	g, err := workfs.New(l.root)
 	if err != nil {
-		return nil, fmt.Errorf("read %s of skill %q: %w", rel, s.Name, err)
+		return nil, fmt.Errorf("read %q of skill %q: %w", rel, s.Name, err)
 	}
 	defer g.Close()
 	p := diskPath(l, rel)
 	fi, err := g.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("read %s of skill %q: %w", rel, s.Name, err)
+		return nil, fmt.Errorf("read %q of skill %q: %w", rel, s.Name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s of skill %q: %w", rel, s.Name, ErrNotAFile)
+		return nil, fmt.Errorf("read %q of skill %q: %w", rel, s.Name, ErrNotAFile)
 	}
 	if fi.Size() > MaxBytes {
-		return nil, fmt.Errorf("read %s of skill %q: %d bytes is over the limit of %d", rel, s.Name, fi.Size(), MaxBytes)
+		return nil, fmt.Errorf("read %q of skill %q: %d bytes is over the limit of %d", rel, s.Name, fi.Size(), MaxBytes)
 	}
 	data, err := g.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("read %s of skill %q: %w", rel, s.Name, err)
+		return nil, fmt.Errorf("read %q of skill %q: %w", rel, s.Name, err)
 	}
 	return data, nil
 }
@@ -237,10 +236,7 @@ func synthesized(ctx context.Context, s skills.Skill) ([]byte, error) {
 	return []byte("---\n" + string(fm) + "---\n" + c.Body), nil
 }
 
-func digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func digest(data []byte) string { return skills.FileDigest(data) }
 
 // mimeType names a file's media type: text/markdown for Markdown, the
 // extension's type when known, else text/plain or octet-stream by content.
@@ -266,10 +262,15 @@ func isText(data []byte) bool {
 	return utf8.Valid(data) && bytes.IndexByte(data, 0) < 0
 }
 
-// nameSome lists up to n names, then how many more.
+// nameSome lists up to n names, each quoted (a file name is data: it may
+// hold a comma, a newline or an escape sequence), then how many more.
 func nameSome(names []string, n int) string {
-	if len(names) <= n {
-		return strings.Join(names, ", ")
+	quoted := make([]string, 0, min(n, len(names)))
+	for _, name := range names[:min(n, len(names))] {
+		quoted = append(quoted, strconv.Quote(name))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+	if len(names) <= n {
+		return strings.Join(quoted, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(quoted, ", "), len(names)-n)
 }

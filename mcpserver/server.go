@@ -10,6 +10,7 @@ import (
 	"sync"
 	"text/template"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,9 @@ type Kernel interface {
 	// CatalogBudget bounds the catalog in the skill tool's description, as
 	// it bounds the kernel's catalog message.
 	CatalogBudget() skills.Budget
+	// SkillLimits bounds what the server reads and re-encodes of a
+	// frontmatter, as it bounds discovery.
+	SkillLimits() skills.Limits
 }
 
 // Config configures a Server.
@@ -232,10 +236,18 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	}
 
 	var resources []*mcp.Resource
+	var published []skills.Skill
 	for _, sk := range cat.Skills {
+		if err := publishable(sk); err != nil {
+			s.warn([]string{err.Error()}) // this skill only: the others are served
+			continue
+		}
+		published = append(published, sk)
 		files, warns := manifest(ctx, sk, false)
 		s.warn(warns)
 		for _, f := range files {
+			// fileURI builds only URIs net/url accepts (FuzzSkillURI): the
+			// SDK panics on any other.
 			r := &mcp.Resource{URI: fileURI(sk.Name, f.Rel), Name: f.Rel, MIMEType: mimeType(f.Rel, nil)}
 			if f.Rel == SkillFile {
 				r.Name, r.Title, r.Description = sk.Name, sk.Name, sk.Description
@@ -255,17 +267,30 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	}
 
 	names := map[string]bool{}
-	for _, sk := range cat.Skills {
+	for _, sk := range published {
 		names[sk.Name] = true
 	}
 	s.mcp.RemovePrompts(notIn(s.prompts, names)...)
 	s.prompts = s.prompts[:0]
-	for _, sk := range cat.Skills {
+	for _, sk := range published {
 		// One prompt per skill a person may invoke: all of them, those
 		// hidden from the model included.
 		s.mcp.AddPrompt(&mcp.Prompt{Name: sk.Name, Title: sk.Name, Description: sk.Description}, s.getPrompt)
 		s.prompts = append(s.prompts, sk.Name)
 	}
+}
+
+// publishable says whether sk can be named over MCP at all. A name is data,
+// escaped wherever it goes (fileURI), but JSON strings are Unicode: a name
+// that is not valid UTF-8 (a folder's raw bytes, standing in for a missing
+// name) would reach the client altered and never resolve back. Such a skill
+// is left out of every list, with a warning naming it; the others are
+// served.
+func publishable(sk skills.Skill) error {
+	if !utf8.ValidString(sk.Name) {
+		return fmt.Errorf("skill %q from %q left out: its name is not valid UTF-8, which JSON-RPC cannot carry (give it a name in its frontmatter)", sk.Name, sk.Origin())
+	}
+	return nil
 }
 
 // skillToolDescription is the skill tool's description: its role, then the
@@ -371,7 +396,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	data, err := readSkillFile(ctx, sk, rel)
 	if err != nil {
 		s.logger.Warn("mcp: resource read refused", slog.String("uri", uri), slog.Any("error", err))
-		return nil, invalidParams("read %s: %v", uri, err)
+		return nil, invalidParams("read %q: %v", uri, err)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents(uri, rel, data)}}, nil
 }
@@ -388,7 +413,10 @@ func contents(uri, rel string, data []byte) *mcp.ResourceContents {
 }
 
 // warn logs each warning the first time it is seen: the same files are
-// listed again at every catalog change and every skills/list.
+// listed again at every catalog change and every skills/list. Names in a
+// warning are quoted (%q) where it is built; every warning passes here and
+// through setWarnings, the two places a text sanitizer would clean the
+// rest (an OS error repeating a path).
 func (s *Server) warn(warns []string) {
 	s.warnMu.Lock()
 	defer s.warnMu.Unlock()

@@ -3,12 +3,11 @@ package plugins
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // ProtocolVersion is the version of the plugin protocol (helios.proto and
@@ -25,52 +24,26 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieValue: "7d0c1a52-helios-capability",
 }
 
-// PluginName is the single plugin type a Helios plugin binary serves.
-const PluginName = "capability"
-
 // MaxMessageSize bounds one gRPC message in either direction. go-plugin's
 // server default is 4 MiB, too small for a long session's context:compact
 // payload or a large skill; its client default is 2 GiB, which would let a
 // hostile plugin make the kernel allocate that much. Both sides set this.
 const MaxMessageSize = 64 << 20
 
-// windowSize is the static HTTP/2 flow-control window of both sides. A
-// static window turns off gRPC's bandwidth-delay probing, whose pings cost
-// about 10% of a call's latency on a local socket, where there is no
-// bandwidth to discover.
-const windowSize = 1 << 20
+// MaxPayload bounds each payload that crosses the wire: a hook payload or
+// result, a tool's arguments or result, a skill body. It is half of
+// MaxMessageSize, so the rest of a message always fits. The sender checks
+// it (so an oversized payload fails with an error naming it, before any
+// copy), and the receiver checks it again.
+const MaxPayload = 32 << 20
 
-// DialOptions are the host's gRPC options for a plugin connection.
-func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
-		grpc.WithInitialWindowSize(windowSize),
-		grpc.WithInitialConnWindowSize(windowSize),
-		grpc.WithChainUnaryInterceptor(traceClientInterceptor),
-	}
-}
+// ErrTooLarge is wrapped by the error of a payload over MaxPayload or a
+// message over MaxMessageSize; the message names the limit.
+var ErrTooLarge = errors.New("plugin payload exceeds a limit")
 
-// ServerOptions are the plugin's gRPC server options, to append to those
-// go-plugin passes in (TLS).
-func ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
-		grpc.ForceServerCodecV2(newServerCodec()),
-		grpc.MaxRecvMsgSize(MaxMessageSize),
-		grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize),
-		grpc.InitialConnWindowSize(windowSize),
-	}
-}
-
-// PluginMap returns the go-plugin plugin set serving impl (plugin side), or
-// dispensing clients when impl is nil (host side).
-func PluginMap(impl Capability) plugin.PluginSet {
-	return plugin.PluginSet{PluginName: &GRPCPlugin{Impl: impl}}
-}
-
-// Capability is what crosses the process boundary: the host's GRPCClient
-// and a plugin's implementation (plugins/sdk) both satisfy it. Every method
-// may be called concurrently.
+// Capability is what crosses the process boundary: the host's client and a
+// plugin's implementation (plugins/sdk) both satisfy it. Every method may
+// be called concurrently.
 type Capability interface {
 	// Describe returns the plugin's name, description, mounts, tools and
 	// current skills.
@@ -80,28 +53,17 @@ type Capability interface {
 	// CallTool runs a tool. Errors the model should see are a ToolResult
 	// with IsError; an error means the call could not be made.
 	CallTool(ctx context.Context, name string, args json.RawMessage) (contract.ToolResult, error)
-	// Handle runs the handler described as Mount{point, mount} on a JSON
-	// payload (package kernel/hookwire).
-	Handle(ctx context.Context, point, mount string, payload json.RawMessage) (HookResult, error)
+	// Handle runs the handler described as Mount{point, mount} on in, the
+	// point's payload: the kernel/hookdata type of a standard point
+	// (hookdata.PrepareIn for context:prepare, ...), or any other point's
+	// JSON (json.RawMessage; the host also takes any value that marshals to
+	// it).
+	Handle(ctx context.Context, point, mount string, in any) (HookResult, error)
 	// WatchSkills calls changed once when the watch is established, then
 	// once after each change of the skills (bursts may coalesce), until ctx
 	// is done or the watch fails. It blocks meanwhile. The first call lets
 	// the caller Describe knowing that no later change can be missed.
 	WatchSkills(ctx context.Context, changed func()) error
-}
-
-// MessageHandler is a Capability that also takes hook calls as the
-// protobuf messages they cross the wire in: the standard points' payloads
-// in their native fields (proto.Prepare, proto.ToolBefore, ...), which
-// spares both sides JSON. GRPCServer hands it every Handle request as it
-// came, JSON payloads too (a custom point's, or an older host's, which
-// must be answered in JSON), and tells the host in Describe that it may
-// send native ones. plugins/sdk's Server is one.
-type MessageHandler interface {
-	// HandleMessage runs the handler of req's point and mount. The answer
-	// to a JSON payload is JSON; the answer to a native one is native or
-	// JSON.
-	HandleMessage(ctx context.Context, req *proto.HandleRequest) (*proto.HandleResponse, error)
 }
 
 // Description is what a plugin says about itself.
@@ -122,10 +84,6 @@ type Description struct {
 	// Warnings are about skills it skipped or doubted. Their Source is
 	// set by the host.
 	Warnings []contract.Warning
-	// NativeHooks says the plugin takes the standard points' payloads in
-	// their protobuf form (see MessageHandler), so the host sends them so.
-	// GRPCServer sets it from its Impl, whatever Impl's Describe said.
-	NativeHooks bool
 }
 
 // Mount is one hook handler of a plugin.
@@ -171,10 +129,14 @@ type SkillContent struct {
 }
 
 // HookResult is a handler's answer. Handled is explicit: false is a pass,
-// whatever Result holds.
+// whatever Value holds.
 type HookResult struct {
 	// Handled says the handler decided (firstWin) or contributed (concat).
 	Handled bool
-	// Result is the point's JSON result; read only when Handled.
-	Result json.RawMessage
+	// Value is the point's result, read only when Handled: the
+	// kernel/hookdata type of a standard point's result (a string for
+	// session:start and context:prepare, hookdata.ToolDecision for
+	// tool:before, ...), or any other point's JSON (json.RawMessage; a
+	// plugin may answer with any value that marshals to it).
+	Value any
 }

@@ -61,6 +61,7 @@ func runChat(cmd *cobra.Command, g *globals) error {
 		NoModel: k.NoModel(),
 		Model:   g.modelName(),
 		WorkDir: k.WorkDir(),
+		Redact:  g.secrets.String,
 	}
 	if c := g.loaded; c != nil {
 		cfg.Notices, cfg.ConfigIgnored = c.notices, c.ignored != ""

@@ -12,8 +12,10 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"text/template"
+	"unicode"
 
 	"github.com/spf13/cobra"
 )
@@ -49,8 +51,9 @@ func pluginsInitCmd() *cobra.Command {
 		Short: "Write a new plugin module, ready to build: main.go, a test, EXTENSION.md, a skill and go.mod",
 		Long: "Write a plugin module named NAME into DIR (default ./NAME), which must be empty or absent: main.go (a tool:before " +
 			"guard served with plugins/sdk), main_test.go, EXTENSION.md, skills/NAME/SKILL.md and a go.mod requiring " + heliosModule +
-			" at this helios's version, then run `go mod tidy` there. A development build of helios has no version: pass " +
-			"--helios-version, or --replace with the path of a Helios checkout.",
+			" at this helios's version, then run `go mod tidy` there. A helios built from a checkout requires that checkout " +
+			"(a replace directive to the folder it was built from, or the checkout holding it or the current folder); " +
+			"--helios-version or --replace choose another.",
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			name := argv[0]
@@ -68,11 +71,12 @@ func pluginsInitCmd() *cobra.Command {
 				}
 				replace = abs
 			}
-			v, err := heliosVersion(version, replace != "")
+			bi, _ := debug.ReadBuildInfo()
+			v, replace, err := heliosRequirement(bi, version, replace, checkoutCandidates())
 			if err != nil {
 				return err
 			}
-			if err := writePlugin(dir, pluginData{Name: name, Version: v, Replace: replace, GoVersion: goVersion()}); err != nil {
+			if err := writePlugin(dir, pluginData{Name: name, Version: v, Replace: modPath(replace), GoVersion: goVersion()}); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -102,33 +106,113 @@ type pluginData struct {
 	GoVersion string
 }
 
-// heliosVersion is the version go.mod requires: the flag, else this
-// binary's own module version (helios built by `go install ...@vX`, or an
-// application that embeds it as a dependency). A development build has
-// none; then only a replace makes the requirement resolvable.
-func heliosVersion(flag string, replaced bool) (string, error) {
-	if flag != "" {
-		return flag, nil
+// placeholderVersion is required when a replace directive says where
+// Helios is: the go command needs a version, and this one names none.
+const placeholderVersion = "v0.0.0-00010101000000-000000000000"
+
+// heliosRequirement is what go.mod requires and where it finds it: the
+// --helios-version flag, else --replace, else what bi says of Helios.
+// A released Helios (helios installed with go install …@vX, or an
+// application embedding it) is required at its version; a helios built
+// from a checkout has no published version (at most Go's pseudo-version of
+// a local commit), so the generated module replaces Helios with that
+// checkout: the first of places that is one (checkoutCandidates).
+func heliosRequirement(bi *debug.BuildInfo, flag, replace string, places []string) (version, dir string, err error) {
+	switch {
+	case flag != "":
+		return flag, replace, nil
+	case replace != "":
+		return placeholderVersion, replace, nil
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		v := ""
-		if info.Main.Path == heliosModule {
-			v = info.Main.Version
-		}
-		for _, d := range info.Deps {
-			if d.Path == heliosModule {
-				v = d.Version
+	if bi != nil {
+		for _, d := range bi.Deps {
+			if d.Path != heliosModule {
+				continue
 			}
+			if d.Replace != nil && filepath.IsAbs(d.Replace.Path) {
+				return placeholderVersion, d.Replace.Path, nil // an application replacing it with a folder
+			}
+			return d.Version, "", nil
 		}
-		// A build from a modified checkout names its base commit.
-		if v = strings.TrimSuffix(v, "+dirty"); v != "" && v != "(devel)" {
-			return v, nil
+		if bi.Main.Path == heliosModule && !sourceBuild(bi) {
+			return bi.Main.Version, "", nil
 		}
 	}
-	if replaced {
-		return "v0.0.0-00010101000000-000000000000", nil
+	for _, p := range places {
+		if isHeliosCheckout(p) {
+			return placeholderVersion, p, nil
+		}
 	}
-	return "", usageError{errors.New("plugins init: this helios is a development build and does not know its version: pass --helios-version vX.Y.Z, or --replace with the path of your Helios checkout")}
+	// A build from a modified checkout names its base commit.
+	if bi != nil && bi.Main.Path == heliosModule {
+		if v := strings.TrimSuffix(bi.Main.Version, "+dirty"); v != "" && v != devel {
+			return v, "", nil
+		}
+	}
+	return "", "", usageError{errors.New("plugins init: this helios is a development build and cannot find the checkout it was built from: " +
+		"pass --replace with the path of your Helios checkout, or --helios-version vX.Y.Z")}
+}
+
+// checkoutCandidates are the folders that may be the Helios checkout this
+// helios was built from, most telling first: the one its source files were
+// compiled from (known unless built with -trimpath), then each folder above
+// the executable (a checkout's bin/helios) and above the current folder.
+func checkoutCandidates() []string {
+	var out []string
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		out = append(out, filepath.Dir(filepath.Dir(filepath.Dir(file)))) // <checkout>/cmd/helios/pluginsinit.go
+	}
+	if exe, err := os.Executable(); err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			out = append(out, ancestors(filepath.Dir(exe))...)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		out = append(out, ancestors(wd)...)
+	}
+	return out
+}
+
+func ancestors(dir string) []string {
+	var out []string
+	for {
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// isHeliosCheckout reports a folder whose go.mod declares the Helios
+// module.
+func isHeliosCheckout(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok {
+			rest, _, _ = strings.Cut(rest, "//")
+			return strings.Trim(strings.TrimSpace(rest), `"`+"`") == heliosModule
+		}
+	}
+	return false
+}
+
+// modPath writes a folder as go.mod reads it: quoted when it holds a
+// space, a quote, a bracket, a comment marker or an unprintable character
+// (a checkout in "~/My Projects/helios" is a path like any other).
+func modPath(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if strings.ContainsAny(dir, " \t\"'`()[]{},") || strings.Contains(dir, "//") || strings.Contains(dir, "/*") ||
+		strings.IndexFunc(dir, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.Quote(dir)
+	}
+	return dir
 }
 
 // goVersion is the go directive: the language version of the toolchain

@@ -16,6 +16,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 // Exit codes.
@@ -31,6 +33,7 @@ type globals struct {
 	config  string
 	json    bool
 	watch   bool // start the file watchers (long-running commands only)
+	noMCP   bool // leave the config's MCP servers off (helios mcp)
 	// logger receives the kernel's warnings (a failing hook handler, a
 	// plugin's stderr, a watcher that cannot observe a root). Commands that
 	// print to the terminal set it to stderr; the UI leaves it silent.
@@ -40,6 +43,10 @@ type globals struct {
 	stderr io.Writer
 	// loaded is the config, once read (see readConfig).
 	loaded *loadedConfig
+	// secrets are replaced by [REDACTED] in everything the command writes
+	// to stdout and stderr; the assembly adds the config's (the model key,
+	// the database password), helios mcp its token.
+	secrets *redact.Secrets
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -61,15 +68,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &outWriter{w: stdout, onFail: func() { cancel(errStdoutClosed) }}
 	stop := watchClosed(stdout, func() { cancel(errStdoutClosed) })
 	defer stop()
-	stdout = out
+	secrets := redact.New()
+	stdout, stderr = secrets.Writer(out), secrets.Writer(stderr)
 
-	g := &globals{stderr: stderr}
+	g := &globals{stderr: stderr, secrets: secrets}
 	root := &cobra.Command{
 		Use:           "helios",
 		Short:         "Helios: a kernel for AI coding agents",
 		Long:          "Helios assembles an agent kernel from helios.config.json: skills from user, project and capability sources, and hooks on ordered mount points.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version prints "helios version <v>" (see version).
+		Version: version(),
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -101,7 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "helios: %v\nRun 'helios --help' for usage.\n", err)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "helios: %v\n", err)
+		// Errors quote servers and files (a model endpoint's message).
+		fmt.Fprintf(stderr, "helios: %s\n", sanitize.Text(err.Error()))
 		return exitFail
 	}
 }
@@ -134,7 +145,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Build(ctx, c.cfg, c.base, assembly.Options{WorkDir: c.workDir, Watch: g.watch, Logger: g.logger, TelemetryStdout: g.stderr})
+	return assembly.Build(ctx, c.cfg, c.base, assembly.Options{WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and

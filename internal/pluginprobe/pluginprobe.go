@@ -12,7 +12,6 @@ package pluginprobe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -109,9 +108,8 @@ func Serve(p sdk.Plugin) {
 
 // Wrap returns p with each hook call traced as "<point> <pid>" before the
 // handler runs, and each context:prepare handler held while the stall file
-// exists (until its call is cancelled): a hung handler on demand. Both entry
-// points of a hook are wrapped, the JSON one (Handle) and the native one
-// (Typed). Tools pass through. With d off, the wrapper changes nothing.
+// exists (until its call is cancelled): a hung handler on demand. Tools pass
+// through. With d off, the wrapper changes nothing.
 func Wrap(p sdk.Plugin, d Dir) sdk.Plugin { return wrapped{p, d} }
 
 type wrapped struct {
@@ -127,20 +125,12 @@ func (w wrapped) Hooks() []sdk.Hook {
 	hs := hp.Hooks()
 	out := make([]sdk.Hook, len(hs))
 	for i, h := range hs {
-		handle, typed := h.Handle, h.Typed
-		h.Handle = func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
+		handle := h.Handle
+		h.Handle = func(ctx context.Context, in any) (any, bool, error) {
 			if err := w.before(ctx, h.Point); err != nil {
 				return nil, false, err
 			}
-			return handle(ctx, payload)
-		}
-		if typed != nil {
-			h.Typed = func(ctx context.Context, in any) (any, bool, error) {
-				if err := w.before(ctx, h.Point); err != nil {
-					return nil, false, err
-				}
-				return typed(ctx, in)
-			}
+			return handle(ctx, in)
 		}
 		out[i] = h
 	}

@@ -20,6 +20,27 @@ type Tool struct {
 	// that does not exist, an unknown skill) come back as a ToolResult with
 	// IsError set; a Go error means the kernel itself could not run the call.
 	Call func(ctx context.Context, args json.RawMessage) (ToolResult, error)
+	// Annotations are what the tool's provider says of its behaviour (an
+	// MCP server's tool annotations); nil when it says nothing. Hooks on
+	// tool:before see them.
+	Annotations *ToolAnnotations
+}
+
+// ToolAnnotations describe a tool's behaviour, as its provider states it:
+// hints for policy (a tool:before hook may ask before a destructive call),
+// never guarantees about a provider one does not trust.
+type ToolAnnotations struct {
+	// Title is a name for people.
+	Title string `json:"title,omitempty"`
+	// ReadOnly: the tool does not change its environment.
+	ReadOnly bool `json:"readOnly"`
+	// Destructive: it may delete or overwrite (never true when ReadOnly).
+	Destructive bool `json:"destructive"`
+	// Idempotent: calling it again with the same arguments changes nothing
+	// more.
+	Idempotent bool `json:"idempotent"`
+	// OpenWorld: it reaches beyond a closed domain (the web, say).
+	OpenWorld bool `json:"openWorld"`
 }
 
 // ToolResult is what a tool call returns to the model.

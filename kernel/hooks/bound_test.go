@@ -144,12 +144,12 @@ func dispatchBound(t *testing.T, hs []boundHandler, firstWin, traced bool, in pr
 	return o
 }
 
-// Protects the dispatch of handlers all bound for the point's types, the
-// kernel's own path (M161–M166): untraced, it runs them in a loop of its
-// own; traced, through the general one. Over random handler sets both give
-// what the contract says: dispatch order, contributions and decisions,
-// warnings for failures and panics that cost their handler only, the
-// payload to each, and cancellation before the next handler.
+// Protects the one dispatch loop on the kernel's own path, handlers all
+// bound for the point's types (M280–M286): traced or not, over random
+// handler sets it gives what the contract says: dispatch order,
+// contributions and decisions, warnings for failures and panics that cost
+// their handler only (the loop resumes after a panic with what came before
+// it), the payload to each, and cancellation before the next handler.
 func TestDispatchBoundHandlersFollowTheContract(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 2026))
 	in := prepare{Session: "s1", Step: 4, Notes: []string{"a note"}}
@@ -170,8 +170,8 @@ func TestDispatchBoundHandlersFollowTheContract(t *testing.T) {
 	}
 }
 
-// Protects M165: a Mount after a dispatch is part of the next one, and a
-// bare Handler mounted among bound ones still runs (and is vetted).
+// A Mount after a dispatch is part of the next one, and a bare Handler
+// mounted among bound ones still runs (and is vetted).
 func TestDispatchBoundHandlersFollowLaterMounts(t *testing.T) {
 	w := newTypedWorld()
 	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare)

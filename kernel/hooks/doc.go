@@ -23,10 +23,9 @@
 // registry per session. Mounting a point of the other scope is an error.
 //
 // Dispatch is on the hot path (every step, every tool call), so its cost is
-// measured against calling the handlers directly (BenchmarkDispatch). A typed
-// point whose handlers were all made by Bind for its In and Out, as the
-// kernel's and capabilities' are, runs them in a loop of its own with one
-// recover per dispatch; a point with a plugin's or a hand-built mount among
-// them, or a traced registry, takes the general loop. Both give the same
-// outcomes (TestDispatchBoundHandlersFollowTheContract).
+// measured against calling the handlers directly (BenchmarkDispatch). Every
+// dispatch runs in one loop: a handler Bind made for the dispatch's In and
+// Out is called as it is, boxing nothing; any other (a plugin's, one built
+// by hand) through its Handler. A panic is recovered once per dispatch, and
+// the loop resumes after the handler that panicked.
 package hooks

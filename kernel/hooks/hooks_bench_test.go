@@ -27,10 +27,9 @@ import (
 // The typed/ sub-benchmarks take the path the kernel takes: handlers bound
 // by kernel.ContextPrepare, dispatched by kernel.ContextPrepare.Dispatch
 // with a kernel.PrepareIn, against ten direct calls of the same typed
-// handlers into a presized []string (direct/10typed). All bound for the
-// point's types and untraced, they run in the registry's shortcut loop
-// (runBound); the untyped sub-benchmarks, like a point with a plugin's or a
-// hand-built mount among its handlers, take the general one.
+// handlers into a presized []string (direct/10typed). Typed or not, every
+// dispatch runs in the registry's one loop; the typed handlers are called
+// as they are, the untyped ones (like a plugin's) through their Handler.
 func BenchmarkDispatch(b *testing.B) {
 	ctx := context.Background()
 	const payload = "payload"

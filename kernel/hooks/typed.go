@@ -10,29 +10,27 @@ import (
 // Out, and dispatch returns the Outs in order.
 type ConcatPoint[In, Out any] struct {
 	Point
-	std int // 1 + index in standard, 0 for a custom point
 }
 
 // FirstWinPoint is a typed view of a firstWin point.
 type FirstWinPoint[In, Out any] struct {
 	Point
-	std int // 1 + index in standard, 0 for a custom point
 }
 
 // NewConcat types a concat point.
 func NewConcat[In, Out any](p Point) ConcatPoint[In, Out] {
 	if p.Kind != Concat {
-		panic(fmt.Sprintf("hooks: %q is %s, not concat", p.Name, p.Kind))
+		panic(fmt.Sprintf("type concat point %q: it is %s", p.Name, p.Kind))
 	}
-	return ConcatPoint[In, Out]{p, standardIndex(p)}
+	return ConcatPoint[In, Out]{p}
 }
 
 // NewFirstWin types a firstWin point.
 func NewFirstWin[In, Out any](p Point) FirstWinPoint[In, Out] {
 	if p.Kind != FirstWin {
-		panic(fmt.Sprintf("hooks: %q is %s, not firstWin", p.Name, p.Kind))
+		panic(fmt.Sprintf("type firstWin point %q: it is %s", p.Name, p.Kind))
 	}
-	return FirstWinPoint[In, Out]{p, standardIndex(p)}
+	return FirstWinPoint[In, Out]{p}
 }
 
 // Bind makes a typed concat handler into a Mount on this point, for a
@@ -59,24 +57,8 @@ func bind[In, Out any](point, name string, h boundFunc[In, Out]) Mount {
 	m := Mount{Point: point, Name: name, Handler: typed(h)}
 	if reflect.TypeFor[In]().Kind() != reflect.Interface && reflect.TypeFor[Out]().Kind() != reflect.Interface {
 		m.typed = h
-		m.collect = collectBound[In, Out]
 	}
 	return m
-}
-
-// collectBound returns the typed handlers of ms as a []boundFunc[In, Out],
-// or nil when one of them is not of that type (a mount built by hand, a
-// plugin's, or one bound for other types).
-func collectBound[In, Out any](ms []Mount) any {
-	fs := make([]boundFunc[In, Out], len(ms))
-	for i := range ms {
-		f, ok := ms[i].typed.(boundFunc[In, Out])
-		if !ok {
-			return nil
-		}
-		fs[i] = f
-	}
-	return fs
 }
 
 // typed adapts a typed handler to Handler: the payload is asserted to In,
@@ -99,16 +81,7 @@ func typed[In, Out any](h func(ctx context.Context, in In) (Out, bool, error)) H
 // An output of another type (from a handler mounted untyped) is that
 // handler's failure: warned about and left out.
 func (p ConcatPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) ([]Out, error) {
-	pt, err := r.find(p.Name, p.std, Concat)
-	if err != nil {
-		return []Out{}, err
-	}
-	var out []Out
-	if o, fs := bound[In, Out](r, pt); fs != nil {
-		out, _, _, err = runBound[In, Out](ctx, r, o, in, 0, nil)
-	} else {
-		out, _, _, err = dispatchPoint[In, Out](ctx, r, pt, p.Name, Concat, in, true)
-	}
+	out, _, _, err := dispatch[In, Out](ctx, r, p.Name, Concat, in, true)
 	if out == nil {
 		out = []Out{}
 	}
@@ -133,17 +106,7 @@ func (p FirstWinPoint[In, Out]) Mount(r *Registry, name string, origin Origin, h
 // passed. A decision of another type is that handler's failure: warned about,
 // and the next handler gets its turn.
 func (p FirstWinPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In) (out Out, handled bool, err error) {
-	pt, err := r.find(p.Name, p.std, FirstWin)
-	if err != nil {
-		return out, false, err
-	}
-	var won Out
-	var done bool
-	if o, fs := bound[In, Out](r, pt); fs != nil {
-		_, won, done, err = runBound[In, Out](ctx, r, o, in, 0, nil)
-	} else {
-		_, won, done, err = dispatchPoint[In, Out](ctx, r, pt, p.Name, FirstWin, in, true)
-	}
+	_, won, done, err := dispatch[In, Out](ctx, r, p.Name, FirstWin, in, true)
 	if err != nil || !done {
 		return out, false, err
 	}

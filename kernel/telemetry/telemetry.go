@@ -54,6 +54,7 @@ const (
 	PluginRestartAttempt  = attribute.Key("helios.plugin.restart.attempt")
 	SessionStep           = attribute.Key("helios.session.step")
 	ToolConfinedMode      = attribute.Key("helios.tool.sandbox")
+	MCPServer             = attribute.Key("helios.mcp.server")
 	genAIOperationChat    = "chat"
 	genAIOperationInvoke  = "invoke_agent"
 	genAIOperationExecute = "execute_tool"

@@ -10,10 +10,12 @@
 // and a few locale variables, plus what Config.Env lists. Its stderr is
 // re-logged through the kernel's slog logger with a "plugin" attribute.
 //
-// A hook payload crosses the wire natively (package plugins/proto's messages
-// for the standard points) to a plugin that takes it so, as JSON otherwise;
-// either answer decodes to the same kernel value under the same rules, and
-// one the kernel cannot use is the handler's error.
+// A hook payload crosses the wire in its point's one encoding
+// (plugins/internal/wire): a standard point's in its protobuf message, from
+// the kernel/hookdata value the kernel dispatched, a custom point's as
+// JSON; the answer comes back as the point's result, and one the kernel
+// cannot use is the handler's error. A plugin that mounts handlers but does
+// not take the standard points' messages is refused at start.
 //
 // A crashed or hung plugin costs an error and a warning, never the kernel:
 // every call has a deadline, which a watchdog enforces; a hook handler that fails is skipped by the

@@ -18,9 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/plugins"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -79,7 +78,7 @@ func TestHandlePassAndDecide(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"command": tt.command})
-			res, err := guard(ctx, kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "1", Name: tt.tool, Arguments: args}})
+			res, err := guard(ctx, kernel.ToolBeforeIn{SessionID: "s", Call: hookdata.ToolCall{ID: "1", Name: tt.tool, Arguments: args}})
 			require.NoError(t, err)
 			require.Equal(t, tt.want.Handled, res.Handled, "handled (value %#v)", res.Value)
 			if !res.Handled {
@@ -107,11 +106,11 @@ func mountOn(t *testing.T, c *Capability, point string) hooks.Handler {
 }
 
 func prepareIn(names ...string) kernel.PrepareIn {
-	cat := skills.Catalog{Complete: true}
+	in := kernel.PrepareIn{SessionID: "s", Step: 1, Complete: true}
 	for _, n := range names {
-		cat.Skills = append(cat.Skills, skills.Skill{Name: n, Description: "d", Source: "test"})
+		in.Skills = append(in.Skills, hookdata.Skill{Name: n, Description: "d", Source: "test"})
 	}
-	return kernel.PrepareIn{SessionID: "s", Step: 1, Catalog: cat}
+	return in
 }
 
 // The checksum is verified before the process starts: the right one

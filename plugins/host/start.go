@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/internal/wire"
 )
 
 // pluginClient is the part of *plugin.Client an instance needs.
@@ -37,7 +38,7 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 	stderr := &lineLogger{l: c.logger, stream: "stderr"}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  plugins.Handshake,
-		Plugins:          plugins.PluginMap(nil),
+		Plugins:          wire.PluginMap(nil),
 		Cmd:              cmd,
 		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -48,7 +49,7 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 		Stderr:           stderr,
 		SyncStderr:       &lineLogger{l: c.logger, stream: "stderr"},
 		SyncStdout:       &lineLogger{l: c.logger, stream: "stdout"},
-		GRPCDialOptions:  plugins.DialOptions(),
+		GRPCDialOptions:  wire.DialOptions(),
 	})
 	fail := func(err error) (*instance, plugins.Description, error) {
 		client.Kill()
@@ -74,13 +75,13 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 		return fail(err)
 	}
 	handshake := time.Since(t0)
-	raw, err := rpcClient.Dispense(plugins.PluginName)
+	raw, err := rpcClient.Dispense(wire.PluginName)
 	if err != nil {
 		return fail(err)
 	}
-	rpc, ok := raw.(wire)
+	rpc, ok := raw.(plugins.Capability)
 	if !ok {
-		return fail(fmt.Errorf("dispensed %T, not a *plugins.GRPCClient", raw))
+		return fail(fmt.Errorf("dispensed %T, not a plugins.Capability", raw))
 	}
 	inst := &instance{client: client, rpc: rpc, handshake: handshake}
 	if rc := client.ReattachConfig(); rc != nil {
@@ -104,7 +105,6 @@ func (c *Capability) start(ctx context.Context) (*instance, plugins.Description,
 		inst.cancel()
 		return fail(fmt.Errorf("describe: %w", remoteErr(err)))
 	}
-	inst.native = d.NativeHooks
 	inst.started = time.Since(t0)
 	return inst, d, nil
 }

@@ -22,21 +22,22 @@
 // answers the kernel's calls over go-plugin's gRPC transport.
 //
 // Hook payloads and results are this package's ToolBeforeIn, ToolDecision
-// and siblings (aliases of the wire types of kernel/hookwire); the typed
-// constructors (ContextPrepare, ToolBefore, ...) decode and encode them:
-// from and to the protobuf messages the kernel sends for the standard
-// points, without JSON, and from and to JSON for a kernel that sends JSON
-// and for custom points (On). A handler returns handled=false to pass: on a firstWin point the next
-// handler gets the call, on a concat point the plugin adds nothing.
-// Whatever a plugin does, its handlers run after every builtin handler of the
-// same point: the kernel decides that, not the plugin.
+// and siblings: aliases of the types of kernel/hookdata, which the kernel's
+// own handlers take too, so a handler written for the kernel is a plugin's
+// handler as it is, and the other way round. The kernel sends a standard
+// point's payload in its protobuf message and the SDK hands it over as that
+// type; a custom point's payload is JSON, which On decodes into the
+// handler's type. A handler returns handled=false to pass: on a firstWin
+// point the next handler gets the call, on a concat point the plugin adds
+// nothing. Whatever a plugin does, its handlers run after every builtin
+// handler of the same point: the kernel decides that, not the plugin.
 //
 // Serve exits when the kernel that started the plugin is gone, even if it
 // was killed without a chance to stop its plugins (go-plugin itself has no
 // such watch).
 //
 // The package depends on the kernel's leaf packages only (the frontmatter
-// parser, the skill reader, the watcher, the wire types), never on the
+// parser, the skill reader, the watcher, the hook payloads), never on the
 // kernel itself, its sessions, model or tools: a plugin binary carries what
 // it serves and nothing of the agent.
 package sdk

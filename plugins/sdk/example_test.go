@@ -49,10 +49,10 @@ func ExampleNew() {
 	}
 	fmt.Println(d.Name+":", d.Description, d.Mounts)
 
-	payload, _ := json.Marshal(sdk.ToolBeforeIn{Call: sdk.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"rm -rf /"}`)}})
+	payload := sdk.ToolBeforeIn{Call: sdk.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"rm -rf /"}`)}}
 	res, err := s.Handle(context.Background(), "tool:before", "no-rm-rf", payload)
-	fmt.Println(res.Handled, string(res.Result), err)
+	fmt.Printf("%v %+v %v\n", res.Handled, res.Value, err)
 	// Output:
 	// guard: Refuses rm -rf. [{tool:before no-rm-rf}]
-	// true {"deny":true,"reason":"no rm -rf"} <nil>
+	// true {Deny:true Reason:no rm -rf Args:[]} <nil>
 }

@@ -4,18 +4,38 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/helios-agents/helios/kernel/hooks"
 )
 
-// On builds a typed hook: the payload is decoded into In, and the Out a
-// handler returns with handled=true is the point's result. When point is a
-// standard point and In its payload type (PrepareIn for context:prepare,
-// ...), the hook also takes the payload in the native form the kernel sends
-// (Hook.Typed).
+// Hook is a handler on a mount point. Prefer the typed constructors
+// (ContextPrepare, ToolBefore, ...) or On, which hand the handler its
+// payload as a typed value.
+type Hook struct {
+	// Point is the mount point, e.g. "context:prepare".
+	Point string
+	// Name tells two handlers of one plugin on the same point apart. The
+	// kernel shows it as "<plugin>/<name>" in `helios hooks describe`; empty
+	// shows the plugin's name alone.
+	Name string
+	// Handle gets the point's payload: a standard point's own type
+	// (PrepareIn for context:prepare, ToolBeforeIn for tool:before, ...),
+	// any other point's JSON (a json.RawMessage). It returns the point's
+	// result (a string, a ToolDecision, ...; on a custom point anything that
+	// marshals to JSON), or handled=false to pass.
+	Handle func(ctx context.Context, in any) (result any, handled bool, err error)
+}
+
+// On builds a typed hook on any point: the handler gets the payload as an
+// In and returns an Out with handled=true as the point's result. On a
+// standard point In and Out are the point's types (the typed constructors
+// below fix them); on a custom point the payload is decoded from its JSON
+// into In, and Out is encoded as JSON.
 func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out Out, handled bool, err error)) Hook {
-	hook := Hook{Point: point, Name: name, Handle: func(ctx context.Context, payload json.RawMessage) (any, bool, error) {
-		var in In
-		if err := json.Unmarshal(payload, &in); err != nil {
-			return nil, false, fmt.Errorf("%s: decode payload: %w", point, err)
+	return Hook{Point: point, Name: name, Handle: func(ctx context.Context, payload any) (any, bool, error) {
+		in, err := payloadAs[In](point, payload)
+		if err != nil {
+			return nil, false, err
 		}
 		out, handled, err := h(ctx, in)
 		if err != nil || !handled {
@@ -23,69 +43,53 @@ func On[In, Out any](point, name string, h func(ctx context.Context, in In) (out
 		}
 		return out, true, nil
 	}}
-	var zero In
-	if nativePayload(point, zero) {
-		hook.Typed = func(ctx context.Context, v any) (any, bool, error) {
-			in, ok := v.(In)
-			if !ok {
-				return nil, false, fmt.Errorf("%s: decode payload: got %T, want %T", point, v, zero)
-			}
-			out, handled, err := h(ctx, in)
-			if err != nil || !handled {
-				return nil, false, err
-			}
-			return out, true, nil
-		}
-	}
-	return hook
 }
 
-// nativePayload says whether in has the type of point's native payload.
-func nativePayload(point string, in any) bool {
-	switch in.(type) {
-	case SessionStartIn:
-		return point == "session:start"
-	case PrepareIn:
-		return point == "context:prepare"
-	case ToolBeforeIn:
-		return point == "tool:before"
-	case TurnEndIn:
-		return point == "turn:end"
-	case CompactIn:
-		return point == "context:compact"
+// payloadAs returns payload as an In: as it is when it is one, else decoded
+// from its JSON (a custom point's payload).
+func payloadAs[In any](point string, payload any) (In, error) {
+	var in In
+	switch p := payload.(type) {
+	case In:
+		return p, nil
+	case json.RawMessage:
+		if err := json.Unmarshal(p, &in); err != nil {
+			return in, fmt.Errorf("decode %s payload: %w", point, err)
+		}
+		return in, nil
 	}
-	return false
+	return in, fmt.Errorf("decode %s payload: got %T, want %T", point, payload, in)
 }
 
 // SessionStart runs once when a session opens (concat): text returned with
 // handled=true is joined, after the builtins', into a message at the start
 // of the session.
 func SessionStart(name string, h func(ctx context.Context, in SessionStartIn) (string, bool, error)) Hook {
-	return On("session:start", name, h)
+	return On(hooks.SessionStart.Name, name, h)
 }
 
 // ContextPrepare runs before each model request (concat): text returned with
 // handled=true is added to that request's system prompt, after the
 // builtins'.
 func ContextPrepare(name string, h func(ctx context.Context, in PrepareIn) (string, bool, error)) Hook {
-	return On("context:prepare", name, h)
+	return On(hooks.ContextPrepare.Name, name, h)
 }
 
 // ContextCompact runs when the context passes its budget (firstWin). The
 // builtin compactor decides whenever it can; a plugin only gets the call when
 // it passed.
 func ContextCompact(name string, h func(ctx context.Context, in CompactIn) (Compaction, bool, error)) Hook {
-	return On("context:compact", name, h)
+	return On(hooks.ContextCompact.Name, name, h)
 }
 
 // ToolBefore runs before each tool call (firstWin): deny it or rewrite its
 // arguments with handled=true, or pass. A builtin that decided first means
 // the plugin is not called at all.
 func ToolBefore(name string, h func(ctx context.Context, in ToolBeforeIn) (ToolDecision, bool, error)) Hook {
-	return On("tool:before", name, h)
+	return On(hooks.ToolBefore.Name, name, h)
 }
 
 // TurnEnd decides whether the turn ends (firstWin).
 func TurnEnd(name string, h func(ctx context.Context, in TurnEndIn) (TurnDecision, bool, error)) Hook {
-	return On("turn:end", name, h)
+	return On(hooks.TurnEnd.Name, name, h)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/plugins"
-	"github.com/helios-agents/helios/plugins/proto"
 )
 
 // Plugin is what a plugin author passes to Serve: any value, which offers
@@ -36,30 +35,6 @@ type HookProvider interface {
 // plugin, concurrently with others.
 type ToolProvider interface {
 	Tools() []Tool
-}
-
-// Hook is a handler on a mount point. Prefer the typed constructors
-// (ContextPrepare, ToolBefore, ...) or On, which decode the payload and
-// encode the result.
-type Hook struct {
-	// Point is the mount point, e.g. "context:prepare".
-	Point string
-	// Name tells two handlers of one plugin on the same point apart. The
-	// kernel shows it as "<plugin>/<name>" in `helios hooks describe`; empty
-	// shows the plugin's name alone.
-	Name string
-	// Handle gets the point's JSON payload. It returns a result that is
-	// marshalled to JSON, or handled=false to pass.
-	Handle func(ctx context.Context, payload json.RawMessage) (result any, handled bool, err error)
-	// Typed, when set, gets a standard point's payload already decoded
-	// into the point's type (PrepareIn for context:prepare, ToolBeforeIn for
-	// tool:before, ...): the kernel sends those payloads in protobuf, and
-	// Typed spares both sides JSON. A result of the point's type (a string,
-	// a ToolDecision, ...) is answered in protobuf too; any other is
-	// marshalled to JSON. Without Typed, Handle gets those payloads as JSON.
-	// On and the typed constructors set both; a wrapper that replaces
-	// Handle replaces Typed too, or sets it to nil.
-	Typed func(ctx context.Context, in any) (result any, handled bool, err error)
 }
 
 // Config configures a plugin. The zero value serves the folder of the
@@ -101,10 +76,7 @@ type Server struct {
 
 type mountKey struct{ point, name string }
 
-var (
-	_ plugins.Capability     = (*Server)(nil)
-	_ plugins.MessageHandler = (*Server)(nil)
-)
+var _ plugins.Capability = (*Server)(nil)
 
 // New builds the server of p: it reads <Dir>/EXTENSION.md and starts
 // watching <Dir>/skills. A missing EXTENSION.md names the plugin after its
@@ -115,16 +87,16 @@ func New(p Plugin, cfg Config) (*Server, error) {
 	if dir == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return nil, fmt.Errorf("sdk: plugin folder: %w", err)
+			return nil, fmt.Errorf("find plugin folder: %w", err)
 		}
 		if exe, err = filepath.EvalSymlinks(exe); err != nil {
-			return nil, fmt.Errorf("sdk: plugin folder: %w", err)
+			return nil, fmt.Errorf("find plugin folder: %w", err)
 		}
 		dir = filepath.Dir(exe)
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("sdk: plugin folder: %w", err)
+		return nil, fmt.Errorf("find plugin folder: %w", err)
 	}
 	s := &Server{
 		dir:    dir,
@@ -144,10 +116,10 @@ func New(p Plugin, cfg Config) (*Server, error) {
 	case errors.Is(err, os.ErrNotExist):
 		s.doc = frontmatter.ExtensionDoc{Name: filepath.Base(dir)}
 	case err != nil:
-		return nil, fmt.Errorf("sdk: %w", err)
+		return nil, err // it names the file
 	default:
 		if s.doc, err = frontmatter.ParseExtensionDoc(file, data); err != nil {
-			return nil, fmt.Errorf("sdk: %s: %w", file, err)
+			return nil, fmt.Errorf("read %s: %w", file, err)
 		}
 		if s.doc.Name == "" {
 			s.doc.Name = filepath.Base(dir)
@@ -160,11 +132,11 @@ func New(p Plugin, cfg Config) (*Server, error) {
 	}
 	for _, h := range hooks {
 		if h.Point == "" || h.Handle == nil {
-			return nil, fmt.Errorf("sdk: hook %q on %q: a hook needs a point and a handler", h.Name, h.Point)
+			return nil, fmt.Errorf("add hook %q on %q: a hook needs a point and a handler", h.Name, h.Point)
 		}
 		k := mountKey{h.Point, h.Name}
 		if _, dup := s.hooks[k]; dup {
-			return nil, fmt.Errorf("sdk: two hooks named %q on %q", h.Name, h.Point)
+			return nil, fmt.Errorf("add hook %q on %q: two hooks of that name", h.Name, h.Point)
 		}
 		s.hooks[k] = h
 		s.mounts = append(s.mounts, plugins.Mount{Point: h.Point, Name: h.Name})
@@ -175,10 +147,10 @@ func New(p Plugin, cfg Config) (*Server, error) {
 	}
 	for _, t := range tools {
 		if t.Name == "" || t.Call == nil {
-			return nil, fmt.Errorf("sdk: tool %q: a tool needs a name and a Call", t.Name)
+			return nil, fmt.Errorf("add tool %q: a tool needs a name and a Call", t.Name)
 		}
 		if _, dup := s.tools[t.Name]; dup {
-			return nil, fmt.Errorf("sdk: two tools named %q", t.Name)
+			return nil, fmt.Errorf("add tool %q: two tools of that name", t.Name)
 		}
 		s.tools[t.Name] = t
 		s.list = append(s.list, plugins.Tool{Name: t.Name, Description: t.Description, Schema: t.Schema})
@@ -285,65 +257,21 @@ func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage
 	return t.Call(ctx, args)
 }
 
-// Handle runs a hook handler. A panic is the call's error, not the
-// plugin's end.
-func (s *Server) Handle(ctx context.Context, point, mount string, payload json.RawMessage) (res plugins.HookResult, err error) {
+// Handle runs the hook described as Mount{point, mount} on in, the point's
+// payload (a ToolBeforeIn for tool:before, ...; a custom point's JSON as a
+// json.RawMessage), as the kernel's call does. A panic is the call's error,
+// not the plugin's end.
+func (s *Server) Handle(ctx context.Context, point, mount string, in any) (res plugins.HookResult, err error) {
 	h, ok := s.hooks[mountKey{point, mount}]
 	if !ok {
 		return plugins.HookResult{}, fmt.Errorf("%w hook %q on %q", ErrUnknown, mount, point)
 	}
 	defer s.catchPanic("hook", point, &err)
-	v, handled, err := h.Handle(ctx, payload)
+	v, handled, err := h.Handle(ctx, in)
 	if err != nil || !handled {
 		return plugins.HookResult{}, err
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return plugins.HookResult{}, fmt.Errorf("%s: encode result: %w", point, err)
-	}
-	return plugins.HookResult{Handled: true, Result: data}, nil
-}
-
-// HandleMessage runs a hook handler on a call as it came over the wire: a
-// standard point's native payload goes to the hook's Typed handler (or, for
-// a hook without one, to Handle as JSON) and is answered natively; a JSON
-// payload goes to Handle and is answered in JSON, as Handle answers it. A
-// panic is the call's error, not the plugin's end.
-func (s *Server) HandleMessage(ctx context.Context, req *proto.HandleRequest) (res *proto.HandleResponse, err error) {
-	point, mount := req.GetPoint(), req.GetMount()
-	h, ok := s.hooks[mountKey{point, mount}]
-	if !ok {
-		return nil, fmt.Errorf("%w hook %q on %q", ErrUnknown, mount, point)
-	}
-	in, native, err := fromNative(req)
-	switch {
-	case err != nil:
-		return nil, err
-	case !native:
-		r, err := s.Handle(ctx, point, mount, req.GetPayload())
-		if err != nil || !r.Handled {
-			return &proto.HandleResponse{}, err
-		}
-		return &proto.HandleResponse{Handled: true, Output: &proto.HandleResponse_Result{Result: r.Result}}, nil
-	}
-	defer s.catchPanic("hook", point, &err)
-	var (
-		out     any
-		handled bool
-	)
-	if h.Typed != nil {
-		out, handled, err = h.Typed(ctx, in)
-	} else {
-		var payload []byte
-		if payload, err = json.Marshal(in); err != nil {
-			return nil, fmt.Errorf("%s: encode payload for a JSON handler: %w", point, err)
-		}
-		out, handled, err = h.Handle(ctx, payload)
-	}
-	if err != nil || !handled {
-		return &proto.HandleResponse{}, err
-	}
-	return answer(point, out)
+	return plugins.HookResult{Handled: true, Value: v}, nil
 }
 
 // catchPanic turns a panic of the handler of a tool or hook (kind) into
@@ -403,5 +331,9 @@ func (s *Server) notify() {
 type rootWatcher struct{ w *watch.Watcher }
 
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skills.RootWatch, error) {
-	return r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
 }

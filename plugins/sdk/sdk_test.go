@@ -14,12 +14,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/hookwire"
 	"github.com/helios-agents/helios/plugins"
-	"github.com/helios-agents/helios/plugins/proto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,9 +50,9 @@ func TestDescribe(t *testing.T) {
 	write(t, filepath.Join(dir, "skills", "nodesc", "SKILL.md"), "---\nname: nodesc\n---\nNo description.\n")
 	p := testPlugin{
 		hooks: []Hook{
-			ContextPrepare("", func(context.Context, hookwire.Prepare) (string, bool, error) { return "", false, nil }),
-			ToolBefore("guard", func(context.Context, hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
-				return hookwire.ToolDecision{}, false, nil
+			ContextPrepare("", func(context.Context, PrepareIn) (string, bool, error) { return "", false, nil }),
+			ToolBefore("guard", func(context.Context, ToolBeforeIn) (ToolDecision, bool, error) {
+				return ToolDecision{}, false, nil
 			}),
 		},
 		tools: []contract.Tool{{Name: "jot_down", Description: "Jot.", Call: func(context.Context, json.RawMessage) (contract.ToolResult, error) {
@@ -83,7 +80,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	noop := func(context.Context, json.RawMessage) (any, bool, error) { return nil, false, nil }
+	noop := func(context.Context, any) (any, bool, error) { return nil, false, nil }
 	t.Run("no EXTENSION.md: named after the folder", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "bare-plugin")
 		os.Mkdir(dir, 0o755)
@@ -117,45 +114,67 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-// Pass is the explicit handled=false; a result is JSON; a panicking handler
-// costs its call, not the plugin.
+// Pass is the explicit handled=false; a decision comes back as the point's
+// result; an error is the handler's; a panicking handler costs its call,
+// not the plugin; a payload the handler cannot take is an error naming the
+// point.
 func TestHandle(t *testing.T) {
 	p := testPlugin{hooks: []Hook{
-		ToolBefore("guard", func(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
+		ToolBefore("guard", func(_ context.Context, in ToolBeforeIn) (ToolDecision, bool, error) {
 			switch in.Call.Name {
 			case "Bash":
-				return hookwire.ToolDecision{Deny: true, Reason: "no"}, true, nil
+				return ToolDecision{Deny: true, Reason: "no"}, true, nil
 			case "Boom":
 				panic("boom")
 			case "Err":
-				return hookwire.ToolDecision{}, false, errors.New("cannot decide")
+				return ToolDecision{}, false, errors.New("cannot decide")
 			}
-			return hookwire.ToolDecision{Deny: true}, false, nil // not handled: ignored
+			return ToolDecision{Deny: true}, false, nil // not handled: ignored
 		}),
 	}}
 	s := newServer(t, t.TempDir(), p)
 	call := func(name string) (plugins.HookResult, error) {
-		payload, _ := json.Marshal(hookwire.ToolBefore{Call: hookwire.ToolCall{Name: name}})
-		return s.Handle(context.Background(), "tool:before", "guard", payload)
+		return s.Handle(context.Background(), "tool:before", "guard", ToolBeforeIn{Call: ToolCall{Name: name}})
 	}
 	r, err := call("Read")
 	assert.NoError(t, err, "pass = %+v", r)
-	assert.False(t, r.Handled, "pass = %+v", r)
-	assert.Nil(t, r.Result, "pass = %+v", r)
+	assert.Equal(t, plugins.HookResult{}, r, "pass")
 	r, err = call("Bash")
-	assert.NoError(t, err, "decision = %+v (%s)", r, r.Result)
-	assert.True(t, r.Handled, "decision = %+v (%s)", r, r.Result)
-	assert.Equal(t, `{"deny":true,"reason":"no"}`, string(r.Result), "decision = %+v (%s)", r, r.Result)
+	assert.NoError(t, err, "decision = %+v", r)
+	assert.Equal(t, plugins.HookResult{Handled: true, Value: ToolDecision{Deny: true, Reason: "no"}}, r, "decision")
 	_, err = call("Boom")
-	assert.ErrorContains(t, err, "panicked: boom", "panic")
+	assert.ErrorContains(t, err, "hook tool:before panicked: boom", "panic")
 	_, err = call("Err")
 	if assert.Error(t, err) {
 		assert.Equal(t, "cannot decide", err.Error())
 	}
-	_, err = s.Handle(context.Background(), "tool:before", "other", []byte(`{}`))
+	_, err = s.Handle(context.Background(), "tool:before", "other", ToolBeforeIn{})
 	assert.ErrorIs(t, err, ErrUnknown, "unknown mount")
-	_, err = s.Handle(context.Background(), "tool:before", "guard", []byte(`[1]`))
-	assert.ErrorContains(t, err, "decode payload", "bad payload")
+	_, err = s.Handle(context.Background(), "tool:before", "guard", PrepareIn{})
+	assert.ErrorContains(t, err, "decode tool:before payload: got hookdata.PrepareIn, want hookdata.ToolBeforeIn", "another point's payload")
+}
+
+// On a custom point the payload is the JSON the kernel sent: On decodes it
+// into the handler's type (an error names the point), and a handler of
+// json.RawMessage gets it as it is.
+func TestOnCustomPointDecodesJSON(t *testing.T) {
+	type ping struct {
+		N int `json:"n"`
+	}
+	p := testPlugin{hooks: []Hook{
+		On("custom:ping", "", func(_ context.Context, in ping) (ping, bool, error) { return ping{N: in.N + 1}, true, nil }),
+		On("custom:raw", "", func(_ context.Context, in json.RawMessage) (string, bool, error) { return string(in), true, nil }),
+	}}
+	s := newServer(t, t.TempDir(), p)
+	ctx := context.Background()
+	r, err := s.Handle(ctx, "custom:ping", "", json.RawMessage(`{"n":41}`))
+	require.NoError(t, err)
+	assert.Equal(t, plugins.HookResult{Handled: true, Value: ping{N: 42}}, r)
+	_, err = s.Handle(ctx, "custom:ping", "", json.RawMessage(`[1]`))
+	assert.ErrorContains(t, err, "decode custom:ping payload: json: cannot unmarshal array")
+	r, err = s.Handle(ctx, "custom:raw", "", json.RawMessage(`[1]`))
+	require.NoError(t, err)
+	assert.Equal(t, plugins.HookResult{Handled: true, Value: "[1]"}, r)
 }
 
 // WatchSkills acknowledges first, then reports a change of the folder; a
@@ -247,80 +266,4 @@ func TestExtensionDocBounded(t *testing.T) {
 	_, err := New(struct{}{}, Config{Dir: dir})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "skills.maxFrontmatter")
-}
-
-// HandleMessage answers a call in the form it came in: JSON for JSON (an
-// older kernel, a custom point), natively for a native payload. A hook
-// without a typed handler gets the native payload as JSON; a result of
-// another type than the point's goes back as JSON; a native payload of
-// another point, an unknown mount or a panic is an error.
-func TestHandleMessage(t *testing.T) {
-	var sawJSON json.RawMessage
-	p := testPlugin{hooks: []Hook{
-		ToolBefore("guard", func(_ context.Context, in hookwire.ToolBefore) (hookwire.ToolDecision, bool, error) {
-			switch in.Call.Name {
-			case "Boom":
-				panic("boom")
-			case "Read":
-				return hookwire.ToolDecision{}, false, nil
-			}
-			return hookwire.ToolDecision{Deny: true, Reason: "no " + in.Call.Name}, true, nil
-		}),
-		{Point: "context:prepare", Name: "raw", Handle: func(_ context.Context, payload json.RawMessage) (any, bool, error) {
-			sawJSON = payload
-			return map[string]string{"not": "text"}, true, nil
-		}},
-	}}
-	s := newServer(t, t.TempDir(), p)
-	ctx := context.Background()
-	native := func(name string) *proto.HandleRequest {
-		return &proto.HandleRequest{Point: "tool:before", Mount: "guard", Input: &proto.HandleRequest_ToolBefore{ToolBefore: &proto.ToolBefore{
-			SessionId: "s", Call: &proto.ToolCall{Id: "c1", Name: name, Arguments: []byte(`{"command":"x"}`)},
-		}}}
-	}
-
-	r, err := s.HandleMessage(ctx, native("Bash"))
-	require.NoError(t, err)
-	assert.True(t, r.GetHandled())
-	assert.Empty(t, cmp.Diff(&proto.ToolDecision{Deny: true, Reason: "no Bash"}, r.GetToolDecision(), protocmp.Transform()), "native answer (-want +got)")
-
-	r, err = s.HandleMessage(ctx, native("Read"))
-	require.NoError(t, err)
-	assert.False(t, r.GetHandled(), "pass")
-	assert.Nil(t, r.GetOutput(), "pass")
-
-	payload, _ := json.Marshal(hookwire.ToolBefore{Call: hookwire.ToolCall{Name: "Bash"}})
-	r, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "tool:before", Mount: "guard", Input: &proto.HandleRequest_Payload{Payload: payload}})
-	require.NoError(t, err)
-	assert.True(t, r.GetHandled())
-	assert.Equal(t, `{"deny":true,"reason":"no Bash"}`, string(r.GetResult()), "a JSON payload is answered in JSON")
-
-	r, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "context:prepare", Mount: "raw", Input: &proto.HandleRequest_Prepare{Prepare: &proto.Prepare{
-		SessionId: "s", Step: 2, Complete: true, Skills: []*proto.CatalogSkill{{Name: "jot", Description: "Jot.", Source: "project"}},
-	}}})
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"sessionId":"s","step":2,"complete":true,"skills":[{"name":"jot","description":"Jot.","source":"project"}]}`, string(sawJSON), "the JSON a hook without Typed got")
-	assert.True(t, r.GetHandled())
-	assert.Equal(t, `{"not":"text"}`, string(r.GetResult()), "a result of another type goes back as JSON")
-
-	_, err = s.HandleMessage(ctx, native("Boom"))
-	assert.ErrorContains(t, err, "hook tool:before panicked: boom")
-	wrong := native("Bash")
-	wrong.Point, wrong.Mount = "context:prepare", "raw"
-	_, err = s.HandleMessage(ctx, wrong)
-	assert.ErrorContains(t, err, "context:prepare: decode payload: the kernel sent a tool:before payload")
-	_, err = s.HandleMessage(ctx, &proto.HandleRequest{Point: "tool:before", Mount: "other"})
-	assert.ErrorIs(t, err, ErrUnknown)
-}
-
-// On takes the native payload only when In is the point's payload type: a
-// handler of its own type on a standard point is served from JSON.
-func TestOnTypedOnlyForThePointsType(t *testing.T) {
-	type mine struct {
-		SessionID string `json:"sessionId"`
-	}
-	assert.NotNil(t, ContextPrepare("", func(context.Context, PrepareIn) (string, bool, error) { return "", false, nil }).Typed)
-	assert.Nil(t, On("context:prepare", "", func(context.Context, mine) (string, bool, error) { return "", false, nil }).Typed)
-	assert.Nil(t, On("tool:before", "", func(context.Context, PrepareIn) (string, bool, error) { return "", false, nil }).Typed, "another point's payload type")
-	assert.Nil(t, On("custom:x", "", func(context.Context, mine) (string, bool, error) { return "", false, nil }).Typed)
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/internal/wire"
 )
 
 // parentPoll is how often a plugin checks that the kernel that started it
@@ -48,9 +49,9 @@ func Serve(p Plugin, cfg Config) {
 		cfg.Logger.Warn("telemetry not started", slog.Any("error", err))
 	}
 	defer tel.Close()
-	serverOpts := plugins.ServerOptions()
+	serverOpts := wire.ServerOptions()
 	if tel != nil {
-		serverOpts = append(serverOpts, plugins.TraceServerOption(tel.TracerProvider, s.doc.Name))
+		serverOpts = append(serverOpts, wire.TraceServerOption(tel.TracerProvider, s.doc.Name))
 	}
 
 	stop := make(chan struct{})
@@ -65,7 +66,7 @@ func Serve(p Plugin, cfg Config) {
 	cfg.Logger.Debug("serving", slog.String("dir", s.Dir()), slog.Int("mounts", len(s.mounts)), slog.Int("tools", len(s.list)))
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: plugins.Handshake,
-		Plugins:         plugins.PluginMap(s),
+		Plugins:         wire.PluginMap(s),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(append(opts, serverOpts...)...)
 		},

@@ -2,7 +2,7 @@ package sdk
 
 import (
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/hookwire"
+	"github.com/helios-agents/helios/kernel/hookdata"
 )
 
 // The types a plugin author uses, so that plugins/sdk is the one Helios
@@ -25,31 +25,34 @@ func ErrorResult(format string, args ...any) ToolResult {
 	return contract.ErrorResult(format, args...)
 }
 
-// Hook payloads (In) and results, one pair per standard point.
+// Hook payloads (In) and results, one pair per standard point: the types of
+// kernel/hookdata, which the kernel's own handlers take too (kernel.PrepareIn
+// is PrepareIn), so a handler moves between a plugin and the kernel as it
+// is. Each point's rule is written on its payload.
 type (
 	// SessionStartIn is the session:start payload; the result is text.
-	SessionStartIn = hookwire.SessionStart
+	SessionStartIn = hookdata.SessionStartIn
 	// PrepareIn is the context:prepare payload (the catalog the model sees
 	// at this step); the result is text for the system prompt.
-	PrepareIn = hookwire.Prepare
+	PrepareIn = hookdata.PrepareIn
 	// Skill is one entry of PrepareIn's catalog.
-	Skill = hookwire.Skill
+	Skill = hookdata.Skill
 	// CompactIn is the context:compact payload: the model view's events.
-	CompactIn = hookwire.Compact
+	CompactIn = hookdata.CompactIn
 	// Event is one event of CompactIn's model view.
-	Event = hookwire.Event
+	Event = hookdata.Event
 	// Compaction is a context:compact result: the span to hide and its
 	// summary.
-	Compaction = hookwire.Compaction
+	Compaction = hookdata.Compaction
 	// ToolBeforeIn is the tool:before payload: the call about to run.
-	ToolBeforeIn = hookwire.ToolBefore
+	ToolBeforeIn = hookdata.ToolBeforeIn
 	// ToolCall is a call the model asked for.
-	ToolCall = hookwire.ToolCall
+	ToolCall = hookdata.ToolCall
 	// ToolDecision is a tool:before result: deny with a reason, or run with
 	// replaced arguments.
-	ToolDecision = hookwire.ToolDecision
+	ToolDecision = hookdata.ToolDecision
 	// TurnEndIn is the turn:end payload.
-	TurnEndIn = hookwire.TurnEnd
+	TurnEndIn = hookdata.TurnEndIn
 	// TurnDecision is a turn:end result.
-	TurnDecision = hookwire.TurnDecision
+	TurnDecision = hookdata.TurnDecision
 )

@@ -19,8 +19,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model"
 )
 
 // fdHandlers lists "name origin" for each handler of point, in dispatch order.
@@ -67,7 +67,7 @@ func TestFrontDoorOptionsCapabilitiesAreBuiltins(t *testing.T) {
 	require.Len(t, outs, 3)
 	assert.Equal(t, []string{"ONE", "TWO"}, outs[1:])
 	d, decided, err := kernel.ToolBefore.Dispatch(context.Background(), k.Hooks(),
-		kernel.ToolBeforeIn{Call: model.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"git push --force"}`)}})
+		kernel.ToolBeforeIn{Call: hookdata.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"git push --force"}`)}})
 	require.NoError(t, err)
 	assert.True(t, decided)
 	assert.True(t, d.Deny)

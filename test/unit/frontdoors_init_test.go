@@ -29,12 +29,14 @@ func fdGo(t *testing.T, dir string, args ...string) {
 }
 
 // Protects: `helios plugins init` writes a plugin module that builds, passes
-// its own test and `helios plugins check` exactly as generated.
+// its own test and `helios plugins check` exactly as generated — from a
+// helios built from source, with no flag: it requires the checkout it was
+// built from (issue 22).
 func TestPluginsInitBuildsTestsAndChecks(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "house-guard")
-	r := helios(t, home, t.TempDir(), "plugins", "init", "house-guard", dir, "--replace", fdCheckout(t))
+	r := helios(t, home, t.TempDir(), "plugins", "init", "house-guard", dir)
 	require.Equal(t, 0, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 	for _, f := range []string{"go.mod", "go.sum", "main.go", "main_test.go", "EXTENSION.md", filepath.Join("skills", "house-guard", "SKILL.md")} {
 		assert.FileExists(t, filepath.Join(dir, f))
@@ -104,9 +106,12 @@ func TestPluginsInitRefusals(t *testing.T) {
 		assert.Contains(t, r.stderr, "lowercase ASCII letters and digits, starting with a letter", name)
 	}
 
-	// A development build without --replace or --helios-version cannot tell
-	// which Helios to require, and says what to pass.
-	r = helios(t, home, t.TempDir(), "plugins", "init", "guard", "--no-tidy")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--helios-version")
+	// --helios-version wins over the checkout, with no replace.
+	pinned := filepath.Join(t.TempDir(), "guard")
+	r = helios(t, home, t.TempDir(), "plugins", "init", "guard", pinned, "--no-tidy", "--helios-version", "v1.2.3")
+	require.Equal(t, 0, r.code, r.stderr)
+	gomod, err := os.ReadFile(filepath.Join(pinned, "go.mod"))
+	require.NoError(t, err)
+	assert.Contains(t, string(gomod), "require github.com/helios-agents/helios v1.2.3\n")
+	assert.NotContains(t, string(gomod), "replace")
 }

@@ -27,6 +27,14 @@ var forbidden = []struct{ from, to string }{
 	{"kernel", "mcpserver"},
 	{"caps", "mcpserver"},
 	{"mcpserver", "cmd"},
+	// The installer is the CLI's: it reuses kernel leaves (skill parsing,
+	// digests) and nothing of the kernel needs git.
+	{"kernel", "skillinstall"},
+	{"caps", "skillinstall"},
+	{"skillinstall", "cmd"},
+	{"skillinstall", "assembly"},
+	{"skillinstall", "plugins"},
+	{"skillinstall", "mcpserver"},
 }
 
 func TestLayeringNeverArrows(t *testing.T) {

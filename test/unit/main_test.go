@@ -12,16 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// heliosBin is the helios binary built once for the CLI tests.
-var heliosBin string
+// heliosBin is the helios binary built for the tests; peakRSSBin the small
+// starter that reports a command's peak RSS (internal/proctest/peakrss).
+var heliosBin, peakRSSBin string
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // the test binary is the confined commands' entry point
 	if len(os.Args) > 1 && os.Args[1] == probeArg {
 		os.Exit(probe(os.Args[2:])) // see confinement_test.go
-	}
-	if os.Getenv(rssHelperEnv) != "" {
-		os.Exit(rssHelper()) // see skillsio_cli_test.go
 	}
 	os.Exit(run(m))
 }
@@ -37,11 +35,14 @@ func run(m *testing.M) int {
 		return m.Run() // re-run as another user for tests that need no CLI (confinement_test.go)
 	}
 	heliosBin = filepath.Join(dir, "helios")
-	build := exec.Command("go", "build", "-o", heliosBin, "../../cmd/helios")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building helios:", err)
-		return 1
+	peakRSSBin = filepath.Join(dir, "peakrss")
+	for bin, pkg := range map[string]string{heliosBin: "../../cmd/helios", peakRSSBin: "../../internal/proctest/peakrss"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
+			return 1
+		}
 	}
 	return m.Run()
 }

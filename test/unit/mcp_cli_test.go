@@ -228,13 +228,17 @@ func TestMCPHTTPTokenCheck(t *testing.T) {
 	w := newMCPWorld(t, "native")
 	mcpPutSkill(t, w.project, "alpha", "name: alpha\ndescription: First.", "alpha body\n")
 	srv := mcpNewServer(t, w.k)
-	hs := httptest.NewServer(srv.HTTPHandler("s3cret"))
+	hs := httptest.NewServer(srv.HTTPHandler(mcpserver.HTTPConfig{Token: "s3cret"}))
 	t.Cleanup(hs.Close)
 
 	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, ""))
 	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, "Bearer wrong"))
 	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, "s3cret"))
+	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, "Bearer s3cretX"), "the token with characters appended")
+	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, "Bearer s3cre"), "a prefix of the token")
+	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, hs.URL, "Basic s3cret"))
 	assert.Equal(t, http.StatusOK, mcpPost(t, hs.URL, "Bearer s3cret"))
+	assert.Equal(t, http.StatusOK, mcpPost(t, hs.URL, "bearer s3cret"), "the scheme is case-insensitive (RFC 7235)")
 
 	_, err := mcp.NewClient(&mcp.Implementation{Name: "anon", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
 	assert.Error(t, err, "a client without the token is refused")
@@ -282,13 +286,31 @@ func TestMCPHTTPCommandLine(t *testing.T) {
 	r = mcpRefused(t, work, home, "--http", "0.0.0.0:0", "--token-env", "HELIOS_TEST_UNSET_TOKEN")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "HELIOS_TEST_UNSET_TOKEN")
+	r = mcpRefused(t, work, home, "--http", "127.0.0.1.nip.io:0")
+	assert.Equal(t, 2, r.code, "a name that merely starts like a loopback address is not one")
+	assert.Contains(t, r.stderr, "--token-env")
+	t.Setenv("HELIOS_TEST_SHORT_TOKEN", strings.Repeat("k", mcpserver.MinTokenBytes-1))
+	r = mcpRefused(t, work, home, "--http", "0.0.0.0:0", "--token-env", "HELIOS_TEST_SHORT_TOKEN")
+	assert.Equal(t, 2, r.code, "a 31-byte token beyond loopback")
+	assert.Contains(t, r.stderr, "at least 32")
+	assert.Contains(t, r.stderr, "HELIOS_TEST_SHORT_TOKEN")
+	assert.NotContains(t, r.stderr, strings.Repeat("k", 8), "the token is never printed")
+	r = mcpRefused(t, work, home, "--max-sessions", "3")
+	assert.Equal(t, 2, r.code, "an HTTP flag without --http")
+	assert.Contains(t, r.stderr, "--max-sessions needs --http")
 
-	for addr, ok := range map[string]bool{"127.0.0.1:1": true, "[::1]:1": true, "localhost:1": true, "10.0.0.1:1": false, "example.com:1": false, ":1": false} {
-		assert.Equal(t, ok, mcpserver.CheckAddr(addr, false) == nil, addr)
-		assert.NoError(t, mcpserver.CheckAddr(addr, true), addr)
+	long := strings.Repeat("k", mcpserver.MinTokenBytes)
+	for addr, ok := range map[string]bool{"127.0.0.1:1": true, "127.1.2.3:1": true, "[::1]:1": true, "localhost:1": true, "LOCALHOST:1": true,
+		"10.0.0.1:1": false, "example.com:1": false, ":1": false, "0.0.0.0:1": false, "[::]:1": false,
+		"127.0.0.1.nip.io:1": false, "localhost.example.com:1": false, "127.0.0.1.:1": false} {
+		assert.Equal(t, ok, mcpserver.CheckAddr(addr, "") == nil, addr)
+		assert.Equal(t, ok, mcpserver.CheckAddr(addr, long[1:]) == nil, "%s with a 31-byte token", addr)
+		assert.NoError(t, mcpserver.CheckAddr(addr, long), addr)
 	}
+	assert.ErrorIs(t, mcpserver.CheckAddr("10.0.0.1:1", "short"), mcpserver.ErrShortToken)
+	assert.ErrorIs(t, mcpserver.CheckAddr("127.0.0.1.nip.io:1", ""), mcpserver.ErrNeedsToken)
 
-	cmd := mcpCommand(work, home, "--http", "127.0.0.1:0", "--token-env", "HELIOS_TEST_TOKEN")
+	cmd := mcpCommand(work, home, "--http", "127.0.0.1:0", "--token-env", "HELIOS_TEST_TOKEN", "--max-sessions", "1")
 	cmd.Env = append(cmd.Env, "HELIOS_TEST_TOKEN=tok")
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -301,6 +323,19 @@ func TestMCPHTTPCommandLine(t *testing.T) {
 	url := "http://" + m[1]
 	assert.Equal(t, http.StatusUnauthorized, mcpPost(t, url, ""))
 	assert.Equal(t, http.StatusOK, mcpPost(t, url, "Bearer tok"))
+	code, _ := mcpRequest(t, url, mcpInit, map[string]string{"Authorization": "Bearer tok", "Origin": "https://evil.example"})
+	assert.Equal(t, http.StatusForbidden, code, "a foreign origin, token or not")
+	code, _ = mcpRequest(t, url, mcpInit, map[string]string{"Authorization": "Bearer tok", "Origin": "http://localhost:5173"})
+	assert.Equal(t, http.StatusOK, code)
+	// --max-sessions 1: a second session closes the first.
+	auth := map[string]string{"Authorization": "Bearer tok", "Mcp-Protocol-Version": "2025-11-25"}
+	_, first := mcpRequest(t, url, mcpInit, auth)
+	_, second := mcpRequest(t, url, mcpInit, auth)
+	require.NotEmpty(t, first)
+	require.NotEmpty(t, second)
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	code, _ = mcpRequest(t, url, ping, map[string]string{"Authorization": "Bearer tok", "Mcp-Session-Id": first})
+	assert.Equal(t, http.StatusNotFound, code, "the first session was closed")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	require.NoError(t, cmd.Wait())
 }

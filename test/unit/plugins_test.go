@@ -32,8 +32,8 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/plugins/host"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -217,7 +217,12 @@ func (w *plWorld) warnings() []contract.Warning {
 
 func (w *plWorld) prepare(t *testing.T) []string {
 	t.Helper()
-	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), kernel.PrepareIn{SessionID: "s", Step: 1, Catalog: w.k.Catalog(context.Background())})
+	cat := w.k.Catalog(context.Background())
+	in := kernel.PrepareIn{SessionID: "s", Step: 1, Complete: cat.Complete}
+	for _, s := range cat.Visible() {
+		in.Skills = append(in.Skills, hookdata.Skill{Name: s.Name, Description: s.Description, Source: s.Source})
+	}
+	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), in)
 	require.NoError(t, err, "context:prepare dispatch")
 	// The kernel's own builtin (the environment) always comes first; the
 	// tests below are about the capabilities after it.
@@ -229,7 +234,7 @@ func (w *plWorld) prepare(t *testing.T) []string {
 func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision, bool) {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"command": command})
-	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: model.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
+	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: hookdata.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
 	require.NoError(t, err, "tool:before dispatch")
 	return d, ok
 }

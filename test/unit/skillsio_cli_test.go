@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,14 +63,12 @@ func TestSkillsIOCLIListHugeSkillPeakRSS(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	// A child's peak RSS counts the memory of the process that started it
-	// (Linux carries the forking process's high-water mark across exec), and
-	// this test process can be large (-race): helios is started by a fresh,
-	// small copy of the test binary, which reports the peak.
-	self, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(self)
+	// (Linux carries the starter's high-water mark across exec), and this
+	// test process is large (-race): helios is started by peakrss, a small
+	// program that reports the peak.
 	outFile := filepath.Join(t.TempDir(), "list.json")
-	cmd.Env = append(os.Environ(), "HOME="+home, rssHelperEnv+"="+strings.Join([]string{outFile, heliosBin, "--work-dir", work, "skills", "list", "--json"}, "\n"))
+	cmd := exec.Command(peakRSSBin, outFile, heliosBin, "--work-dir", work, "skills", "list", "--json")
+	cmd.Env = append(os.Environ(), "HOME="+home)
 	report, err := cmd.Output()
 	require.NoError(t, err)
 	var helper, peak int64
@@ -84,37 +81,6 @@ func TestSkillsIOCLIListHugeSkillPeakRSS(t *testing.T) {
 	// command's carries only the starter's fresh memory.)
 	t.Logf("helios skills list over a 300 MB SKILL.md: peak RSS %.1f MB (its starter's: %.1f MB)", float64(peak)/(1<<20), float64(helper)/(1<<20))
 	assert.Less(t, peak, int64(64<<20), "peak RSS %d bytes", peak)
-}
-
-// rssHelperEnv makes the test binary a small starter: "OUT\nCMD\nARG…" (one per line)
-// runs CMD with its stdout in OUT and prints the starter's own peak RSS and
-// the command's, in bytes.
-const rssHelperEnv = "HELIOS_UNIT_RSS_HELPER"
-
-func rssHelper() int {
-	parts := strings.Split(os.Getenv(rssHelperEnv), "\n")
-	out, err := os.Create(parts[0])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer out.Close()
-	var self syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	cmd := exec.Command(parts[1], parts[2:]...)
-	cmd.Env = os.Environ()
-	cmd.Stdout, cmd.Stderr = out, os.Stderr
-	if err := cmd.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		fmt.Fprintln(os.Stderr, "no rusage on this platform")
-		return 1
-	}
-	fmt.Println(self.Maxrss*1024, ru.Maxrss*1024) // Linux reports KiB
-	return 0
 }
 
 func mustMkdir(t *testing.T, dir string) string {

@@ -70,6 +70,10 @@ type Config struct {
 	// ConfigIgnored flags, in the status line, that the work dir's config
 	// was not applied.
 	ConfigIgnored bool
+	// Redact hides secrets (the model key, a database password) in what
+	// the conversation shows: a tool that printed one, an error quoting
+	// one. Nil shows text as it is.
+	Redact func(string) string
 }
 
 // Result is what a UI run leaves behind.

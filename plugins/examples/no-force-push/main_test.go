@@ -27,8 +27,7 @@ func TestNoForcePush(t *testing.T) {
 		{"Read", "git push --force", false},
 	} {
 		args, _ := json.Marshal(map[string]string{"command": tt.command})
-		payload, _ := json.Marshal(sdk.ToolBeforeIn{Call: sdk.ToolCall{Name: tt.tool, Arguments: args}})
-		res, err := s.Handle(context.Background(), "tool:before", "no-force-push", payload)
+		res, err := s.Handle(context.Background(), "tool:before", "no-force-push", sdk.ToolBeforeIn{Call: sdk.ToolCall{Name: tt.tool, Arguments: args}})
 		require.NoError(t, err)
 		assert.Equal(t, tt.deny, res.Handled, "%s %q", tt.tool, tt.command)
 	}

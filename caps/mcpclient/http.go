@@ -1,0 +1,77 @@
+package mcpclient
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/helios-agents/helios/internal/bytesize"
+)
+
+// httpTransport speaks streamable HTTP to the server's URL, with its
+// headers and bearer token on every request, and every answer bounded.
+func (s *Server) httpTransport() mcp.Transport {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	return &mcp.StreamableClientTransport{
+		Endpoint:     s.cfg.URL,
+		HTTPClient:   &http.Client{Transport: &headerTransport{base: base, cfg: s.cfg}},
+		MaxEventSize: MaxMessage,
+	}
+}
+
+// headerTransport adds the configured headers to each request and bounds
+// each JSON answer; a stream's events are bounded by the SDK (MaxEventSize).
+type headerTransport struct {
+	base http.RoundTripper
+	cfg  ServerConfig
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	if t.cfg.BearerToken != "" {
+		req.Header.Set("Authorization", "Bearer "+t.cfg.BearerToken)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		resp.Body = &boundedBody{rc: resp.Body, left: MaxMessage, server: t.cfg.Name}
+	}
+	return resp, nil
+}
+
+// boundedBody fails a read past MaxMessage, naming the server and the
+// limit.
+type boundedBody struct {
+	rc     io.ReadCloser
+	left   int64
+	server string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.err()
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, b.err()
+	}
+	return n, err
+}
+
+func (b *boundedBody) err() error {
+	return fmt.Errorf("MCP server %q sent an answer over the limit of %s", b.server, bytesize.Text(MaxMessage))
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }

@@ -1,0 +1,378 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/telemetry"
+)
+
+// maxToolName is the longest tool name model APIs accept.
+const maxToolName = 64
+
+// ToolName is what the model calls a server's tool by:
+// mcp__<server>__<tool>, with every character a model API refuses in a tool
+// name (outside A-Z a-z 0-9 _ -) replaced by "_". A name over 64
+// characters keeps its first 55 and ends with "_" and 8 hex digits of a
+// hash of the server's and the tool's names, so that it stays unique.
+func ToolName(server, tool string) string {
+	var b strings.Builder
+	b.WriteString("mcp__")
+	b.WriteString(server)
+	b.WriteString("__")
+	for _, r := range tool {
+		if r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	n := b.String()
+	if len(n) <= maxToolName {
+		return n
+	}
+	sum := sha256.Sum256([]byte(server + "\x00" + tool))
+	return n[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
+}
+
+// remoteTool is one of the server's tools with the name the model sees.
+type remoteTool struct {
+	name   string
+	tool   *mcp.Tool
+	schema json.RawMessage
+}
+
+// tools returns the session's tools, listing them again first when the
+// server said they changed. A listing that fails keeps the last one (with
+// a warning); one that times out marks the server as hung.
+func (s *Server) tools(ctx context.Context, x *session) ([]remoteTool, error) {
+	x.refresh.Lock()
+	defer x.refresh.Unlock()
+	if x.dirty.Swap(false) {
+		ts, err := s.listTools(ctx, x)
+		if err != nil {
+			x.dirty.Store(true)
+			if last := x.tools.Load(); last != nil {
+				s.logger.Warn("mcp server: listing its tools failed; keeping the last list", slog.Any("error", err))
+				return *last, nil
+			}
+			return nil, err
+		}
+		x.tools.Store(&ts)
+	}
+	if ts := x.tools.Load(); ts != nil {
+		return *ts, nil
+	}
+	return nil, nil
+}
+
+// listTools reads every page of the server's tool list, names each tool for
+// the model and drops (with a warning) one whose name collides with an
+// earlier one's.
+func (s *Server) listTools(ctx context.Context, x *session) ([]remoteTool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	var out []remoteTool
+	seen := map[string]string{}
+	for t, err := range x.cs.Tools(ctx, nil) {
+		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				go s.suspectHang(x)
+			}
+			return nil, err
+		}
+		name := ToolName(s.cfg.Name, t.Name)
+		if first, dup := seen[name]; dup {
+			s.logger.Warn("mcp server: two tools get the same name; keeping the first", slog.String("name", name), slog.String("kept", first), slog.String("dropped", t.Name))
+			continue
+		}
+		seen[name] = t.Name
+		schema, err := json.Marshal(t.InputSchema)
+		if err != nil || t.InputSchema == nil {
+			schema = nil // the kernel gives the model an empty object schema
+		}
+		out = append(out, remoteTool{name: name, tool: t, schema: schema})
+	}
+	return out, nil
+}
+
+// Tools returns the server's tools as the model sees them; none while it
+// is down. The first call waits for the server's first start.
+func (s *Server) Tools(ctx context.Context) ([]contract.Tool, error) {
+	x := s.ready(ctx)
+	if x == nil {
+		return nil, nil
+	}
+	ts, err := s.tools(ctx, x)
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %q: list tools: %w", s.cfg.Name, err)
+	}
+	out := make([]contract.Tool, len(ts))
+	for i, t := range ts {
+		remote, name := t.tool.Name, t.name
+		desc := t.tool.Description
+		if desc == "" {
+			desc = t.tool.Title
+		}
+		out[i] = contract.Tool{
+			Name:        name,
+			Description: desc,
+			Schema:      t.schema,
+			Annotations: annotations(t.tool),
+			Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
+				return s.call(ctx, remote, name, args)
+			},
+		}
+	}
+	return out, nil
+}
+
+// annotations are a tool's MCP annotations resolved with MCP's defaults;
+// nil when the server gave none.
+func annotations(t *mcp.Tool) *contract.ToolAnnotations {
+	a := t.Annotations
+	if a == nil {
+		return nil
+	}
+	return &contract.ToolAnnotations{
+		Title:       a.Title,
+		ReadOnly:    a.ReadOnlyHint,
+		Destructive: !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint),
+		Idempotent:  a.IdempotentHint,
+		OpenWorld:   a.OpenWorldHint == nil || *a.OpenWorldHint,
+	}
+}
+
+// call runs one tool call. Everything that goes wrong on the server's side
+// is an error result naming the server; only a cancelled ctx is a Go error.
+func (s *Server) call(ctx context.Context, remote, name string, args json.RawMessage) (contract.ToolResult, error) {
+	if err := ctx.Err(); err != nil {
+		return contract.ToolResult{}, err
+	}
+	if s.sh.Telemetry.Enabled() {
+		trace.SpanFromContext(ctx).SetAttributes(telemetry.MCPServer.String(s.cfg.Name))
+	}
+	x := s.current()
+	if x == nil {
+		return contract.ErrorResult("%s is unavailable: MCP server %q %s", name, s.cfg.Name, s.unavailable()), nil
+	}
+	ts, err := s.tools(ctx, x)
+	if err != nil {
+		return contract.ErrorResult("%s: MCP server %q: %v", name, s.cfg.Name, err), nil
+	}
+	if !offers(ts, remote) {
+		return contract.ErrorResult("%s is no longer offered by MCP server %q; its tools now are: %s", name, s.cfg.Name, toolNames(ts)), nil
+	}
+	if !isObject(args) {
+		return contract.ErrorResult("%s takes a JSON object of arguments", name), nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.timeout())
+	defer cancel()
+	res, err := x.cs.CallTool(cctx, &mcp.CallToolParams{Name: remote, Arguments: args, Meta: traceMeta(ctx)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return contract.ToolResult{}, ctx.Err()
+		}
+		return s.callError(cctx, x, name, err), nil
+	}
+	return s.result(res), nil
+}
+
+// callError turns a failed call into the error result the model reads.
+func (s *Server) callError(cctx context.Context, x *session, name string, err error) contract.ToolResult {
+	var werr *jsonrpc.Error
+	switch {
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		go s.suspectHang(x)
+		return contract.ErrorResult("MCP server %q did not answer the call to %s within %v (its timeout)", s.cfg.Name, name, s.cfg.timeout())
+	case errors.As(err, &werr) && strings.HasPrefix(werr.Message, "MCP server "):
+		return contract.ErrorResult("%s", werr.Message) // the client's own words: an answer too large or malformed
+	case errors.As(err, &werr):
+		return contract.ErrorResult("MCP server %q refused the call to %s: %s", s.cfg.Name, name, werr.Message)
+	case errors.Is(err, mcp.ErrConnectionClosed) || x.conn.reason() != nil || x.dropped.Load() != nil:
+		return contract.ErrorResult("MCP server %q went away during the call to %s (%v); it is restarted, and its tools are back once it is", s.cfg.Name, name, x.endReason(err))
+	}
+	return contract.ErrorResult("MCP server %q: the call to %s failed: %v", s.cfg.Name, name, err)
+}
+
+// result renders a tool's result for the model: text as text, images and
+// audio as a line naming their type and size, resource links as their URI,
+// embedded resources as their text (or a line for a blob), and the
+// structured content as JSON unless a text part already holds it; cut to
+// MaxOutput bytes.
+func (s *Server) result(res *mcp.CallToolResult) contract.ToolResult {
+	var parts []string
+	var texts []string
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, c.Text)
+			texts = append(texts, c.Text)
+		case *mcp.ImageContent:
+			parts = append(parts, fmt.Sprintf("[image: %s, %s]", orUnknown(c.MIMEType), sizeText(len(c.Data))))
+		case *mcp.AudioContent:
+			parts = append(parts, fmt.Sprintf("[audio: %s, %s]", orUnknown(c.MIMEType), sizeText(len(c.Data))))
+		case *mcp.ResourceLink:
+			parts = append(parts, resourceLine("resource link", c.URI, c.Name, c.MIMEType))
+		case *mcp.EmbeddedResource:
+			parts = append(parts, embedded(c.Resource))
+		default:
+			parts = append(parts, fmt.Sprintf("[content of a kind not shown: %T]", c))
+		}
+	}
+	if sc := res.StructuredContent; sc != nil && !holds(texts, sc) {
+		if data, err := json.Marshal(sc); err == nil {
+			parts = append(parts, string(data))
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if text == "" && res.IsError {
+		text = "the tool reported an error without a message"
+	}
+	return contract.ToolResult{Content: cut(text, s.sh.maxOutput), IsError: res.IsError}
+}
+
+func embedded(r *mcp.ResourceContents) string {
+	switch {
+	case r == nil:
+		return "[an empty embedded resource]"
+	case r.Text != "":
+		return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+	}
+	return fmt.Sprintf("[resource %s: %s, %s]", r.URI, orUnknown(r.MIMEType), sizeText(len(r.Blob)))
+}
+
+func resourceLine(kind, uri, name, mimeType string) string {
+	var extra []string
+	if name != "" && name != uri {
+		extra = append(extra, name)
+	}
+	if mimeType != "" {
+		extra = append(extra, mimeType)
+	}
+	if len(extra) == 0 {
+		return fmt.Sprintf("[%s: %s]", kind, uri)
+	}
+	return fmt.Sprintf("[%s: %s (%s)]", kind, uri, strings.Join(extra, ", "))
+}
+
+// holds reports whether one of the text parts is the structured content
+// already, as JSON (the SDKs write it there for older clients).
+func holds(texts []string, sc any) bool {
+	want, err := json.Marshal(sc)
+	if err != nil {
+		return false
+	}
+	var w any
+	if json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	for _, t := range texts {
+		var v any
+		if json.Unmarshal([]byte(t), &v) == nil && jsonEqual(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// cut keeps at most n bytes of text (at a rune boundary) and says how much
+// was cut.
+func cut(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	head := clip(text, n)
+	head = strings.TrimSuffix(head, "…")
+	return fmt.Sprintf("%s\n[… %d more bytes cut: the model gets at most %d bytes of a tool result (tools.maxOutput)]", head, len(text)-len(head), n)
+}
+
+func offers(ts []remoteTool, remote string) bool {
+	for _, t := range ts {
+		if t.tool.Name == remote {
+			return true
+		}
+	}
+	return false
+}
+
+func toolNames(ts []remoteTool) string {
+	if len(ts) == 0 {
+		return "none"
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func isObject(args json.RawMessage) bool {
+	t := bytes.TrimSpace(args)
+	return len(t) > 0 && t[0] == '{' && json.Valid(t)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown type"
+	}
+	return s
+}
+
+func sizeText(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// traceContext puts the caller's span context into a request's _meta
+// (traceparent, tracestate), so that a server that records spans joins the
+// kernel's trace. Without a valid span (telemetry off) it adds nothing.
+var traceContext = propagation.TraceContext{}
+
+func traceMeta(ctx context.Context) mcp.Meta {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	m := mcp.Meta{}
+	traceContext.Inject(ctx, metaCarrier(m))
+	return m
+}
+
+// metaCarrier adapts a request's _meta to the propagator.
+type metaCarrier mcp.Meta
+
+func (c metaCarrier) Get(key string) string {
+	v, _ := c[key].(string)
+	return v
+}
+
+func (c metaCarrier) Set(key, value string) { c[key] = value }
+
+func (c metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
+}

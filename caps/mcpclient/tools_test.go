@@ -1,0 +1,84 @@
+package mcpclient
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+func TestToolName(t *testing.T) {
+	long := strings.Repeat("long", 20)
+	for _, tc := range []struct{ server, tool, want string }{
+		{"gh", "create_issue", "mcp__gh__create_issue"},
+		{"gh", "repos.list", "mcp__gh__repos_list"},
+		{"fs", "read/file", "mcp__fs__read_file"},
+		{"x", "ünï côdé", "mcp__x___n__c_d_"},
+		{"my-server_2", "A-b_C", "mcp__my-server_2__A-b_C"},
+	} {
+		got := ToolName(tc.server, tc.tool)
+		assert.Equal(t, tc.want, got, "%s/%s", tc.server, tc.tool)
+		assert.True(t, skills.ValidToolName(got), "%q is a valid tool name", got)
+	}
+	a, b := ToolName("srv", long), ToolName("srv", long+"x")
+	assert.Len(t, a, 64, "a long name is cut to 64")
+	assert.True(t, skills.ValidToolName(a))
+	assert.True(t, strings.HasPrefix(a, "mcp__srv__long"), "it keeps the namespace and the start of the name: %s", a)
+	assert.NotEqual(t, a, b, "two long names that share their first 55 characters stay apart")
+	assert.NotEqual(t, ToolName("a", long)[55:], ToolName("b", long)[55:], "the hash covers the server too")
+}
+
+// Both transports carry the same tools and results.
+func TestToolsAndResults(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			sc := stdioServer("t")
+			if transport == "http" {
+				sc, _ = httpServer(t, "t", false)
+			}
+			ss, logs := start(t, Config{}, sc)
+			s := ss[0]
+			tools := toolsOf(t, s)
+
+			for _, n := range []string{"mcp__t__echo", "mcp__t__image", "mcp__t__fail", "mcp__t__add", "mcp__t__dotted_name"} {
+				assert.Contains(t, tools, n)
+			}
+			for n := range tools {
+				assert.True(t, strings.HasPrefix(n, "mcp__t__"), "every tool is namespaced: %s", n)
+				assert.True(t, skills.ValidToolName(n), "every name is valid for model APIs: %s", n)
+			}
+			assert.Contains(t, logs.String(), "two tools get the same name", "dotted.name and dotted_name collide: warned")
+			assert.Equal(t, "dotted.name answered", call(t, s, "mcp__t__dotted_name", `{}`).Content, "the first of two colliding tools is kept")
+			assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`, string(tools["mcp__t__echo"].Schema), "the server's input schema")
+			assert.Equal(t, &contract.ToolAnnotations{ReadOnly: true, OpenWorld: true}, tools["mcp__t__echo"].Annotations)
+			assert.Equal(t, &contract.ToolAnnotations{Destructive: true}, tools["mcp__t__delete_everything"].Annotations)
+			assert.Nil(t, tools["mcp__t__image"].Annotations, "no annotations given: none claimed")
+
+			assert.Equal(t, contract.ToolResult{Content: "echo: hi"}, call(t, s, "mcp__t__echo", `{"text":"hi"}`))
+			assert.Equal(t, contract.ToolResult{Content: "failed: boom", IsError: true}, call(t, s, "mcp__t__fail", `{"text":"boom"}`))
+			assert.Equal(t, contract.ToolResult{Content: "here is a picture\n[image: image/png, 33 bytes]\n[audio: audio/wav, 12 bytes]\n[resource link: file:///tmp/picture.png (picture, image/png)]"},
+				call(t, s, "mcp__t__image", `{}`))
+			assert.Equal(t, contract.ToolResult{Content: `{"sum":5}`}, call(t, s, "mcp__t__add", `{"a":2,"b":3}`), "structured content once, not again beside its own text")
+			assert.Equal(t, contract.ToolResult{Content: `{"answer":42}`}, call(t, s, "mcp__t__structured_only", `{}`), "structured content alone, as JSON")
+
+			res := call(t, s, "mcp__t__protocol_error", `{}`)
+			assert.True(t, res.IsError)
+			assert.Contains(t, res.Content, `MCP server "t" refused the call to mcp__t__protocol_error: no such widget`)
+
+			res = call(t, s, "mcp__t__echo", `{"text": 5}`)
+			assert.True(t, res.IsError, "arguments the server's schema refuses: an error result")
+			assert.Contains(t, res.Content, `want "string"`, "the server's own words")
+
+			res = call(t, s, "mcp__t__echo", `[1]`)
+			assert.Equal(t, contract.ToolResult{Content: "mcp__t__echo takes a JSON object of arguments", IsError: true}, res)
+
+			res = call(t, s, "mcp__t__big", `{"bytes":100000}`)
+			assert.False(t, res.IsError)
+			assert.Less(t, len(res.Content), DefaultMaxOutput+200)
+			assert.Contains(t, res.Content, "70000 more bytes cut: the model gets at most 30000 bytes of a tool result (tools.maxOutput)")
+		})
+	}
+}

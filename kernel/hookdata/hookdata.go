@@ -1,0 +1,152 @@
+package hookdata
+
+import (
+	"encoding/json"
+
+	"github.com/helios-agents/helios/kernel/contract"
+)
+
+// SessionStartIn is the session:start payload (concat, session scope): once,
+// when a new session opens. The result is text; the texts of every handler
+// that returns one are joined, in dispatch order, into one message at the
+// start of the session.
+type SessionStartIn struct {
+	// SessionID is the session that opens.
+	SessionID string
+	// WorkDir is the agent's absolute work dir.
+	WorkDir string
+}
+
+// PrepareIn is the context:prepare payload (concat, run scope): before each
+// model request. The result is text; the texts of every handler that
+// returns one are joined, in dispatch order (builtins first), and added to
+// that request's system prompt. They are not logged.
+type PrepareIn struct {
+	// SessionID is the session the request is for.
+	SessionID string
+	// Step counts the steps of the current turn from 1.
+	Step int
+	// Skills are the catalog entries the model can see at this step, in
+	// catalog order (hidden skills are left out).
+	Skills []Skill
+	// Complete is false when some skill source could not be read fully, so
+	// Skills may miss skills that exist.
+	Complete bool
+}
+
+// Skill is one entry of PrepareIn's catalog.
+type Skill struct {
+	// Name is the skill's name, which the skill tool loads it by.
+	Name string
+	// Description says when to use the skill.
+	Description string
+	// Source is "user", "project" or "capability:<name>".
+	Source string
+}
+
+// CompactIn is the context:compact payload (firstWin, session scope): when
+// the model view passes the context budget. The first handler that decides
+// returns a Compaction; the builtin compactor decides whenever it can, so a
+// plugin gets the call only when the builtin passed.
+type CompactIn struct {
+	// SessionID is the session whose context is compacted.
+	SessionID string
+	// ViewBytes is the size of the model view.
+	ViewBytes int
+	// Budget is the configured limit it passed.
+	Budget int
+	// Events are the model view's events, oldest first.
+	Events []Event
+}
+
+// Event is one event of CompactIn's model view.
+type Event struct {
+	// Seq is the event's position in the log, from 1.
+	Seq int64
+	// Type is "user", "assistant", "tool_use", "tool_result", "injected" or
+	// "compaction".
+	Type string
+	// Text is a message's text, a tool result's content or a compaction's
+	// summary.
+	Text string
+	// ToolName names the tool of a tool_use or tool_result.
+	ToolName string
+	// Input is a tool_use's arguments.
+	Input string
+	// IsError marks a failed tool result.
+	IsError bool
+	// From and To are the span an earlier compaction hid (inclusive Seqs);
+	// zero for any other event. A compaction that starts at such an event
+	// hides from its From.
+	From, To int64
+}
+
+// Compaction is a context:compact result: the events with Seq in [From, To]
+// are hidden from the model behind Summary (they stay in the log). From is at
+// least 1 and To at least From.
+type Compaction struct {
+	// From and To are the first and last Seq hidden, inclusive.
+	From, To int64
+	// Summary stands in for the hidden events in the model view.
+	Summary string
+}
+
+// ToolBeforeIn is the tool:before payload (firstWin, run scope): before each
+// tool call. The first handler that decides returns a ToolDecision; handlers
+// with nothing to say pass, and with every handler passing the call runs as
+// the model wrote it.
+type ToolBeforeIn struct {
+	// SessionID is the session the call is in.
+	SessionID string
+	// Call is the call about to run.
+	Call ToolCall
+	// Annotations are what the called tool's provider says of it (an MCP
+	// server's read-only and destructive hints); nil when it says nothing
+	// or no tool has that name.
+	Annotations *contract.ToolAnnotations
+}
+
+// ToolCall is a tool call the model asked for.
+type ToolCall struct {
+	// ID pairs the call with its result.
+	ID string
+	// Name is the tool's name.
+	Name string
+	// Arguments is the JSON the model wrote (it may be invalid: models make
+	// mistakes, and the tool reports them as results).
+	Arguments json.RawMessage
+}
+
+// ToolDecision is a tool:before result: deny the call with a Reason the
+// model reads as the tool's error result, or run it with Args replacing the
+// model's arguments. Args must be JSON.
+type ToolDecision struct {
+	// Deny refuses the call.
+	Deny bool
+	// Reason says why, to the model ("denied by policy" when empty).
+	Reason string
+	// Args, when set and Deny is not, replace the model's arguments.
+	Args json.RawMessage
+}
+
+// TurnEndIn is the turn:end payload (firstWin, run scope): after each step,
+// once its tool calls ran. The first handler that decides returns a
+// TurnDecision. When every handler passes, the turn ends when the model
+// asked for no tool calls; at the step limit it ends whatever the handlers
+// decide.
+type TurnEndIn struct {
+	// SessionID is the session the turn is in.
+	SessionID string
+	// Step counts the steps of the current turn from 1.
+	Step int
+	// Text is what the model said at this step.
+	Text string
+	// ToolCalls are the calls it asked for (already run).
+	ToolCalls []ToolCall
+}
+
+// TurnDecision is a turn:end result.
+type TurnDecision struct {
+	// End ends the turn; false asks for another step.
+	End bool
+}

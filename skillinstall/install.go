@@ -1,0 +1,591 @@
+package skillinstall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Config says which root an Installer manages.
+type Config struct {
+	// Root is the skills root skills are installed into, one folder per
+	// skill. Required.
+	Root string
+	// LockFile is the lockfile's path. Required.
+	LockFile string
+}
+
+// UserConfig is the user root, ~/.helios/skills, with ~/.helios/helios-lock.json
+// (HOME decides).
+func UserConfig() (Config, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Config{}, fmt.Errorf("user skills root: %w", err)
+	}
+	return Config{Root: filepath.Join(home, ".helios", "skills"), LockFile: filepath.Join(home, ".helios", LockFileName)}, nil
+}
+
+// ProjectConfig is the project root of workDir, <workDir>/.helios/skills,
+// with <workDir>/helios-lock.json (the one to commit).
+func ProjectConfig(workDir string) Config {
+	return Config{Root: filepath.Join(workDir, ".helios", "skills"), LockFile: filepath.Join(workDir, LockFileName)}
+}
+
+// Installer installs skills into one root and keeps its lockfile. Its
+// commands on one root exclude each other, also across processes.
+type Installer struct {
+	root, lockFile string
+}
+
+// New returns an Installer for cfg.
+func New(cfg Config) (*Installer, error) {
+	if cfg.Root == "" || cfg.LockFile == "" {
+		return nil, errors.New("skillinstall: Config needs Root and LockFile")
+	}
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := filepath.Abs(cfg.LockFile)
+	if err != nil {
+		return nil, err
+	}
+	return &Installer{root: root, lockFile: lock}, nil
+}
+
+// Action is what a command did to one skill.
+type Action string
+
+// The actions.
+const (
+	Installed Action = "installed" // it was not there
+	Updated   Action = "updated"   // another commit replaced it
+	Restored  Action = "restored"  // sync put back the locked files over changed ones
+	Unchanged Action = "unchanged" // it already was what was asked
+	Removed   Action = "removed"
+)
+
+// Change is what a command did to one skill.
+type Change struct {
+	Name   string `json:"name"`
+	Action Action `json:"action"`
+	Source string `json:"source"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// From is the commit an update or a re-add replaced.
+	From string `json:"from,omitempty"`
+	Path string `json:"path"`
+	Dir  string `json:"dir"`
+	// Files is how many files the skill has.
+	Files int `json:"files"`
+}
+
+// Result is what a command did.
+type Result struct {
+	Root   string   `json:"root"`
+	Lock   string   `json:"lock"`
+	Skills []Change `json:"skills"`
+	// Warnings name what was left out (a SKILL.md that cannot be used, a
+	// second skill of one name).
+	Warnings []string `json:"warnings"`
+}
+
+// AddOptions tune Add.
+type AddOptions struct {
+	// Skills selects skills by frontmatter name; empty installs every
+	// skill of the repository.
+	Skills []string
+	// Force replaces a folder the lockfile does not know, a skill locked
+	// from another source, and local changes to an installed skill.
+	Force bool
+}
+
+// Add installs the skills of spec (SOURCE or SOURCE#REF) at the newest
+// commit of REF (default: the source's default branch) and locks them.
+// Either every selected skill is installed and locked, or nothing changes.
+func (in *Installer) Add(ctx context.Context, spec string, opts AddOptions) (Result, error) {
+	srcText, ref := splitSpec(spec)
+	res, err := in.add(ctx, srcText, ref, opts)
+	if err != nil {
+		return Result{}, fmt.Errorf("add %s: %w", redactURL(spec), err)
+	}
+	return res, nil
+}
+
+func (in *Installer) add(ctx context.Context, srcText, ref string, opts AddOptions) (Result, error) {
+	src, err := parseSource(srcText)
+	if err != nil {
+		return Result{}, err
+	}
+	return in.transact(ctx, func(tx *txn) error {
+		co, err := tx.fetch.newest(ctx, src, ref)
+		if err != nil {
+			return err
+		}
+		all, warns, err := discover(co)
+		if err != nil {
+			return err
+		}
+		tx.res.Warnings = append(tx.res.Warnings, warns...)
+		switch {
+		case len(all) == 0 && len(warns) > 0:
+			return fmt.Errorf("no usable SKILL.md in %s: %s", co.at(), strings.Join(warns, "; "))
+		case len(all) == 0:
+			return fmt.Errorf("no SKILL.md in %s", co.at())
+		}
+		picked, err := pick(all, opts.Skills, co)
+		if err != nil {
+			return err
+		}
+		for _, f := range picked {
+			prev, locked := tx.lock.find(f.name)
+			switch {
+			case locked && (prev.Source != src.spec || prev.Path != f.path) && !opts.Force:
+				return fmt.Errorf("skill %q is already installed from %s (path %s); --force replaces it", f.name, prev.Source, prev.Path)
+			case !locked && exists(filepath.Join(in.root, f.name)) && !opts.Force:
+				return fmt.Errorf("%s exists and %s does not lock it; --force replaces it", filepath.Join(in.root, f.name), in.lockFile)
+			case !locked && exists(filepath.Join(in.root, f.name+".md")) && !opts.Force:
+				return fmt.Errorf("%s is a skill of the same name; --force installs %s beside it (the folder wins)", filepath.Join(in.root, f.name+".md"), f.name)
+			case locked && !opts.Force:
+				if err := in.refuseLocalChanges(prev); err != nil {
+					return err
+				}
+			}
+			l, err := tx.install(co, f)
+			if err != nil {
+				return err
+			}
+			ch := in.change(l, Installed)
+			var chk Check
+			if locked {
+				chk = in.check(prev)
+			}
+			switch {
+			case !locked || !chk.Installed:
+			case prev.Commit == l.Commit && chk.OK && sameFiles(prev.Files, l.Files):
+				ch.Action = Unchanged
+				tx.unstage(f.name)
+			case prev.Commit == l.Commit:
+				ch.Action = Restored
+			default:
+				ch.Action, ch.From = Updated, prev.Commit
+			}
+			tx.lock = tx.lock.with(l)
+			tx.res.Skills = append(tx.res.Skills, ch)
+		}
+		return nil
+	})
+}
+
+// pick selects the skills named (all when none are).
+func pick(all []found, names []string, co *checkout) ([]found, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []found
+	for _, n := range names {
+		i := slices.IndexFunc(all, func(f found) bool { return f.name == n })
+		if i < 0 {
+			avail := make([]string, len(all))
+			for j, f := range all {
+				avail[j] = f.name
+			}
+			return nil, fmt.Errorf("no skill named %q in %s (it has: %s)", n, co.at(), some(avail))
+		}
+		if !slices.ContainsFunc(out, func(f found) bool { return f.name == n }) {
+			out = append(out, all[i])
+		}
+	}
+	return out, nil
+}
+
+// UpdateOptions tune Update.
+type UpdateOptions struct {
+	// Force replaces local changes to an installed skill.
+	Force bool
+}
+
+// Update moves the named skills (every locked skill when none is named) to
+// the newest commit of their locked ref and rewrites their lock entries.
+// A skill whose files were changed locally is refused, naming the files,
+// unless opts.Force.
+func (in *Installer) Update(ctx context.Context, names []string, opts UpdateOptions) (Result, error) {
+	res, err := in.transact(ctx, func(tx *txn) error {
+		entries, err := tx.selected(names)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			src, err := parseSource(e.Source)
+			if err != nil {
+				return fmt.Errorf("skill %q: %w", e.Name, err)
+			}
+			co, err := tx.fetch.newest(ctx, src, e.Ref)
+			if err != nil {
+				return fmt.Errorf("skill %q: %w", e.Name, err)
+			}
+			if co.commit.Hash.String() == e.Commit {
+				tx.res.Skills = append(tx.res.Skills, in.change(e, Unchanged))
+				continue
+			}
+			if !opts.Force {
+				if err := in.refuseLocalChanges(e); err != nil {
+					return err
+				}
+			}
+			f, err := locate(co, e)
+			if err != nil {
+				return err
+			}
+			l, err := tx.install(co, f)
+			if err != nil {
+				return err
+			}
+			tx.lock = tx.lock.with(l)
+			ch := in.change(l, Updated)
+			ch.From = e.Commit
+			tx.res.Skills = append(tx.res.Skills, ch)
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("update: %w", err)
+	}
+	return res, nil
+}
+
+// locate finds the locked skill e in a newer commit: at its locked path, or
+// wherever a skill of its name moved to.
+func locate(co *checkout, e Locked) (found, error) {
+	all, _, err := discover(co)
+	if err != nil {
+		return found{}, err
+	}
+	for _, f := range all {
+		if f.path == e.Path && f.name == e.Name {
+			return f, nil
+		}
+	}
+	for _, f := range all {
+		if f.name == e.Name {
+			return f, nil
+		}
+	}
+	return found{}, fmt.Errorf("skill %q: no longer in %s", e.Name, co.at())
+}
+
+// Sync installs exactly what the lockfile records: each skill whose folder
+// does not match its lock entry is fetched at its locked commit, checked
+// against every locked digest and put in place (over local changes). A skill
+// whose commit cannot be fetched, or whose files differ from their digests,
+// fails the whole sync, naming the skill and the file; nothing changes then.
+func (in *Installer) Sync(ctx context.Context) (Result, error) {
+	res, err := in.transact(ctx, func(tx *txn) error {
+		for _, e := range tx.lock.Skills {
+			chk := in.check(e)
+			if chk.OK {
+				tx.res.Skills = append(tx.res.Skills, in.change(e, Unchanged))
+				continue
+			}
+			src, err := parseSource(e.Source)
+			if err != nil {
+				return fmt.Errorf("skill %q: %w", e.Name, err)
+			}
+			co, err := tx.fetch.exact(ctx, src, e.Ref, e.Commit)
+			if err != nil {
+				return fmt.Errorf("skill %q: %w", e.Name, err)
+			}
+			f, err := locate(co, e)
+			if err != nil {
+				return err
+			}
+			l, err := tx.install(co, f)
+			if err != nil {
+				return err
+			}
+			if err := sameAsLocked(e, l); err != nil {
+				return err
+			}
+			action := Installed
+			if chk.Installed {
+				action = Restored
+			}
+			tx.res.Skills = append(tx.res.Skills, in.change(e, action))
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("sync: %w", err)
+	}
+	return res, nil
+}
+
+// sameAsLocked compares what was fetched for e with its lock entry.
+func sameAsLocked(e, got Locked) error {
+	if got.Commit != e.Commit {
+		return fmt.Errorf("skill %q: fetched commit %s, but the lock has %s", e.Name, got.Commit, e.Commit)
+	}
+	for _, f := range sortedKeys(e.Files) {
+		d, ok := got.Files[f]
+		switch {
+		case !ok:
+			return fmt.Errorf("skill %q: %s is locked but not in commit %s", e.Name, f, e.Commit)
+		case d != e.Files[f]:
+			return fmt.Errorf("skill %q: %s is %s in commit %s, but the lock has %s", e.Name, f, d, e.Commit, e.Files[f])
+		}
+	}
+	for _, f := range sortedKeys(got.Files) {
+		if _, ok := e.Files[f]; !ok {
+			return fmt.Errorf("skill %q: %s is in commit %s but not in the lock", e.Name, f, e.Commit)
+		}
+	}
+	return nil
+}
+
+// Remove deletes the named skills' folders and lock entries. A name the
+// lockfile does not hold is refused: helios removes only what it installed.
+func (in *Installer) Remove(ctx context.Context, names []string) (Result, error) {
+	if len(names) == 0 {
+		return Result{}, errors.New("remove: name at least one skill")
+	}
+	res, err := in.transact(ctx, func(tx *txn) error {
+		entries, err := tx.selected(names)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			tx.remove(e.Name)
+			tx.lock = tx.lock.without(e.Name)
+			tx.res.Skills = append(tx.res.Skills, in.change(e, Removed))
+		}
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("remove: %w", err)
+	}
+	return res, nil
+}
+
+// refuseLocalChanges fails when e's folder no longer holds what was locked.
+func (in *Installer) refuseLocalChanges(e Locked) error {
+	c := in.check(e)
+	if c.OK || !c.Installed {
+		return nil
+	}
+	return fmt.Errorf("skill %q has local changes (%s); --force replaces them", e.Name, c.summary())
+}
+
+func (in *Installer) change(l Locked, a Action) Change {
+	return Change{Name: l.Name, Action: a, Source: l.Source, Ref: l.Ref, Commit: l.Commit,
+		Path: l.Path, Dir: filepath.Join(in.root, l.Name), Files: len(l.Files)}
+}
+
+// stagePrefix names the stage folders beside the root. The catalog never
+// reads them: they are not in a root, and hidden.
+const stagePrefix = ".helios-stage-"
+
+// txn is one command on the root: the lock it read, the skills it staged and
+// removed, applied all together by commit or not at all.
+type txn struct {
+	in      *Installer
+	fetch   *fetcher
+	stage   string
+	lock    Lock
+	res     Result
+	staged  []string // names staged for install, in order
+	removed []string // names to remove
+}
+
+// transact runs fn under the root's lock with the current lockfile, then
+// puts what fn staged in place and writes the lockfile. Whatever fails,
+// the root and the lockfile are left as they were.
+func (in *Installer) transact(ctx context.Context, fn func(*txn) error) (Result, error) {
+	parent := filepath.Dir(in.root)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return Result{}, err
+	}
+	lockDirPath := filepath.Dir(in.lockFile)
+	if err := os.MkdirAll(lockDirPath, 0o755); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockDir(ctx, lockDirPath)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	lock, err := ReadLock(in.lockFile)
+	if err != nil {
+		return Result{}, err
+	}
+	// Holding the lock, any stage folder is a killed command's leftover.
+	if old, _ := filepath.Glob(filepath.Join(parent, stagePrefix+"*")); len(old) > 0 {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
+	}
+	stage, err := os.MkdirTemp(parent, stagePrefix)
+	if err != nil {
+		return Result{}, err
+	}
+	defer os.RemoveAll(stage)
+	tx := &txn{in: in, fetch: newFetcher(), stage: stage, lock: lock,
+		res: Result{Root: in.root, Lock: in.lockFile, Skills: []Change{}, Warnings: []string{}}}
+	if err := fn(tx); err != nil {
+		return Result{}, err
+	}
+	if err := tx.commit(lock); err != nil {
+		return Result{}, err
+	}
+	return tx.res, nil
+}
+
+// selected returns the lock entries named (all when none are), refusing a
+// name the lock does not hold.
+func (tx *txn) selected(names []string) ([]Locked, error) {
+	if len(names) == 0 {
+		return tx.lock.Skills, nil
+	}
+	var out []Locked
+	for _, n := range names {
+		e, ok := tx.lock.find(n)
+		if !ok {
+			hint := ""
+			if exists(filepath.Join(tx.in.root, n)) {
+				hint = " (its folder was not installed by helios skills add)"
+			}
+			return nil, fmt.Errorf("skill %q is not in %s%s", n, tx.in.lockFile, hint)
+		}
+		if !slices.ContainsFunc(out, func(l Locked) bool { return l.Name == n }) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// install writes the skill f of co into the stage and returns its lock
+// entry. The root is not touched until commit.
+func (tx *txn) install(co *checkout, f found) (Locked, error) {
+	files, err := plan(co, f)
+	if err != nil {
+		return Locked{}, fmt.Errorf("skill %q: %w", f.name, err)
+	}
+	dir := filepath.Join(tx.stage, f.name)
+	digests, err := write(co, files, dir)
+	if err != nil {
+		return Locked{}, fmt.Errorf("skill %q: %w", f.name, err)
+	}
+	tx.staged = append(tx.staged, f.name)
+	return Locked{Name: f.name, Source: co.src.spec, Ref: co.ref, Commit: co.commit.Hash.String(), Path: f.path, Files: digests}, nil
+}
+
+// unstage drops a staged skill that turned out to be what is installed.
+func (tx *txn) unstage(name string) {
+	tx.staged = slices.DeleteFunc(tx.staged, func(n string) bool { return n == name })
+	os.RemoveAll(filepath.Join(tx.stage, name))
+}
+
+func (tx *txn) remove(name string) { tx.removed = append(tx.removed, name) }
+
+// commit moves the staged skills in (exchanging each with its old folder,
+// which lands in the stage), moves the removed ones out, and writes the
+// lockfile; on any failure it undoes the moves made.
+func (tx *txn) commit(before Lock) (err error) {
+	root := tx.in.root
+	if len(tx.staged) > 0 {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return err
+		}
+	}
+	var undo []func() error
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				if uerr := undo[i](); uerr != nil {
+					err = fmt.Errorf("%w (undoing: %v)", err, uerr)
+				}
+			}
+		}
+	}()
+	for _, name := range tx.staged {
+		staged, dst := filepath.Join(tx.stage, name), filepath.Join(root, name)
+		if exists(dst) {
+			if err := exchange(staged, dst); err != nil {
+				return fmt.Errorf("install skill %q: %w", name, err)
+			}
+			undo = append(undo, func() error { return exchange(staged, dst) })
+			continue
+		}
+		if err := renameNew(staged, dst); err != nil {
+			return fmt.Errorf("install skill %q: %w", name, err)
+		}
+		undo = append(undo, func() error { return os.Rename(dst, staged) })
+	}
+	for _, name := range tx.removed {
+		src, out := filepath.Join(root, name), filepath.Join(tx.stage, "removed-"+name)
+		if !exists(src) {
+			continue
+		}
+		if err := os.Rename(src, out); err != nil {
+			return fmt.Errorf("remove skill %q: %w", name, err)
+		}
+		undo = append(undo, func() error { return os.Rename(out, src) })
+	}
+	if len(undo) > 0 {
+		if err := syncDir(root); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	a, _ := before.encode()
+	b, err := tx.lock.encode()
+	if err != nil {
+		return err
+	}
+	if string(a) == string(b) {
+		return nil // nothing moved: a hand-formatted lockfile is left as it is
+	}
+	return writeLock(tx.in.lockFile, tx.lock)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func sameFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// summary names the files of a check that differ, a few of each kind.
+func (c Check) summary() string {
+	var parts []string
+	for _, k := range []struct {
+		what  string
+		files []string
+	}{{"changed", c.Changed}, {"missing", c.Missing}, {"extra", c.Extra}, {"unreadable", c.Unreadable}} {
+		if len(k.files) > 0 {
+			parts = append(parts, k.what+": "+some(k.files))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
