@@ -84,7 +84,7 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 	if len(r.UnixSockets) > 0 {
 		fmt.Fprintf(w, "  sockets %s\n", strings.Join(r.UnixSockets, ", "))
 	}
-	fmt.Fprintln(w, "  not confined: plugins (trusted code)")
+	fmt.Fprintln(w, "  not confined: plugins and MCP servers (trusted code, from a config you chose or trusted)")
 	if len(r.Protections) > 0 {
 		fmt.Fprintln(w, "protections")
 		for _, p := range r.Protections {
