@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -201,12 +202,12 @@ func (p plan) mechanisms() string {
 //go:embed confined.md.tmpl
 var confinedText string
 
-var confinedTmpl = template.Must(template.New("confined").Parse(confinedText))
+var confinedTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("confined").Parse(confinedText)) })
 
 //go:embed describe.md.tmpl
 var describeText string
 
-var describeTmpl = template.Must(template.New("describe").Parse(describeText))
+var describeTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("describe").Parse(describeText)) })
 
 // describe is the sentence for the Bash tool's description ("" in mode
 // off): what a command may do, before the model runs one.
@@ -215,7 +216,7 @@ func describe(mode Mode, network bool, writable, sockets []string) string {
 		return ""
 	}
 	var b bytes.Buffer
-	_ = describeTmpl.Execute(&b, map[string]any{
+	_ = describeTmpl().Execute(&b, map[string]any{
 		"Mode":        mode.String(),
 		"ReadOnly":    mode.resolve() == ReadOnly,
 		"Writable":    writable,
@@ -229,7 +230,7 @@ func describe(mode Mode, network bool, writable, sockets []string) string {
 // confined command.
 func confinedNote(p Policy, pl plan) string {
 	var b bytes.Buffer
-	_ = confinedTmpl.Execute(&b, map[string]any{
+	_ = confinedTmpl().Execute(&b, map[string]any{
 		"Mode":        p.Mode.String(),
 		"Network":     p.Network,
 		"Writable":    strings.Join(p.WritablePaths(), ", "),
