@@ -146,11 +146,36 @@ func TestConfinement(t *testing.T) {
 	})
 	t.Run("user", func(t *testing.T) {
 		if os.Geteuid() != 0 {
+			if err := userNamespace(); err != nil {
+				// A machine that refuses user namespaces to ordinary users
+				// (Ubuntu's AppArmor default, max_user_namespaces=0): the
+				// protections cannot be applied, so no command runs at all,
+				// and the model reads why (C17 fails closed).
+				t.Logf("no user namespace for uid %d here (%v): checking that commands fail closed", os.Geteuid(), err)
+				res := newSBWorld(t).run(t, map[string]any{}, nil, sbBash(`echo ran`))
+				require.Len(t, res, 1)
+				assert.True(t, res[0].IsError, res[0].Content)
+				assert.Contains(t, res[0].Content, "needs a user namespace, which this machine refuses")
+				assert.NotContains(t, res[0].Content, "ran\n")
+				return
+			}
 			confinementProbes(t)
 			return
 		}
 		asUnprivileged(t, "^TestConfinement$/^user$")
 	})
+}
+
+// userNamespace starts a process in a new user namespace, as the sandbox
+// does for an ordinary user; the error says why the machine refuses.
+func userNamespace() error {
+	cmd := exec.Command("true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}},
+	}
+	return cmd.Run()
 }
 
 // asUnprivileged re-runs the tests matching pattern in a copy of this test
