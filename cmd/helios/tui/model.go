@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -135,6 +136,8 @@ type Model struct {
 
 	cat catalogState
 	pop popup
+	// usage sums the session's model requests, for the status line.
+	usage session.Usage
 
 	closed bool
 }
@@ -424,6 +427,8 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		m.closeText()
 		m.add(entry{kind: injectedEntry, text: "context compacted"})
+	case kernel.UpdateUsage:
+		m.usage = m.usage.Add(u.Usage)
 	}
 }
 
