@@ -57,7 +57,13 @@ func (c Config) problems() []string {
 	out = append(out, pluginProblems(c.Plugins)...)
 	out = append(out, mcpProblems(c)...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
-	nonNegative("model.maxTokens", c.Model.MaxTokens)
+	enum("model.provider", c.Model.Provider)
+	if n := c.Model.MaxTokens; n != nil && *n <= 0 {
+		add("model.maxTokens", "must be positive (got %d); leave it out for the default", *n)
+	}
+	if c.Model.PromptCacheKey && c.Model.Provider == "anthropic" {
+		add("model.promptCacheKey", `applies to provider "openai" only (Anthropic's caching uses cache_control breakpoints, always on)`)
+	}
 	nonNegative("sessions.maxSteps", c.Sessions.MaxSteps)
 	nonNegative("sessions.contextBudget", c.Sessions.ContextBudget)
 	duration("tools.bashTimeout", c.Tools.BashTimeout)
@@ -85,7 +91,7 @@ func (c Config) problems() []string {
 	// The keys checked together with their siblings (the catalog budget,
 	// the sandbox) report through the same list.
 	_, budgetErr := catalogBudget(c)
-	_, sandboxErr := sandboxConfig(c, nil)
+	_, sandboxErr := sandboxConfig(c, "", nil) // Build checks the work dir's protected paths too
 	for _, err := range []error{budgetErr, sandboxErr} {
 		out = append(out, configProblems(err)...)
 	}

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -63,6 +64,13 @@ type Config struct {
 	// Model and WorkDir are shown in the status line.
 	Model   string
 	WorkDir string
+	// Notices are what the user must know about the config (a work dir
+	// config ignored because untrusted, and how to trust it): shown in the
+	// banner.
+	Notices []string
+	// ConfigIgnored flags, in the status line, that the work dir's config
+	// was not applied.
+	ConfigIgnored bool
 	// Redact hides secrets (the model key, a database password) in what
 	// the conversation shows: a tool that printed one, an error quoting
 	// one. Nil shows text as it is.
@@ -128,6 +136,8 @@ type Model struct {
 
 	cat catalogState
 	pop popup
+	// usage sums the session's model requests, for the status line.
+	usage session.Usage
 
 	closed bool
 }
@@ -417,6 +427,8 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		m.closeText()
 		m.add(entry{kind: injectedEntry, text: "context compacted"})
+	case kernel.UpdateUsage:
+		m.usage = m.usage.Add(u.Usage)
 	}
 }
 
