@@ -131,7 +131,10 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		for _, s := range ss {
 			if !s.DisableModelInvocation {
 				whole := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(strings.Join(strings.Fields(s.Description), " "))
-				assert.Contains(t, unlimited.Text, "- "+s.Name+": "+whole+"\n", "%s: a description of %d characters is not whole in its full line", name, runes(s.Description))
+				if !strings.Contains(unlimited.Text, "- "+s.Name+": "+whole+"\n") {
+					t.Errorf("%s: the description of %q (%d characters) is not whole in its full line", name, s.Name, runes(s.Description))
+					break // one per iteration is enough
+				}
 			}
 		}
 
