@@ -17,6 +17,7 @@ import (
 	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/redact"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
@@ -54,6 +55,13 @@ type Options struct {
 	// capability is an error naming both. The kernel closes those that are
 	// io.Closers; a failed Build leaves them open.
 	Capabilities []kernel.Capability
+	// Secrets collects the values to replace by [REDACTED] in everything
+	// the kernel logs, stores and exports. Build adds the secrets the
+	// config names (the value of model.apiKeyEnv, the PostgreSQL URL's
+	// password), so a caller that prints (the CLI's stdout and stderr)
+	// can redact with the same set; it may add its own (helios mcp's
+	// --token-env). Nil: Build makes one of its own.
+	Secrets *redact.Secrets
 }
 
 // Load reads the config file at path and assembles a kernel. An empty path
@@ -133,6 +141,13 @@ func FindConfig(workDir string) (string, error) {
 func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kernel.Kernel, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.Secrets == nil {
+		opts.Secrets = redact.New()
+	}
+	opts.Secrets.Add(configSecrets(cfg)...)
+	if opts.Logger != nil {
+		opts.Logger = slog.New(opts.Secrets.Handler(opts.Logger.Handler()))
 	}
 	var opened []io.Closer
 	defer func() {
@@ -261,7 +276,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	}
 	plugins = append(plugins, servers...)
 
-	m, noModel := openModel(cfg.Model)
+	m, noModel := openModel(cfg.Model, opts.Logger)
 	store, err := newSessionStore(cfg.Sessions, base)
 	if err != nil {
 		return nil, err
@@ -286,6 +301,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		Logger:         opts.Logger,
 		OnWarning:      opts.OnWarning,
 		Telemetry:      tel,
+		Secrets:        opts.Secrets,
 	})
 	if err != nil {
 		return nil, err

@@ -1,12 +1,16 @@
 package assembly
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,8 +33,9 @@ var ErrNoAPIKey = errors.New("no API key")
 
 // openModel builds the model from the "model" key. A missing model is not
 // an assembly error (skills and hooks commands need none); it is returned as
-// the reason sessions cannot start.
-func openModel(cfg ModelConfig) (model.Model, error) {
+// the reason sessions cannot start. logger (nil discards) is told about
+// retries.
+func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
 	switch {
 	case cfg.BaseURL == "" && cfg.Name == "":
 		return nil, errors.New(`no model configured: set "model": {"baseURL": ..., "name": ...} in helios.config.json`)
@@ -46,15 +51,54 @@ func openModel(cfg ModelConfig) (model.Model, error) {
 			return nil, fmt.Errorf("%w: set the environment variable %s to the key for %s (or set model.apiKeyEnv to \"\" for a server that needs none)", ErrNoAPIKey, keyEnv, cfg.BaseURL)
 		}
 	}
-	return openai.New(openai.Config{
+	c, err := openai.New(openai.Config{
 		BaseURL:     cfg.BaseURL,
 		APIKey:      key,
 		Model:       cfg.Name,
 		MaxRetries:  cfg.MaxRetries,
 		Temperature: cfg.Temperature,
 		MaxTokens:   cfg.MaxTokens,
+		Logger:      logger,
 	})
+	if err != nil {
+		return nil, err // never a nil *Client inside model.Model
+	}
+	return c, nil
 }
+
+// configSecrets are the secret values the config names: the model's API
+// key, the PostgreSQL URL's password, and for each MCP server its bearer
+// token, the variables its env and headers take values from, and the
+// values of headers whose name says they hold a credential.
+func configSecrets(cfg Config) []string {
+	var out []string
+	if env := apiKeyEnv(cfg.Model); env != "" {
+		out = append(out, os.Getenv(env))
+	}
+	if cfg.Sessions.Store == "postgres" {
+		out = append(out, postgres.Password(os.Getenv(cmp.Or(cfg.Sessions.Postgres.URLEnv, DefaultPostgresURLEnv))))
+	}
+	for _, s := range cfg.MCP.Servers {
+		if s.BearerTokenEnv != "" {
+			out = append(out, os.Getenv(s.BearerTokenEnv))
+		}
+		for _, v := range mcpValues(s) {
+			if v.path[0] != "env" && v.path[0] != "headers" {
+				continue
+			}
+			for _, m := range varRef.FindAllStringSubmatch(v.value, -1) {
+				out = append(out, os.Getenv(m[1]))
+			}
+			if v.path[0] == "headers" && credentialHeader.MatchString(v.path[1]) && !varRef.MatchString(v.value) {
+				out = append(out, strings.TrimSpace(strings.TrimPrefix(v.value, "Bearer ")))
+			}
+		}
+	}
+	return out
+}
+
+// credentialHeader matches the names of headers that carry a credential.
+var credentialHeader = regexp.MustCompile(`(?i)auth|token|key|secret|cookie|session`)
 
 // DefaultPostgresURLEnv is the variable read for the database URL of the
 // "postgres" session store unless sessions.postgres.urlEnv names another.
@@ -101,7 +145,11 @@ func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
 				return nil, fmt.Errorf("sessions.store is \"postgres\": set the environment variable %s to the database URL (or sessions.postgres.urlEnv to the variable that holds it)", env)
 			}
 			// The pool lives as long as the kernel, not one call's context.
-			return postgres.New(context.Background(), postgres.Config{URL: url, URLSource: "$" + env, MaxConns: cfg.Postgres.MaxConns})
+			s, err := postgres.New(context.Background(), postgres.Config{URL: url, URLSource: "$" + env, MaxConns: cfg.Postgres.MaxConns})
+			if err != nil {
+				return nil, err // never a nil *Store inside the interface
+			}
+			return s, nil
 		}}, nil
 	}
 	dir, err := sessionsDir(cfg, base)
@@ -110,7 +158,11 @@ func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
 	}
 	return &lazyStore{
 		open: func() (sessionStore, error) {
-			return session.NewJSONLStore(session.JSONLConfig{Dir: dir, MaxLine: cfg.MaxLine})
+			s, err := session.NewJSONLStore(session.JSONLConfig{Dir: dir, MaxLine: cfg.MaxLine})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
 		},
 		none: func() bool { _, err := os.Stat(dir); return errors.Is(err, os.ErrNotExist) },
 	}, nil
@@ -233,5 +285,9 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 type rootWatcher struct{ w *watch.Watcher }
 
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (kskills.RootWatch, error) {
-	return r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
 }

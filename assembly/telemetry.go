@@ -37,5 +37,5 @@ func openTelemetry(ctx context.Context, cfg otelsetup.Config, opts Options) (*ot
 	if out == nil {
 		out = os.Stdout
 	}
-	return otelsetup.Setup(ctx, cfg, otelsetup.Options{Logger: opts.Logger, Stdout: out})
+	return otelsetup.Setup(ctx, cfg, otelsetup.Options{Logger: opts.Logger, Stdout: out, Secrets: opts.Secrets})
 }

@@ -239,12 +239,18 @@ func (s *Session) Inject(ctx context.Context, provenance, text string) error {
 
 // Run passes the user's message through prompt:submit, appends it and
 // steps until the turn ends. It returns the model's last text. A turn a
-// hook stopped returns an error wrapping ErrStopped.
+// hook stopped returns an error wrapping ErrStopped. A tool call of an
+// earlier turn left without a result (the process was killed while it ran,
+// or its result could not be stored) is first answered in the log as
+// interrupted, once, so the request stays one a strict provider accepts.
 func (s *Session) Run(ctx context.Context, prompt string) (answer string, err error) {
 	if tel := s.k.cfg.Telemetry; tel != nil {
 		var span trace.Span
 		ctx, span = tel.StartTurn(ctx, s.ID())
 		defer func() { tel.End(span, err) }()
+	}
+	if _, err := session.RepairInterrupted(ctx, s.log); err != nil {
+		return "", fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	s.continued, s.stopped = false, false
 	if err := s.submit(ctx, prompt); err != nil {
@@ -630,6 +636,7 @@ func (s *Session) systemPrompt(extra []string) string {
 }
 
 func (s *Session) append(ctx context.Context, evs ...session.Event) error {
+	evs = redactEvents(s.k.cfg.Secrets, evs)
 	if _, err := s.log.Append(ctx, evs...); err != nil {
 		return fmt.Errorf("session %s: append: %w", s.ID(), err)
 	}
@@ -688,10 +695,35 @@ func toModelTools(ts []contract.Tool) []model.Tool {
 
 // toMessages turns the model view into chat messages: tool calls join the
 // assistant message before them, injected messages and compaction summaries
-// speak on the user's side.
+// speak on the user's side. Providers want each call answered right after
+// its assistant message, so the results follow their calls in call order
+// wherever the log holds them (a result written late, by a repair, still
+// pairs); a call the view holds no result for gets session.Interrupted's,
+// and a result whose call the view does not hold is left out.
 func toMessages(view []session.Event) []model.Message {
-	var out []model.Message
+	results := map[string]session.Event{}
 	for _, ev := range view {
+		if _, dup := results[ev.ToolUseID]; ev.Type == session.ToolResult && !dup {
+			results[ev.ToolUseID] = ev
+		}
+	}
+	var out []model.Message
+	var calls []session.Event // the calls of the last assistant message, unanswered yet
+	answer := func() {
+		for _, c := range calls {
+			r, ok := results[c.ToolUseID]
+			if !ok {
+				r = session.Interrupted(c)
+			}
+			delete(results, c.ToolUseID)
+			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: c.ToolUseID, Content: r.Text})
+		}
+		calls = calls[:0]
+	}
+	for _, ev := range view {
+		if ev.Type != session.ToolUse {
+			answer()
+		}
 		switch ev.Type {
 		case session.User, session.Injected:
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
@@ -705,10 +737,10 @@ func toMessages(view []session.Event) []model.Message {
 			}
 			last := &out[len(out)-1]
 			last.ToolCalls = append(last.ToolCalls, model.ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Arguments: ev.Input})
-		case session.ToolResult:
-			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: ev.ToolUseID, Content: ev.Text})
+			calls = append(calls, ev)
 		}
 	}
+	answer()
 	return out
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
@@ -84,6 +86,11 @@ type Config struct {
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
 	// records nothing and costs a nil check.
 	Telemetry *telemetry.T
+	// Secrets are replaced by [REDACTED] in every event a session appends
+	// (a tool that printed a key, a hook's message), so the log, the next
+	// model request and what shows the log never hold them. Nil hides
+	// nothing.
+	Secrets *redact.Secrets
 }
 
 // DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
@@ -98,15 +105,16 @@ func DefaultUserSkillRoots() ([]string, error) {
 
 // Kernel is an assembled kernel.
 type Kernel struct {
-	cfg     Config
-	workDir string
-	logger  *slog.Logger
-	caps    []installed
-	hooks   *hooks.Registry
-	skills  *skills.Registry
-	regs    []*skills.Registration
-	userSrc *skills.DirSource
-	budget  skills.Budget
+	cfg      Config
+	workDir  string
+	manifest string // the <extensions> manifest, rendered by New
+	logger   *slog.Logger
+	caps     []installed
+	hooks    *hooks.Registry
+	skills   *skills.Registry
+	regs     []*skills.Registration
+	userSrc  *skills.DirSource
+	budget   skills.Budget
 
 	// outcome is the budget's last outcome logged, so a person is told once
 	// per change, not at every step.
@@ -186,6 +194,8 @@ func New(cfg Config) (*Kernel, error) {
 	if _, err := k.NewSessionHooks(k.cfg.Model); err != nil {
 		return nil, err
 	}
+
+	k.manifest = k.renderManifest()
 
 	// Sources merge in this order, first wins: user, project, capabilities
 	// (builtins, then plugins).
@@ -525,25 +535,43 @@ func (k *Kernel) LoadSkill(ctx context.Context, name string) (string, error) {
 // Extensions renders the <extensions> manifest: one line per installed
 // capability that has a description, in capability order. Capabilities with
 // an empty description (such as the synthesized skills capability) are not
-// listed. With none to list, the manifest is empty.
-func (k *Kernel) Extensions() string {
+// listed. With none to list, the manifest is empty. It is rendered once, in
+// New: names and descriptions come from files and plugins, so they are
+// escaped as the skills catalog is (hidden characters made visible, markup
+// escaped, whitespace collapsed), with one warning naming each extension
+// whose text held hidden characters.
+func (k *Kernel) Extensions() string { return k.manifest }
+
+// renderManifest renders what Extensions returns, warning about hidden
+// characters.
+func (k *Kernel) renderManifest() string {
 	var b strings.Builder
 	for _, c := range k.caps {
 		d, ok := c.Capability.(Describer)
 		if !ok {
 			continue
 		}
-		desc := strings.Join(strings.Fields(d.Description()), " ")
+		desc, found := sanitize.Clean(strings.Join(strings.Fields(d.Description()), " "))
 		if desc == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", c.Name(), desc)
+		name, nameFound := sanitize.Clean(c.Name())
+		switch {
+		case nameFound.Count > 0:
+			k.logger.Warn("extension name holds hidden characters; the model sees them escaped", slog.String("extension", name), slog.String("found", nameFound.String()))
+		case found.Count > 0:
+			k.logger.Warn("extension description holds hidden characters; the model sees them escaped", slog.String("extension", name), slog.String("found", found.String()))
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", markup.Replace(name), markup.Replace(desc))
 	}
 	if b.Len() == 0 {
 		return ""
 	}
 	return "<extensions>\n" + b.String() + "</extensions>"
 }
+
+// markup escapes what could close or open a tag of the prompt.
+var markup = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // SkillsPrompt is the base prompt's section on skills. It describes skills by
 // their role, never by a tool-name pattern: skill tools carry their authors'

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -50,9 +51,9 @@ func printCatalog(w io.Writer, v skills.CatalogView, complete bool) {
 	if v.Mode == skills.ModeTools {
 		unit = "tools"
 		fmt.Fprintln(w, "Tools mode: no catalog message is sent; the model gets one tool per skill:")
-		fmt.Fprint(w, v.Text)
+		fmt.Fprint(w, sanitize.Text(v.Text))
 	} else {
-		fmt.Fprint(w, v.Message)
+		fmt.Fprint(w, sanitize.Text(v.Message))
 		if !strings.HasSuffix(v.Message, "\n") {
 			fmt.Fprintln(w)
 		}
@@ -64,12 +65,12 @@ func printCatalog(w io.Writer, v skills.CatalogView, complete bool) {
 	}
 	fmt.Fprintf(w, "budget %s, used %d; %d skills: %d included (%d shortened), %d omitted\n", budget, s.Used, s.Total, s.Included, s.Shortened, len(s.Omitted))
 	if len(s.Omitted) > 0 {
-		fmt.Fprintf(w, "omitted: %s\n", strings.Join(s.Omitted, ", "))
+		fmt.Fprintf(w, "omitted: %s\n", sanitize.Text(strings.Join(s.Omitted, ", ")))
 	}
 	if !complete {
 		fmt.Fprintln(w, "The catalog is INCOMPLETE: a source could not be read fully (`helios skills list` shows why); the model keeps the last complete one.")
 	}
 	for _, wa := range v.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wa)
+		fmt.Fprintf(w, "warning: %s\n", sanitize.Text(wa.String()))
 	}
 }

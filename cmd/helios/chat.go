@@ -62,6 +62,7 @@ func runChat(cmd *cobra.Command, g *globals) error {
 		NoModel: k.NoModel(),
 		Model:   g.modelName(),
 		WorkDir: k.WorkDir(),
+		Redact:  g.secrets.String,
 	}
 	if cfg.NoModel == nil {
 		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update)) (tui.Session, error) {

@@ -41,6 +41,7 @@ func mcpCmd(g *globals) *cobra.Command {
 				if token = os.Getenv(tokenEnv); token == "" {
 					return usageError{fmt.Errorf("--token-env %s: the variable is unset or empty", tokenEnv)}
 				}
+				g.secrets.Add(token)
 			}
 			if addr != "" {
 				if err := mcpserver.CheckAddr(addr, token); err != nil {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 // Exit codes.
@@ -39,6 +41,10 @@ type globals struct {
 	// stderr is the process's stderr: the stdout telemetry exporters write
 	// there, since stdout carries the command's output (or a protocol).
 	stderr io.Writer
+	// secrets are replaced by [REDACTED] in everything the command writes
+	// to stdout and stderr; the assembly adds the config's (the model key,
+	// the database password), helios mcp its token.
+	secrets *redact.Secrets
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -60,9 +66,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &outWriter{w: stdout, onFail: func() { cancel(errStdoutClosed) }}
 	stop := watchClosed(stdout, func() { cancel(errStdoutClosed) })
 	defer stop()
-	stdout = out
+	secrets := redact.New()
+	stdout, stderr = secrets.Writer(out), secrets.Writer(stderr)
 
-	g := &globals{stderr: stderr}
+	g := &globals{stderr: stderr, secrets: secrets}
 	root := &cobra.Command{
 		Use:           "helios",
 		Short:         "Helios: a kernel for AI coding agents",
@@ -102,7 +109,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "helios: %v\nRun 'helios --help' for usage.\n", err)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "helios: %v\n", err)
+		// Errors quote servers and files (a model endpoint's message).
+		fmt.Fprintf(stderr, "helios: %s\n", sanitize.Text(err.Error()))
 		return exitFail
 	}
 }
@@ -135,7 +143,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr})
+	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 )
 
@@ -60,10 +61,10 @@ func (p *progress) update(u kernel.Update) {
 	switch u.Kind {
 	case kernel.UpdateText:
 		p.inText = true
-		fmt.Fprint(p.w, u.Text)
+		fmt.Fprint(p.w, sanitize.Text(u.Text))
 	case kernel.UpdateToolCall:
 		p.endText()
-		fmt.Fprintf(p.w, "→ %s %s\n", u.Call.Name, clip(string(u.Call.Arguments), 100))
+		fmt.Fprintf(p.w, "→ %s %s\n", sanitize.Text(u.Call.Name), clip(string(u.Call.Arguments), 100))
 	case kernel.UpdateToolResult:
 		status := "ok"
 		if u.IsError {
@@ -203,19 +204,19 @@ func printEvents(w io.Writer, evs []session.Event) {
 	for _, ev := range evs {
 		switch ev.Type {
 		case session.ToolUse:
-			fmt.Fprintf(w, "%4d %-11s %s %s [%s]\n", ev.Seq, ev.Type, ev.ToolName, clip(string(ev.Input), 120), ev.ToolUseID)
+			fmt.Fprintf(w, "%4d %-11s %s %s [%s]\n", ev.Seq, ev.Type, clip(ev.ToolName, 64), clip(string(ev.Input), 120), clip(ev.ToolUseID, 64))
 		case session.ToolResult:
 			mark := ""
 			if ev.IsError {
 				mark = " (error)"
 			}
-			fmt.Fprintf(w, "%4d %-11s [%s]%s %s\n", ev.Seq, ev.Type, ev.ToolUseID, mark, clip(ev.Text, 120))
+			fmt.Fprintf(w, "%4d %-11s [%s]%s %s\n", ev.Seq, ev.Type, clip(ev.ToolUseID, 64), mark, clip(ev.Text, 120))
 		case session.Injected:
-			fmt.Fprintf(w, "%4d %-11s (%s) %s\n", ev.Seq, ev.Type, ev.Provenance, clip(ev.Text, 120))
+			fmt.Fprintf(w, "%4d %-11s (%s) %s\n", ev.Seq, ev.Type, clip(ev.Provenance, 64), clip(ev.Text, 120))
 		case session.Compaction:
 			fmt.Fprintf(w, "%4d %-11s hides %d..%d: %s\n", ev.Seq, ev.Type, ev.From, ev.To, clip(ev.Text, 120))
 		default:
-			fmt.Fprintf(w, "%4d %-11s %s\n", ev.Seq, ev.Type, clip(ev.Text, 120))
+			fmt.Fprintf(w, "%4d %-11s %s\n", ev.Seq, clip(string(ev.Type), 20), clip(ev.Text, 120))
 		}
 	}
 }

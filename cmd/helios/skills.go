@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/helios-agents/helios/kernel"
 	"io"
 	"os"
 	"strings"
@@ -11,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -82,7 +83,7 @@ func printList(w io.Writer, l listJSON) {
 			if s.DisableModelInvocation {
 				name += " (hidden from model)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, s.Source, clip(s.Description, 60), s.BaseDir)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sanitize.Text(name), sanitize.Text(s.Source), clip(s.Description, 60), sanitize.Text(s.BaseDir))
 		}
 		tw.Flush()
 	}
@@ -92,13 +93,16 @@ func printList(w io.Writer, l listJSON) {
 	if len(l.Warnings) > 0 {
 		fmt.Fprintf(w, "\nWarnings (%d):\n", len(l.Warnings))
 		for _, wa := range l.Warnings {
-			fmt.Fprintf(w, "  %s\n", wa)
+			fmt.Fprintf(w, "  %s\n", sanitize.Text(wa.String()))
 		}
 	}
 }
 
+// clip shows untrusted text on one line of at most n runes: hidden
+// characters made visible (package sanitize), whitespace collapsed, the
+// rest cut with an ellipsis.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(sanitize.Text(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -116,6 +120,7 @@ func skillsLoadCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				text = sanitize.Text(text) // the body already is; the base dir may not be
 				_, err = io.WriteString(cmd.OutOrStdout(), text)
 				if err == nil && !strings.HasSuffix(text, "\n") {
 					_, err = io.WriteString(cmd.OutOrStdout(), "\n")
@@ -188,14 +193,14 @@ func skillsValidateCmd(g *globals) *cobra.Command {
 
 func printValidate(w io.Writer, v validateJSON) {
 	for _, p := range v.Problems {
-		fmt.Fprintf(w, "%s: error: %s\n", p.Path, p.Message)
+		fmt.Fprintf(w, "%s: error: %s\n", sanitize.Text(p.Path), sanitize.Text(p.Message))
 	}
 	for _, r := range v.Skills {
 		for _, e := range r.Errors {
-			fmt.Fprintf(w, "%s: error: %s\n", r.Path, e)
+			fmt.Fprintf(w, "%s: error: %s\n", sanitize.Text(r.Path), sanitize.Text(e))
 		}
 		for _, wa := range r.Warnings {
-			fmt.Fprintf(w, "%s: warning: %s\n", r.Path, wa)
+			fmt.Fprintf(w, "%s: warning: %s\n", sanitize.Text(r.Path), sanitize.Text(wa))
 		}
 	}
 	fmt.Fprintf(w, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(v.Skills), v.Errors, v.Warnings)

@@ -625,7 +625,7 @@ func toolsView(all []Skill, b Budget) CatalogView {
 		Total: len(included) + len(omitted), Included: len(included), Omitted: []string{}}}
 	var text strings.Builder
 	for _, s := range included {
-		fmt.Fprintf(&text, "- %s: %s\n", s.Name, collapse(s.Description))
+		fmt.Fprintf(&text, "- %s: %s\n", s.Name, collapse(toolDescription(*s)))
 	}
 	for _, s := range omitted {
 		v.Summary.Omitted = append(v.Summary.Omitted, s.Name)

@@ -197,7 +197,7 @@ func (r *Registry) Snapshot(ctx context.Context) Catalog {
 			}
 			set, err := callProvider(ctx, j.g.p)
 			if err == nil {
-				set = j.g.guardLoads(set)
+				set = sanitizeSet(j.g.guardLoads(set), j.g.source)
 			}
 			sets[i] = sourcedSet{source: j.g.source, set: set, err: err}
 		}

@@ -47,7 +47,11 @@ func (OSFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
 // Open opens a file for reading without blocking on a FIFO or a device.
 func (OSFS) Open(name string) (fs.File, error) {
-	return os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	f, err := os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err // never a nil *os.File inside fs.File
+	}
+	return f, nil
 }
 
 // ReadFile reads a whole file (not part of FS: skills never read unbounded).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 // Mode selects how skills reach the model. The zero value is ModeCatalog.
@@ -94,7 +95,7 @@ func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, [
 		s := *s
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
-			Description: s.Description,
+			Description: toolDescription(s),
 			Schema:      emptySchema,
 			Call: func(ctx context.Context, _ json.RawMessage) (contract.ToolResult, error) {
 				return loadResult(ctx, s), nil
@@ -157,7 +158,10 @@ func Load(ctx context.Context, s Skill) (string, error) {
 
 // LoadText renders a loaded skill: the absolute base directory, the rule for
 // resolving relative paths against it (a path alone is not enough: models then
-// run scripts from the work dir and burn turns searching), then the body.
+// run scripts from the work dir and burn turns searching), then the body,
+// its hidden characters made visible (package sanitize: a body is text from
+// a file, like the description). The base directory stays exact: the model
+// must be able to cd into it.
 // Exported so that a front end loading a skill itself (the UI's /skill:) gives
 // the model the very text the skill tool would.
 func LoadText(baseDir, body string) string {
@@ -168,7 +172,7 @@ func LoadText(baseDir, body string) string {
 	b.WriteString("Before running any of its scripts or shell commands, cd ")
 	b.WriteString(shellQuote(baseDir))
 	b.WriteString(" first (or use absolute paths under that directory).\n\n")
-	b.WriteString(strings.TrimLeft(body, "\n"))
+	b.WriteString(sanitize.Text(strings.TrimLeft(body, "\n")))
 	return b.String()
 }
 

@@ -331,5 +331,9 @@ func (s *Server) notify() {
 type rootWatcher struct{ w *watch.Watcher }
 
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skills.RootWatch, error) {
-	return r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	if err != nil {
+		return nil, err
+	}
+	return sub, nil
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/internal/testkit"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/mcpserver"
 )
 
@@ -143,16 +145,35 @@ func TestMCPPublishedNames(t *testing.T) {
 	assert.Contains(t, listed, "skill://caf%C3%A9/SKILL.md", "a name following the rules is the authority")
 }
 
-// A skill that cannot be published costs only itself: a folder whose name
-// is not UTF-8 (standing in for a missing name) is left out of every list
-// with a warning naming it; the other skills are served.
+// rawNameKernel is a kernel whose catalog names one skill with raw bytes
+// that are not UTF-8, as an embedder's own catalog may (the kernel's own
+// escapes such a name: see TestMCPNonUTF8FolderPublishedEscaped).
+type rawNameKernel struct {
+	*kernel.Kernel
+	escaped, raw string
+}
+
+func (k rawNameKernel) Catalog(ctx context.Context) skills.Catalog {
+	cat := k.Kernel.Catalog(ctx)
+	cat.Skills = slices.Clone(cat.Skills)
+	for i := range cat.Skills {
+		if cat.Skills[i].Name == k.escaped {
+			cat.Skills[i].Name = k.raw
+		}
+	}
+	return cat
+}
+
+// A skill that cannot be published costs only itself: a skill whose name
+// is not UTF-8 is left out of every list with a warning naming it; the
+// other skills are served.
 func TestMCPUnpublishableSkillCostsOnlyItself(t *testing.T) {
 	w := newMCPWorld(t, "native")
 	bad := string([]byte{'b', 'a', 'd', 0xff})
 	writeFile(t, filepath.Join(w.project, bad, "SKILL.md"), skillMD("description: No name, and a folder that is not UTF-8.", "bad body\n"))
 	mcpWriteNamed(t, w.project, mcpPublishedShapes[0])
 	logs := &testkit.SyncBuffer{}
-	srv, err := mcpserver.New(mcpserver.Config{Kernel: w.k, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	srv, err := mcpserver.New(mcpserver.Config{Kernel: rawNameKernel{w.k, `bad\xff`, bad}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	cs, _ := mcpConnect(t, srv, "2025-11-25")
@@ -169,6 +190,20 @@ func TestMCPUnpublishableSkillCostsOnlyItself(t *testing.T) {
 	assert.Contains(t, logs.String(), `bad\\xff`)
 	_, err = mcpSkillsGet(cs, "skill:///bad%FF/SKILL.md")
 	assert.Error(t, err)
+}
+
+// The kernel's catalog makes a folder name that is not UTF-8 visible as an
+// escape (C19: names are sanitized once, for every front end), so the skill
+// is served under that name, bytes and all.
+func TestMCPNonUTF8FolderPublishedEscaped(t *testing.T) {
+	w := newMCPWorld(t, "native")
+	bad := string([]byte{'b', 'a', 'd', 0xff})
+	writeFile(t, filepath.Join(w.project, bad, "SKILL.md"), skillMD("description: No name, and a folder that is not UTF-8.", "bad body\n"))
+	cs, _ := mcpConnect(t, mcpNewServer(t, w.k), "2025-11-25")
+	assert.Contains(t, mcpListed(t, cs), "skill:///bad%5Cxff/SKILL.md")
+	got, err := mcpSkillsGet(cs, "skill:///bad%5Cxff/SKILL.md")
+	require.NoError(t, err)
+	assert.Contains(t, fmt.Sprint(got.Skill), `bad\xff`)
 }
 
 // `helios mcp` itself, as a client starts it: the published shapes at

@@ -63,6 +63,10 @@ type Config struct {
 	// Model and WorkDir are shown in the status line.
 	Model   string
 	WorkDir string
+	// Redact hides secrets (the model key, a database password) in what
+	// the conversation shows: a tool that printed one, an error quoting
+	// one. Nil shows text as it is.
+	Redact func(string) string
 }
 
 // Result is what a UI run leaves behind.

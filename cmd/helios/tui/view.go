@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -122,7 +123,11 @@ func (m *Model) renderConversation(w int) string {
 			out = append(out, "")
 		}
 		if e.cache == "" || e.cacheWidth != w {
-			e.cache, e.cacheWidth = renderEntry(*e, w), w
+			shown := *e
+			if m.cfg.Redact != nil {
+				shown.name, shown.text = m.cfg.Redact(e.name), m.cfg.Redact(e.text)
+			}
+			e.cache, e.cacheWidth = renderEntry(shown, w), w
 		}
 		out = append(out, e.cache)
 	}
@@ -130,7 +135,11 @@ func (m *Model) renderConversation(w int) string {
 }
 
 // renderEntry renders one entry: prose wraps, tool traffic is one line each.
+// What it shows comes from the model, tools, files and plugins: hidden
+// characters are made visible first (package sanitize), so none acts on the
+// terminal or hides text.
 func renderEntry(e entry, w int) string {
+	e.name, e.text = sanitize.Text(e.name), sanitize.Text(e.text)
 	switch e.kind {
 	case userEntry:
 		return styleUser.Render(lipgloss.Wrap("› "+e.text, w, ""))
@@ -184,12 +193,12 @@ func (m *Model) renderPopup(w int) []string {
 	end := min(len(items), start+maxPopupRows)
 	nameW := 0
 	for _, s := range items[start:end] {
-		nameW = max(nameW, min(28, ansi.StringWidth(s.name)))
+		nameW = max(nameW, min(28, ansi.StringWidth(sanitize.Text(s.name))))
 	}
 	rows := make([]string, 0, end-start+1)
 	for i := start; i < end; i++ {
 		s := items[i]
-		desc := oneLine(s.desc)
+		desc := oneLine(sanitize.Text(s.desc))
 		if s.hidden {
 			desc += " (hidden from the model)"
 		}
@@ -197,7 +206,7 @@ func (m *Model) renderPopup(w int) []string {
 		if i == m.pop.sel {
 			mark = "▸ "
 		}
-		name := clip(s.name, nameW)
+		name := clip(sanitize.Text(s.name), nameW)
 		line := clip(mark+name+strings.Repeat(" ", nameW-ansi.StringWidth(name))+"  "+desc, w)
 		if i == m.pop.sel {
 			line = styleSelected.Render(line)
@@ -247,7 +256,7 @@ func (m *Model) renderStatus(w int) string {
 	if m.cfg.WorkDir != "" {
 		parts = append(parts, m.cfg.WorkDir)
 	}
-	line := clip(" "+strings.Join(parts, " · "), w)
+	line := clip(" "+sanitize.Text(strings.Join(parts, " · ")), w)
 	return styleStatus.Render(line + strings.Repeat(" ", max(0, w-ansi.StringWidth(line))))
 }
 

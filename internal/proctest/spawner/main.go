@@ -3,6 +3,10 @@
 // `sleep $SPAWNER_SLEEP` when it starts and again at each call of its spawn
 // tool, and appends each child's pid to $SPAWNER_DIR/pids. It never waits
 // for them, as a careless plugin would not.
+//
+// $SPAWNER_FAIL makes it fail its start after starting the sleep:
+// "handshake" writes a line that is not go-plugin's handshake and exits,
+// "hang" never answers (the host's start timeout ends it).
 package main
 
 import (
@@ -13,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/plugins/sdk"
@@ -22,6 +27,15 @@ func main() {
 	if err := spawn(); err != nil {
 		fmt.Fprintln(os.Stderr, "spawn:", err)
 		os.Exit(1)
+	}
+	switch os.Getenv("SPAWNER_FAIL") {
+	case "handshake":
+		fmt.Println("this is not a handshake")
+		os.Exit(1)
+	case "hang":
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 	sdk.Serve(spawner{}, sdk.Config{})
 }

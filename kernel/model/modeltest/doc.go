@@ -8,6 +8,11 @@
 // what the adapter sent, decoded. Scripts are exact: a request beyond the
 // script, or a step never requested, fails the test.
 //
+// NewStrictServer also refuses, with the HTTP 400 OpenAI-compatible APIs
+// give, a request whose assistant tool_calls are not each answered by a tool
+// message right after them, or whose tool message answers no call: the
+// shape a resumed session must never send.
+//
 // The wire format is written here independently of package openai, so each
 // checks the other.
 package modeltest

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,9 @@ type Recorded struct {
 	Header http.Header
 	// Body is the request body as sent.
 	Body json.RawMessage
+	// Refused is why a strict server refused the request (see
+	// NewStrictServer); "" when it was answered.
+	Refused string
 }
 
 // Last returns the last message, or the zero Message when there is none.
@@ -89,12 +93,13 @@ func Fail(status int, message string) Step {
 // Server is a scripted Chat Completions endpoint. It is safe for concurrent
 // use and closes when the test ends.
 type Server struct {
-	t     reporter
-	srv   *httptest.Server
-	mu    sync.Mutex
-	steps []Step
-	next  int
-	reqs  []Recorded
+	t      reporter
+	strict bool
+	srv    *httptest.Server
+	mu     sync.Mutex
+	steps  []Step
+	next   int
+	reqs   []Recorded
 }
 
 // NewServer starts a server that answers the i-th request with steps[i].
@@ -111,6 +116,22 @@ func NewServer(t testing.TB, steps ...Step) *Server {
 			t.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
 		}
 	})
+	return s
+}
+
+// NewStrictServer is NewServer checking each request's tool messages as
+// OpenAI-compatible APIs do, which refuse the request with HTTP 400:
+//
+//   - an assistant message with tool_calls must be followed by one tool
+//     message for each call's ID before any other message;
+//   - a tool message must answer a call of the assistant message before it.
+//
+// A refused request consumes no step; it is recorded with Refused set, and
+// the adapter reports the 400 as it would a real provider's.
+func NewStrictServer(t testing.TB, steps ...Step) *Server {
+	t.Helper()
+	s := NewServer(t, steps...)
+	s.strict = true
 	return s
 }
 
@@ -166,6 +187,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Header = r.Header.Clone()
+	if s.strict {
+		if rec.Refused = checkToolMessages(rec.Messages); rec.Refused != "" {
+			s.mu.Lock()
+			s.reqs = append(s.reqs, rec)
+			s.mu.Unlock()
+			writeError(w, http.StatusBadRequest, rec.Refused)
+			return
+		}
+	}
 
 	s.mu.Lock()
 	s.reqs = append(s.reqs, rec)
@@ -207,6 +237,35 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.complete(w)
+}
+
+// checkToolMessages is the strict server's rule (see NewStrictServer), with
+// the wording of OpenAI's refusals; "" when the messages keep it.
+func checkToolMessages(msgs []model.Message) string {
+	var open []string // calls of the last assistant message not answered yet
+	var asked map[string]bool
+	for i, m := range msgs {
+		if m.Role == model.RoleTool {
+			if !asked[m.ToolCallID] {
+				return fmt.Sprintf("Invalid parameter: messages[%d] with role 'tool' must be a response to a preceding message with 'tool_calls' (no call has id %q).", i, m.ToolCallID)
+			}
+			delete(asked, m.ToolCallID)
+			open = slices.DeleteFunc(open, func(id string) bool { return id == m.ToolCallID })
+			continue
+		}
+		if len(open) > 0 {
+			return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+		}
+		asked = map[string]bool{}
+		for _, c := range m.ToolCalls {
+			open = append(open, c.ID)
+			asked[c.ID] = true
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Sprintf("An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: %s", strings.Join(open, ", "))
+	}
+	return ""
 }
 
 // The request side of the wire format.

@@ -241,3 +241,51 @@ func TestConcurrentRequests(t *testing.T) {
 	got := len(srv.Requests())
 	assert.Equal(t, n, got, "%d requests recorded, want %d", got, n)
 }
+
+// A strict server refuses, as OpenAI-compatible APIs do, a request whose
+// assistant tool_calls are not each answered by a tool message before the
+// next message, or whose tool message answers no call before it; the
+// refusal consumes no step.
+func TestStrictServer(t *testing.T) {
+	const (
+		user      = `{"role":"user","content":"hi"}`
+		callsAB   = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"Bash","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"Bash","arguments":"{}"}}]}`
+		answerA   = `{"role":"tool","tool_call_id":"a","content":"ok"}`
+		answerB   = `{"role":"tool","tool_call_id":"b","content":"ok"}`
+		answerX   = `{"role":"tool","tool_call_id":"x","content":"ok"}`
+		assistant = `{"role":"assistant","content":"done"}`
+	)
+	for _, tc := range []struct {
+		name     string
+		messages []string
+		refused  string // "" when accepted
+	}{
+		{"every call answered", []string{user, callsAB, answerA, answerB, user}, ""},
+		{"answered in another order", []string{user, callsAB, answerB, answerA}, ""},
+		{"the last call unanswered", []string{user, callsAB, answerA}, "did not have response messages: b"},
+		{"unanswered before a user message", []string{user, callsAB, answerA, user}, "did not have response messages: b"},
+		{"answered after another message", []string{user, callsAB, answerA, user, answerB}, "did not have response messages: b"},
+		{"an answer to no call", []string{user, answerX}, "with role 'tool' must be a response"},
+		{"an answer to an earlier message's call", []string{user, callsAB, answerA, answerB, assistant, answerA}, "with role 'tool' must be a response"},
+		{"a call answered twice", []string{user, callsAB, answerA, answerB, answerA}, "with role 'tool' must be a response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.NewStrictServer(t, modeltest.Say("fine"))
+			res := post(t, srv.URL(), `{"model":"m","messages":[`+strings.Join(tc.messages, ",")+`]}`)
+			body, _ := io.ReadAll(res.Body)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 1)
+			if tc.refused == "" {
+				assert.Equal(t, http.StatusOK, res.StatusCode, "%s", body)
+				assert.Empty(t, reqs[0].Refused)
+				return
+			}
+			assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+			assert.Contains(t, string(body), tc.refused)
+			assert.Contains(t, reqs[0].Refused, tc.refused)
+			// The step was not consumed: the next, valid request gets it.
+			res = post(t, srv.URL(), hello)
+			assert.Equal(t, http.StatusOK, res.StatusCode)
+		})
+	}
+}

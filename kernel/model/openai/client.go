@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // Config configures a Client. Zero values are documented per field; BaseURL
@@ -23,7 +24,9 @@ type Config struct {
 	// https://api.deepseek.com/v1 or http://localhost:11434/v1. Required.
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>". Empty sends no
-	// Authorization header, which local servers accept.
+	// Authorization header, which local servers accept. It never appears in
+	// an error Generate returns or a warning it logs: a server (or proxy)
+	// that repeats the header in its answer gets it replaced by [REDACTED].
 	APIKey string
 	// Model is the model name the server knows, e.g. "deepseek-chat". Required.
 	Model string
@@ -61,6 +64,7 @@ type Client struct {
 	temperature *float64
 	maxTokens   int
 	logger      *slog.Logger
+	secrets     *redact.Secrets // the key, hidden in errors and logs
 }
 
 var (
@@ -127,6 +131,7 @@ func New(cfg Config) (*Client, error) {
 		temperature: cfg.Temperature,
 		maxTokens:   cfg.MaxTokens,
 		logger:      cfg.Logger,
+		secrets:     redact.New(cfg.APIKey),
 	}
 	if c.http == nil {
 		c.http = &http.Client{}
@@ -158,6 +163,11 @@ func New(cfg Config) (*Client, error) {
 // statuses are returned at once as a *StatusError. Cancelling ctx aborts the
 // request, the stream and any backoff wait; the error then wraps ctx.Err().
 func (c *Client) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+	resp, err := c.generate(ctx, req)
+	return resp, c.secrets.Error(err)
+}
+
+func (c *Client) generate(ctx context.Context, req model.Request) (model.Response, error) {
 	body, err := encodeRequest(c, req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("chat completion: %w", err)
@@ -193,7 +203,7 @@ func (c *Client) Generate(ctx context.Context, req model.Request) (model.Respons
 			wait = r.after
 		}
 		c.logger.Warn("chat completion failed; retrying", slog.String("model", c.model), slog.Int("retry", attempt+1),
-			slog.Duration("wait", wait), slog.Any("error", r.err))
+			slog.Duration("wait", wait), slog.Any("error", c.secrets.Error(r.err)))
 		if err := sleep(ctx, wait); err != nil {
 			return model.Response{}, fmt.Errorf("chat completion: %w", err)
 		}
@@ -219,7 +229,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
 	defer res.Body.Close()
 
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return statusError(res, c.apiKey != "")
+		return statusError(res, c.apiKey != "", c.secrets)
 	}
 	ct := res.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -798,4 +799,60 @@ func TestConcurrentGenerate(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The key never leaves the client in an error or a log line (C19): a
+// server or proxy that repeats the Authorization header in an error body,
+// a plain-text body or a stream error gets it replaced by [REDACTED], and a
+// *StatusError found with errors.As holds it no more than the text.
+func TestKeyRedactedFromErrors(t *testing.T) {
+	const key = "sk-proj-0123456789abcdefghij"
+	echo := func(r *http.Request) string { return r.Header.Get("Authorization") }
+	for _, tc := range []struct {
+		name    string
+		handler func(w http.ResponseWriter, r *http.Request, attempt int)
+		status  bool // a *StatusError is returned
+	}{
+		{"JSON error body", func(w http.ResponseWriter, r *http.Request, _ int) {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"message":"invalid header %s"}}`, echo(r))
+		}, true},
+		{"plain-text body", func(w http.ResponseWriter, r *http.Request, _ int) {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "proxy refused: %s", echo(r))
+		}, true},
+		{"retried, then refused", func(w http.ResponseWriter, r *http.Request, attempt int) {
+			if attempt == 1 {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintf(w, `{"error":{"message":"overloaded for %s"}}`, echo(r))
+				return
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":{"message":"invalid %s"}}`, echo(r))
+		}, true},
+		{"error in the stream", func(w http.ResponseWriter, r *http.Request, _ int) {
+			sse(w, events(fmt.Sprintf(`{"error":{"message":"bad key %s"}}`, echo(r))))
+		}, false},
+		{"stream event not JSON", func(w http.ResponseWriter, r *http.Request, _ int) {
+			sse(w, events("echo "+echo(r)))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, _ := rawServer(t, tc.handler)
+			var logs strings.Builder
+			c := newClient(t, url, func(c *openai.Config) {
+				c.APIKey = key
+				c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			})
+			_, err := c.Generate(t.Context(), model.Request{})
+			require.Error(t, err)
+			assert.NotContains(t, err.Error(), key)
+			assert.Contains(t, err.Error(), "Bearer [REDACTED]")
+			assert.NotContains(t, logs.String(), key)
+			var se *openai.StatusError
+			if assert.Equal(t, tc.status, errors.As(err, &se)) && tc.status {
+				assert.NotContains(t, se.Message, key)
+			}
+		})
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // ErrMalformed is wrapped by the errors for answers that are not the Chat
@@ -59,16 +61,19 @@ type retryable struct {
 func (r *retryable) Error() string { return r.err.Error() }
 func (r *retryable) Unwrap() error { return r.err }
 
-// statusError reads the error body of a non-2xx response.
-func statusError(res *http.Response, keySent bool) error {
+// statusError reads the error body of a non-2xx response. The message
+// hides the secrets (the key a proxy may repeat), so a StatusError found
+// with errors.As holds none either.
+func statusError(res *http.Response, keySent bool, secrets *redact.Secrets) error {
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	msg, code := serverMessage(raw)
 	if msg == "" {
-		msg = strings.TrimSpace(string(raw))
+		msg = strings.TrimSpace(secrets.String(string(raw)))
 		if len(msg) > 300 {
 			msg = msg[:300] + "..."
 		}
 	}
+	msg = secrets.String(msg)
 	err := &StatusError{StatusCode: res.StatusCode, Message: msg, KeySent: keySent}
 	retry := res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500
 	// An exhausted quota also comes as 429; waiting does not refill it.

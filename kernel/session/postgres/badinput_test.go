@@ -17,8 +17,8 @@ import (
 	"github.com/helios-agents/helios/kernel/session/postgres"
 )
 
-// A URL that cannot be used is an error naming where it came from, never
-// the password.
+// A URL that cannot be used is an error of one line naming the database,
+// its host and where the URL came from, never the password.
 func TestBadURL(t *testing.T) {
 	good, _ := pgtest.Schema(t)
 	u, err := url.Parse(good)
@@ -39,14 +39,26 @@ func TestBadURL(t *testing.T) {
 	ln.Close()
 	wrongDB := *u
 	wrongDB.Path = "/no_such_database_here"
+	db := strings.TrimPrefix(u.Path, "/")
+	withQuery := func(q string) string {
+		v := *u
+		v.User = url.UserPassword(v.User.Username(), secret)
+		v.RawQuery = q
+		return v.String()
+	}
 
-	for _, tc := range []struct{ name, url, want string }{
-		{"unreachable server", withPassword(closed), "connect"},
-		{"wrong password", withPassword(""), "password authentication failed"},
-		{"wrong database", wrongDB.String(), "no_such_database_here"},
-		{"not a URL", "postgres://helios:" + secret + "@[::1:5432/x", "not a valid PostgreSQL URL"},
-		{"bad parameter", "postgres://helios:" + secret + "@127.0.0.1/x?connect_timeout=soon", "not a valid PostgreSQL URL"},
-		{"empty", "", "is empty"},
+	for _, tc := range []struct{ name, url, want, where string }{
+		{"unreachable server", withPassword(closed), "connection refused", `database "` + db + `" on ` + closed},
+		{"wrong password", withPassword(""), "password authentication failed", `database "` + db + `" on ` + u.Host},
+		{"wrong database", wrongDB.String(), `database "no_such_database_here" does not exist (SQLSTATE 3D000)`, `database "no_such_database_here" on ` + u.Host},
+		{"unknown sslmode", withQuery("sslmode=sometimes"), "not a valid PostgreSQL URL: sslmode is invalid", `database "` + db + `" on ` + u.Host},
+		{"TLS the server lacks", withQuery("sslmode=require"), "TLS", `database "` + db + `" on ` + u.Host},
+		{"not a URL", "postgres://helios:" + secret + "@[::1:5432/x", "not a valid PostgreSQL URL", `database "x" on [::1:5432`},
+		{"bad escape in the password", "postgres://helios:" + secret + "%zz@127.0.0.1:5432/x", "not a valid PostgreSQL URL", `database "x" on 127.0.0.1:5432`},
+		{"bad parameter", "postgres://helios:" + secret + "@127.0.0.1/x?connect_timeout=soon", "not a valid PostgreSQL URL", `database "x" on 127.0.0.1`},
+		{"unknown host", "postgres://helios:" + secret + "@no-such-host.invalid/x?connect_timeout=20", "no-such-host.invalid", `database "x" on no-such-host.invalid:5432`},
+		{"key=value form", "host=127.0.0.1 dbname=x password=" + secret + " sslmode=often", "not a valid PostgreSQL URL", `database "x" on 127.0.0.1`},
+		{"empty", "", "is empty", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -56,10 +68,29 @@ func TestBadURL(t *testing.T) {
 				s.Close()
 			}
 			require.Error(t, err)
+			t.Log(err)
 			assert.Contains(t, err.Error(), "$HELIOS_POSTGRES_URL")
 			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), tc.where)
 			assert.NotContains(t, err.Error(), secret)
+			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
+	}
+}
+
+// Password finds the password in every form of connection string, so the
+// assembly can redact it everywhere.
+func TestPassword(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://u:p%40ss@h/db":           "p@ss",
+		"postgresql://u:pw@h:5432/db?x=1":    "pw",
+		"postgres://u:pw%zz@h/db":            "pw%zz",
+		"postgres://u@h/db":                  "",
+		"host=h dbname=db password='pw' x=1": "pw",
+		"host=h dbname=db":                   "",
+		"postgres://h/db":                    "",
+	} {
+		assert.Equal(t, want, postgres.Password(in), in)
 	}
 }
 

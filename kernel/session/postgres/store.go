@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,8 +74,10 @@ var (
 )
 
 // New connects to cfg.URL, creates or migrates the schema and returns the
-// store. A wrong URL or an unreachable server is an error naming
-// cfg.URLSource, never the password.
+// store. A wrong URL or an unreachable server is an error of one line
+// naming the database, its host and cfg.URLSource, never the password:
+//
+//	open postgres session store (database "app" on db.example:5432, from $HELIOS_POSTGRES_URL): password authentication failed for user "helios" (SQLSTATE 28P01)
 func New(ctx context.Context, cfg Config) (*Store, error) {
 	src := cfg.URLSource
 	if src == "" {
@@ -84,8 +88,10 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	pcfg, err := pgxpool.ParseConfig(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("open postgres session store: %s is not a valid PostgreSQL URL: %w", src, redact(parseReason(err), cfg.URL))
+		return nil, openError(fmt.Sprintf("%s, from %s", rawTarget(cfg.URL), src), cfg.URL,
+			fmt.Errorf("not a valid PostgreSQL URL: %w", parseReason(err)))
 	}
+	where := fmt.Sprintf("%s, from %s", target(pcfg.ConnConfig.Database, pcfg.ConnConfig.Host, pcfg.ConnConfig.Port), src)
 	pcfg.MaxConns = int32(DefaultMaxConns)
 	if cfg.MaxConns > 0 {
 		pcfg.MaxConns = int32(cfg.MaxConns)
@@ -114,13 +120,98 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		s.pid = os.Getpid()
 	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, pcfg); err != nil {
-		return nil, fmt.Errorf("open postgres session store at %s: %w", src, redact(err, cfg.URL))
+		return nil, openError(where, cfg.URL, err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.pool.Close()
-		return nil, fmt.Errorf("open postgres session store at %s: %w", src, redact(err, cfg.URL))
+		return nil, openError(where, cfg.URL, err)
 	}
 	return s, nil
+}
+
+// openError is New's error: one line naming where (the database, its
+// host, the URL's source) and the reason, without the password. errors.Is
+// and errors.As still see err.
+func openError(where, rawURL string, err error) error {
+	msg := "open postgres session store (" + where + "): " + oneLine(reason(err))
+	return redacted{msg: redactText(msg, rawURL), err: err}
+}
+
+// reason is what failed, without what openError already names: the
+// server's own message for a server error, else the driver's text without
+// its "failed to connect to `user=... database=...`" preamble.
+func reason(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) && errors.Unwrap(ce) != nil {
+		return errors.Unwrap(ce).Error()
+	}
+	return err.Error()
+}
+
+// oneLine joins the lines of a multi-line driver message with "; ",
+// dropping a line that repeats the one before (pgconn repeats a resolver
+// error on its own line).
+func oneLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && (len(lines) == 0 || !strings.Contains(lines[len(lines)-1], l)) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "; ")
+}
+
+// target names a database and its host for errors: `database "app" on
+// db.example:5432`. A socket directory stands for its host.
+func target(db, host string, port uint16) string {
+	at := host
+	if port != 0 && !strings.HasPrefix(host, "/") {
+		at = net.JoinHostPort(host, strconv.Itoa(int(port)))
+	}
+	switch {
+	case db == "" && at == "":
+		return "no database or host given"
+	case db == "":
+		return "default database on " + at
+	case at == "":
+		return fmt.Sprintf("database %q on the default host", db)
+	}
+	return fmt.Sprintf("database %q on %s", db, at)
+}
+
+// rawTarget is target for a URL the driver could not parse: the host and
+// database are read leniently, after the last "@" (so never the user
+// information), or from host= and dbname= in the key=value form.
+func rawTarget(raw string) string {
+	rest, ok := strings.CutPrefix(raw, "postgres://")
+	if !ok {
+		rest, ok = strings.CutPrefix(raw, "postgresql://")
+	}
+	if !ok {
+		var db, host string
+		for _, f := range strings.Fields(raw) {
+			if v, ok := strings.CutPrefix(f, "dbname="); ok {
+				db = strings.Trim(v, "'")
+			} else if v, ok := strings.CutPrefix(f, "host="); ok {
+				host = strings.Trim(v, "'")
+			}
+		}
+		return target(db, host, 0)
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	host, db, _ := strings.Cut(rest, "/")
+	if u, err := url.PathUnescape(db); err == nil {
+		db = u
+	}
+	return target(db, host, 0)
 }
 
 // closeWait bounds how long Close waits for Logs still open.
@@ -449,26 +540,44 @@ func parseReason(err error) error {
 	return err
 }
 
-// redact removes the password of rawURL from err's text, in case a
-// driver or server message quotes it.
-func redact(err error, rawURL string) error {
-	if err == nil {
-		return nil
+// Password returns the password a PostgreSQL URL (or key=value connection
+// string) carries, or "" when it has none; the assembly adds it to the
+// secrets redacted from everything Helios prints, logs, stores or exports.
+func Password(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.User != nil {
+		pw, _ := u.User.Password()
+		return pw
 	}
-	var pw string
-	if u, perr := url.Parse(rawURL); perr == nil && u.User != nil {
-		pw, _ = u.User.Password()
-	} else if _, rest, ok := strings.Cut(rawURL, "password="); ok {
-		pw, _, _ = strings.Cut(rest, " ")
-		pw = strings.Trim(pw, "'")
+	if i := strings.LastIndex(rawURL, "@"); strings.Contains(rawURL, "://") && i >= 0 {
+		// A URL net/url refuses (a bad escape in the password, say).
+		userinfo := rawURL[strings.Index(rawURL, "://")+3 : i]
+		if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+			return pw
+		}
+		return ""
 	}
-	if pw == "" || !strings.Contains(err.Error(), pw) {
-		return err
+	if _, rest, ok := strings.Cut(rawURL, "password="); ok {
+		pw, _, _ := strings.Cut(rest, " ")
+		return strings.Trim(pw, "'")
 	}
-	return redacted{msg: strings.ReplaceAll(err.Error(), pw, "xxxxx"), err: err}
+	return ""
 }
 
-// redacted is an error whose text hides a password; Unwrap still gives
+// redactText replaces the password of rawURL in text by [REDACTED], in
+// case a driver or server message quotes it.
+func redactText(text, rawURL string) string {
+	pw := Password(rawURL)
+	if pw == "" {
+		return text
+	}
+	text = strings.ReplaceAll(text, pw, "[REDACTED]")
+	if esc := url.QueryEscape(pw); esc != pw {
+		text = strings.ReplaceAll(text, esc, "[REDACTED]")
+	}
+	return text
+}
+
+// redacted is an error whose text hides a password (and is one line); Unwrap still gives
 // the original for errors.Is.
 type redacted struct {
 	msg string

@@ -79,34 +79,54 @@ func (w *writer) log(evs []session.Event) (session.Log, error) {
 }
 
 // commit stores evs (Seqs n+1...) in one transaction that checks the
-// session's version. When the connection (so the lock) is gone and the
-// server said nothing was stored, it takes both again and tries once more:
-// the version check keeps that safe. When the connection broke with no
-// word from the server, the outcome is in doubt (ErrInDoubt); the batch is
-// remembered with its event ids, so appending it again stores it once.
+// session's version. When the connection (so the lock) broke, it takes
+// both again and sends the batch once more under the same event ids, so
+// the batch is stored exactly once whether or not the first attempt
+// landed: the version check refuses a second copy, and finding exactly
+// these ids after the expected version says the first one did. Only when
+// that retry fails too is the outcome in doubt (ErrInDoubt); the batch is
+// remembered with its ids, so appending it again later stores it once.
 func (w *writer) commit(ctx context.Context, evs []session.Event) ([]session.Event, error) {
 	ids := w.eventIDs(evs)
 	stored, err := w.tryCommit(ctx, evs, ids)
-	if err != nil && w.conn != nil && w.conn.Conn().IsClosed() && notStored(err) {
+	doubt := inDoubt(err) // the broken attempt may have stored the batch
+	if err != nil && w.broken() {
 		w.drop()
 		stored, err = w.tryCommit(ctx, evs, ids)
+		doubt = doubt || inDoubt(err)
 	}
 	switch {
 	case err == nil:
 		w.doubt, w.doubtIDs = nil, nil
 		w.n += int64(len(stored))
 		return stored, nil
-	case w.conn == nil || !w.conn.Conn().IsClosed():
-		return nil, err
-	case notStored(err):
-		w.drop()
-		return nil, fmt.Errorf("the connection broke; nothing was stored: %w", err)
-	default:
-		w.drop()
+	case !w.broken():
+		return nil, err // the server refused the batch (a conflict, say)
+	}
+	w.drop()
+	switch {
+	case doubt:
 		w.doubt, w.doubtIDs = evs, ids
 		return nil, fmt.Errorf("%w: %w", ErrInDoubt, err)
+	case errors.Is(err, errRelock):
+		return nil, err
 	}
+	return nil, fmt.Errorf("the connection broke; nothing was stored: %w", err)
 }
+
+// errRelock is wrapped by a commit that could not take the lock again: it
+// sent nothing.
+var errRelock = errors.New("take the session's lock again")
+
+// inDoubt reports whether a failed attempt may have stored its batch: it
+// was sent, and no answer from the server says it was not.
+func inDoubt(err error) bool {
+	return err != nil && !errors.Is(err, errRelock) && !notStored(err)
+}
+
+// broken reports whether the writer has lost its connection (and so its
+// lock): it has none, or the one it holds is closed.
+func (w *writer) broken() bool { return w.conn == nil || w.conn.Conn().IsClosed() }
 
 // notStored reports whether a failed statement certainly stored nothing:
 // it was never sent, or the server answered it with an error (which
@@ -132,7 +152,7 @@ func (w *writer) drop() {
 func (w *writer) tryCommit(ctx context.Context, evs []session.Event, ids []string) ([]session.Event, error) {
 	if w.conn == nil {
 		if err := w.relock(ctx); err != nil {
-			return nil, fmt.Errorf("take the session's lock again: %w", err)
+			return nil, fmt.Errorf("%w: %w", errRelock, err)
 		}
 	}
 	var (

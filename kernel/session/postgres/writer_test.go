@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,18 +92,22 @@ func TestLostLockConflicts(t *testing.T) {
 	assert.Equal(t, 1, la.Len(), "the refused Append must not show in the Log")
 }
 
-// The writer's connection dropped mid-append (pg_terminate_backend). When
-// the server said so before committing, the Append takes the lock again and
-// stores the batch; when the connection broke after the commit, with no
-// reply, a clear error, then appending the same events again stores them
-// once.
+// The writer's connection dropped mid-append (pg_terminate_backend). The
+// Append takes the lock again on a new connection and sends the batch once
+// more under the same event ids: stored exactly once, whether the server
+// said nothing was stored (dropped before the commit) or the commit landed
+// with no reply. Only when that retry fails too (the server unreachable)
+// is the outcome in doubt: a clear error, then appending the same events
+// again stores them once.
 func TestDroppedConnectionRetry(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		stored bool // the first attempt was committed before the drop
+		down   bool // no new connection until the test allows it
 	}{
-		{"dropped before the commit", false},
-		{"dropped after the commit, before the reply", true},
+		{"dropped before the commit", false, false},
+		{"dropped after the commit, before the reply", true, false},
+		{"dropped after the commit, the server unreachable", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, _ := pgtest.Schema(t)
@@ -126,6 +131,7 @@ func TestDroppedConnectionRetry(t *testing.T) {
 				px.arm("doomed-append-marker", func() {
 					defer close(replied)
 					waitFor(t, "the commit to land", func() bool { return version(t, admin, l.ID()) == 3 })
+					px.down.Store(tc.down)
 					terminate(t, admin, backend)
 				})
 			} else {
@@ -151,16 +157,22 @@ func TestDroppedConnectionRetry(t *testing.T) {
 				}()
 			}
 			got, err := l.Append(t.Context(), doomed...)
-			if !tc.stored {
-				// The server answered: nothing stored. The Append took the
-				// lock again on a new connection and stored the batch.
+			if !tc.down {
+				// The Append took the lock again on a new connection and
+				// stored the batch, or found it stored under its ids.
 				require.NoError(t, err)
+				require.Len(t, got, 2)
 				assert.Equal(t, []int64{2, 3}, []int64{got[0].Seq, got[1].Seq})
 				assert.Equal(t, []string{"first", "doomed-append-marker", ""}, texts(read(t, s, l.ID())), "stored exactly once")
+				assert.Equal(t, []string{"first", "doomed-append-marker", ""}, texts(all(l)))
+				more, err := l.Append(t.Context(), session.Event{Type: session.User, Text: "after"})
+				require.NoError(t, err)
+				assert.Equal(t, int64(4), more[0].Seq)
 				return
 			}
 			require.Error(t, err)
 			<-replied
+			px.down.Store(false)
 			assert.ErrorIs(t, err, postgres.ErrInDoubt)
 			assert.Contains(t, err.Error(), l.ID())
 			assert.Equal(t, 1, l.Len())
@@ -307,6 +319,8 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // failure after the server did the work.
 type proxy struct {
 	url string
+	// down refuses new connections (they are closed at once).
+	down atomic.Bool
 
 	mu      sync.Mutex
 	marker  []byte
@@ -342,6 +356,9 @@ func (p *proxy) arm(marker string, onReply func()) {
 
 func (p *proxy) serve(client net.Conn, server string) {
 	defer client.Close()
+	if p.down.Load() {
+		return
+	}
 	up, err := net.Dial("tcp", server)
 	if err != nil {
 		return

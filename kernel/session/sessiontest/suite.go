@@ -62,6 +62,10 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 //     origin (ForkOf, ForkAt).
 //   - Unknown IDs are ErrNotFound; IDs that could escape a directory
 //     ("", "..", "../x", "a/b", ...) are ErrInvalidID.
+//   - A session reopened with tool calls left without a result (the
+//     process died during the call) is answered by RepairInterrupted with
+//     one interrupted error result per call, stored like any event: a
+//     second reopen and repair writes none.
 //
 // The List order check needs the store's clock to move between Appends;
 // where two Appends got equal times it checks only that List is sorted.
@@ -89,6 +93,7 @@ func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOp
 		{"NotFound", testNotFound},
 		{"InvalidIDs", testInvalidIDs},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"RepairInterrupted", testRepairInterrupted},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore(t)) })
@@ -330,6 +335,52 @@ func testReopen(t *testing.T, s session.Store) {
 	assert.Empty(t, cmp.Diff(got, all(r)), "reopened log differs (-appended +reopened)")
 	next := mustAppend(t, r, session.Event{Type: session.User, Text: "resumed"})
 	assert.Equal(t, int64(len(got)+1), next[0].Seq, "append after reopen: Seq")
+}
+
+func testRepairInterrupted(t *testing.T, s session.Store) {
+	l := create(t, s)
+	mustAppend(t, l,
+		session.Event{Type: session.User, Text: "run two things"},
+		session.Event{Type: session.Assistant, Text: "running"},
+		session.Event{Type: session.ToolUse, ToolUseID: "a", ToolName: "Bash", Input: json.RawMessage(`{"command":"true"}`)},
+		session.Event{Type: session.ToolUse, ToolUseID: "b", ToolName: "Bash", Input: json.RawMessage(`{"command":"sleep 600"}`)},
+		session.Event{Type: session.ToolUse, ToolUseID: "c", ToolName: "Read", Input: json.RawMessage(`{"path":"x"}`)},
+		session.Event{Type: session.ToolResult, ToolUseID: "a", ToolName: "Bash", Text: "done"},
+	)
+	id := l.ID()
+	closeLog(t, l) // the process died during b
+
+	r := open(t, s, id)
+	got, err := session.RepairInterrupted(t.Context(), r)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "one result for each unanswered call")
+	for i, want := range []struct{ id, tool string }{{"b", "Bash"}, {"c", "Read"}} {
+		e := got[i]
+		assert.Equal(t, int64(7+i), e.Seq)
+		assert.Equal(t, session.ToolResult, e.Type)
+		assert.Equal(t, want.id, e.ToolUseID, "calls answered in log order")
+		assert.Equal(t, want.tool, e.ToolName)
+		assert.True(t, e.IsError, "an interrupted call is an error result")
+		assert.Contains(t, e.Text, "interrupted")
+		assert.Contains(t, e.Text, "outcome is unknown")
+		assert.Equal(t, "true", e.Meta[session.InterruptedKey])
+	}
+	assert.Empty(t, session.Unanswered(r))
+	closeLog(t, r)
+
+	r = open(t, s, id)
+	defer closeLog(t, r)
+	again, err := session.RepairInterrupted(t.Context(), r)
+	require.NoError(t, err)
+	assert.Empty(t, again, "a repaired session is not repaired twice")
+	assert.Empty(t, cmp.Diff(got, all(r)[6:]), "the results read back as stored (-repaired +reopened)")
+	results := map[string]int{}
+	for _, e := range all(r) {
+		if e.Type == session.ToolResult {
+			results[e.ToolUseID]++
+		}
+	}
+	assert.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1}, results, "one result per call")
 }
 
 func testSecondOpen(t *testing.T, s session.Store) {

@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
@@ -193,6 +194,11 @@ type Options struct {
 	// Batch tunes the span batcher (tests shorten it); zero is the SDK's
 	// defaults: a queue of 2048 spans, dropped when full, never blocking.
 	BatchTimeout time.Duration
+	// Secrets are replaced by [REDACTED] in every span exported: its name,
+	// attributes, events (an error's message), links and status. Nil hides
+	// nothing. (Metrics carry only enumerated attributes: model and
+	// provider names, hook points, outcomes.)
+	Secrets *redact.Secrets
 }
 
 // Setup builds the providers of c. With nothing to export it returns nil
@@ -233,7 +239,7 @@ func Setup(ctx context.Context, c Config, o Options) (*Providers, error) {
 		if err != nil {
 			return fail(fmt.Errorf("telemetry: traces: %w", err))
 		}
-		g := &guardedExporter{SpanExporter: exp, what: "traces", logger: o.Logger}
+		g := &guardedExporter{SpanExporter: exp, what: "traces", logger: o.Logger, secrets: o.Secrets}
 		p.exporters = append(p.exporters, g)
 		var bo []sdktrace.BatchSpanProcessorOption
 		if o.BatchTimeout > 0 {
@@ -302,11 +308,19 @@ type guardedExporter struct {
 	sdktrace.SpanExporter
 	what    string
 	logger  *slog.Logger
+	secrets *redact.Secrets
 	dropped atomic.Int64
 	logged  atomic.Bool
 }
 
 func (g *guardedExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if g.secrets.Len() > 0 {
+		red := make([]sdktrace.ReadOnlySpan, len(spans))
+		for i, s := range spans {
+			red[i] = redactedSpan{s, g.secrets}
+		}
+		spans = red
+	}
 	if err := g.SpanExporter.ExportSpans(ctx, spans); err != nil {
 		g.dropped.Add(int64(len(spans)))
 		if g.logged.CompareAndSwap(false, true) {
@@ -328,7 +342,7 @@ func traceExporter(ctx context.Context, s Signal, stdout io.Writer) (sdktrace.Sp
 			}
 			opts = append(opts, otlptracehttp.WithEndpointURL(u))
 		}
-		return otlptracehttp.New(ctx, opts...)
+		return spanExporter(otlptracehttp.New(ctx, opts...))
 	case OTLPGRPC:
 		var opts []otlptracegrpc.Option
 		if s.Endpoint != "" {
@@ -338,11 +352,11 @@ func traceExporter(ctx context.Context, s Signal, stdout io.Writer) (sdktrace.Sp
 				opts = append(opts, otlptracegrpc.WithEndpoint(s.Endpoint), otlptracegrpc.WithInsecure())
 			}
 		}
-		return otlptracegrpc.New(ctx, opts...)
+		return spanExporter(otlptracegrpc.New(ctx, opts...))
 	case Stdout:
-		return stdouttrace.New(stdouttrace.WithWriter(stdout))
+		return spanExporter(stdouttrace.New(stdouttrace.WithWriter(stdout)))
 	case File:
-		return otlptrace.New(ctx, &fileClient{path: s.Path})
+		return spanExporter(otlptrace.New(ctx, &fileClient{path: s.Path}))
 	}
 	return nil, fmt.Errorf("unknown exporter %q", s.Exporter)
 }
@@ -360,8 +374,7 @@ func metricExporter(ctx context.Context, s Signal, stdout io.Writer) (sdkmetric.
 			}
 			opts = append(opts, otlpmetrichttp.WithEndpointURL(u))
 		}
-		exp, err := otlpmetrichttp.New(ctx, opts...)
-		return exp, nil, err
+		return metricExporterOf(otlpmetrichttp.New(ctx, opts...))
 	case OTLPGRPC:
 		var opts []otlpmetricgrpc.Option
 		if s.Endpoint != "" {
@@ -371,8 +384,7 @@ func metricExporter(ctx context.Context, s Signal, stdout io.Writer) (sdkmetric.
 				opts = append(opts, otlpmetricgrpc.WithEndpoint(s.Endpoint), otlpmetricgrpc.WithInsecure())
 			}
 		}
-		exp, err := otlpmetricgrpc.New(ctx, opts...)
-		return exp, nil, err
+		return metricExporterOf(otlpmetricgrpc.New(ctx, opts...))
 	case Stdout:
 		exp, err := stdoutmetric.New(stdoutmetric.WithWriter(stdout))
 		return exp, nil, err
@@ -404,4 +416,81 @@ func endpointURL(base, signalPath string) (string, error) {
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + signalPath
 	return u.String(), nil
+}
+
+// redactedSpan is a span as exported: every string it carries with the
+// secrets replaced.
+type redactedSpan struct {
+	sdktrace.ReadOnlySpan
+	secrets *redact.Secrets
+}
+
+func (s redactedSpan) Name() string { return s.secrets.String(s.ReadOnlySpan.Name()) }
+
+func (s redactedSpan) Attributes() []attribute.KeyValue {
+	return redactAttrs(s.secrets, s.ReadOnlySpan.Attributes())
+}
+
+func (s redactedSpan) Status() sdktrace.Status {
+	st := s.ReadOnlySpan.Status()
+	st.Description = s.secrets.String(st.Description)
+	return st
+}
+
+func (s redactedSpan) Events() []sdktrace.Event {
+	evs := s.ReadOnlySpan.Events()
+	out := make([]sdktrace.Event, len(evs))
+	for i, e := range evs {
+		e.Name = s.secrets.String(e.Name)
+		e.Attributes = redactAttrs(s.secrets, e.Attributes)
+		out[i] = e
+	}
+	return out
+}
+
+func (s redactedSpan) Links() []sdktrace.Link {
+	ls := s.ReadOnlySpan.Links()
+	out := make([]sdktrace.Link, len(ls))
+	for i, l := range ls {
+		l.Attributes = redactAttrs(s.secrets, l.Attributes)
+		out[i] = l
+	}
+	return out
+}
+
+func redactAttrs(secrets *redact.Secrets, kvs []attribute.KeyValue) []attribute.KeyValue {
+	out := make([]attribute.KeyValue, len(kvs))
+	for i, kv := range kvs {
+		switch kv.Value.Type() {
+		case attribute.STRING:
+			kv.Value = attribute.StringValue(secrets.String(kv.Value.AsString()))
+		case attribute.STRINGSLICE:
+			ss := kv.Value.AsStringSlice()
+			for j := range ss {
+				ss[j] = secrets.String(ss[j])
+			}
+			kv.Value = attribute.StringSliceValue(ss)
+		}
+		out[i] = kv
+	}
+	return out
+}
+
+// spanExporter returns a constructor's exporter as the interface only when
+// it succeeded: a failed constructor's nil pointer must not become a
+// non-nil SpanExporter.
+func spanExporter[E sdktrace.SpanExporter](e E, err error) (sdktrace.SpanExporter, error) {
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// metricExporterOf is spanExporter for metric exporters (which have no file
+// to close).
+func metricExporterOf[E sdkmetric.Exporter](e E, err error) (sdkmetric.Exporter, io.Closer, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, nil, nil
 }
