@@ -140,8 +140,8 @@ func absolute(workDir, p string) string {
 // "content" (the text the model reads) and "success", and the keys of
 // Claude Code's own responses a hook most often reads: the file tools'
 // "filePath", Bash's "stdout" (Helios's Bash output holds stderr too).
-func toolResponse(tool string, toolInput json.RawMessage, content string) map[string]any {
-	r := map[string]any{"content": content, "success": true}
+func toolResponse(tool string, toolInput json.RawMessage, content string, isError bool) map[string]any {
+	r := map[string]any{"content": content, "success": !isError}
 	switch {
 	case fileTool(tool):
 		var in struct {

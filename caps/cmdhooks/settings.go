@@ -41,6 +41,9 @@ type Command struct {
 	// Past it the command and its process group are killed and the call
 	// goes on without it.
 	Timeout *float64 `json:"timeout"`
+	// StatusMessage is what Claude Code shows while the command runs;
+	// Helios shows no spinner for a hook and ignores it.
+	StatusMessage string `json:"statusMessage"`
 	// Prompt is Claude Code's prompt hooks' key (type "prompt"), which
 	// Helios does not run: a hook with a prompt is a config error.
 	Prompt string `json:"prompt"`
