@@ -11,3 +11,5 @@ import (
 func setGroup(*exec.Cmd) {}
 
 func killGroup(p *os.Process) { _ = p.Kill() }
+
+func signalOf(*os.ProcessState) string { return "unknown" }

@@ -18,3 +18,11 @@ func setGroup(cmd *exec.Cmd) {
 func killGroup(p *os.Process) {
 	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
 }
+
+// signalOf names the signal that ended a process.
+func signalOf(ps *os.ProcessState) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	return "unknown"
+}

@@ -85,7 +85,7 @@ func errText(o outcome, fallback string) string {
 // and 2: a non-blocking error, which the kernel reports as a warning.
 func failed(o outcome) error {
 	if o.code < 0 {
-		return fmt.Errorf("it was ended by a signal: %s", errText(o, "no stderr output"))
+		return fmt.Errorf("it was ended by a signal (%s): %s", o.signal, errText(o, "no stderr output"))
 	}
 	return fmt.Errorf("it exited with status %d (a non-blocking error: only 2 blocks): %s", o.code, errText(o, "no stderr output"))
 }

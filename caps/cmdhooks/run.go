@@ -23,6 +23,7 @@ var ErrTimeout = fmt.Errorf("hook command timed out: %w", context.DeadlineExceed
 // each stream bounded.
 type outcome struct {
 	code           int
+	signal         string // the signal that ended it, when code is -1
 	stdout, stderr *bounded
 }
 
@@ -52,6 +53,7 @@ func (c *Hooks) run(ctx context.Context, h *hook, input []byte) (outcome, error)
 		switch {
 		case err == nil, errors.As(err, &exit), errors.Is(err, exec.ErrWaitDelay):
 			out.code = cmd.ProcessState.ExitCode() // -1 when a signal ended it
+			out.signal = signalOf(cmd.ProcessState)
 			return out, nil
 		}
 		return out, err

@@ -78,6 +78,9 @@ func (p *progress) update(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		p.endText()
 		fmt.Fprintln(p.w, "· context compacted")
+	case kernel.UpdateWarning:
+		p.endText()
+		fmt.Fprintf(p.w, "! %s\n", sanitize.Text(u.Text))
 	}
 }
 
@@ -104,7 +107,7 @@ func (p *progress) done(id string, err error) {
 func updateJSON(u kernel.Update) map[string]any {
 	kinds := map[kernel.UpdateKind]string{
 		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
-		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted",
+		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning",
 	}
 	m := map[string]any{"kind": kinds[u.Kind]}
 	if u.Text != "" {

@@ -417,6 +417,9 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		m.closeText()
 		m.add(entry{kind: injectedEntry, text: "context compacted"})
+	case kernel.UpdateWarning:
+		m.closeText()
+		m.add(entry{kind: noteEntry, text: "warning: " + u.Text})
 	}
 }
 
