@@ -125,7 +125,7 @@ test-postgres:
 	$(GO) test -race -count=1 -run 'Postgres' ./test/unit
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./plugins/... ./test/...
+	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./plugins/... ./cmd/... ./test/...
 
 clean:
 	rm -rf bin

@@ -205,7 +205,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		caps = append(caps, c)
 	}
 
-	box, err := sandboxConfig(cfg, opts.Logger)
+	box, err := sandboxConfig(cfg, port.Dir(), opts.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -159,10 +159,16 @@ type SandboxConfig struct {
 	// session's temp dir) or "off" (unconfined).
 	Mode Enum `json:"mode"`
 	// Writable are absolute, existing paths commands may also write in
-	// workspace-write mode.
+	// workspace-write mode, outside the protected paths (helios.config.json,
+	// .git, .helios and .agents but their skills folders, ~/.helios), which
+	// stay read-only at the top of each as in the work dir.
 	Writable []string `json:"writable"`
-	// Network lets confined commands reach the network. Default false.
+	// Network lets confined commands reach the network. Default false: no
+	// IP socket, and no Unix socket but socket pairs and UnixSockets.
 	Network bool `json:"network"`
+	// UnixSockets are absolute paths of existing Unix sockets commands may
+	// connect to with the network off (needs Landlock ABI 9).
+	UnixSockets []string `json:"unixSockets"`
 }
 
 // SkillsConfig is the "skills" key.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -67,9 +68,9 @@ type MCPServerConfig struct {
 }
 
 // varRef is one ${NAME} or ${NAME:-default} in a value.
-var varRef = regexp.MustCompile(`\$\{([^}:]*)(:-([^}]*))?\}`)
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}:]*)(:-([^}]*))?\}`) })
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // mcpServerNames returns the configured names in order.
 func mcpServerNames(c MCPConfig) []string {
@@ -85,7 +86,7 @@ func mcpServerNames(c MCPConfig) []string {
 // (spaces, quotes) is quoted.
 func mcpPath(name string, key ...string) string {
 	p := "mcp.servers."
-	if mcpclient.ServerNamePattern.MatchString(name) {
+	if mcpclient.ValidServerName(name) {
 		p += name
 	} else {
 		p += strconv.Quote(name)
@@ -107,7 +108,7 @@ func mcpProblems(c Config) []string {
 	for _, name := range mcpServerNames(c.MCP) {
 		s := c.MCP.Servers[name]
 		at := func(k ...string) string { return mcpPath(name, k...) }
-		if !mcpclient.ServerNamePattern.MatchString(name) {
+		if !mcpclient.ValidServerName(name) {
 			add(at(), "a server's name must match ^[a-zA-Z0-9_-]{1,32}$ (it becomes part of tool names)")
 		}
 		switch {
@@ -132,7 +133,7 @@ func mcpProblems(c Config) []string {
 					add(at(k), "only a command (stdio) server takes %s", k)
 				}
 			}
-			if !varRef.MatchString(s.URL) {
+			if !varRef().MatchString(s.URL) {
 				if err := mcpclient.CheckURL(s.URL); err != nil {
 					add(at("url"), "%v", err)
 				}
@@ -161,16 +162,16 @@ func mcpProblems(c Config) []string {
 			}
 		}
 		if s.BearerTokenEnv != "" {
-			if !varName.MatchString(s.BearerTokenEnv) {
+			if !varName().MatchString(s.BearerTokenEnv) {
 				add(at("bearerTokenEnv"), "%q is not a variable name", s.BearerTokenEnv)
 			} else if slices.Contains(deny, s.BearerTokenEnv) {
 				add(at("bearerTokenEnv"), "%s holds the model's API key (model.apiKeyEnv), which is never sent to an MCP server", s.BearerTokenEnv)
 			}
 		}
 		for _, v := range mcpValues(s) {
-			for _, m := range varRef.FindAllStringSubmatch(v.value, -1) {
+			for _, m := range varRef().FindAllStringSubmatch(v.value, -1) {
 				switch ref := m[1]; {
-				case !varName.MatchString(ref):
+				case !varName().MatchString(ref):
 					add(at(v.path...), "${%s}: not a variable name", ref)
 				case slices.Contains(deny, ref):
 					add(at(v.path...), "${%s} is the model's API key (model.apiKeyEnv), which never reaches an MCP server", ref)
@@ -215,8 +216,8 @@ func mcpValues(s MCPServerConfig) []mcpValue {
 // default); an unset variable without a default is an error naming it.
 func expand(v string, getenv func(string) (string, bool)) (string, error) {
 	var missing []string
-	out := varRef.ReplaceAllStringFunc(v, func(ref string) string {
-		m := varRef.FindStringSubmatch(ref)
+	out := varRef().ReplaceAllStringFunc(v, func(ref string) string {
+		m := varRef().FindStringSubmatch(ref)
 		if val, ok := getenv(m[1]); ok {
 			return val
 		}

@@ -86,10 +86,10 @@ func configSecrets(cfg Config) []string {
 			if v.path[0] != "env" && v.path[0] != "headers" {
 				continue
 			}
-			for _, m := range varRef.FindAllStringSubmatch(v.value, -1) {
+			for _, m := range varRef().FindAllStringSubmatch(v.value, -1) {
 				out = append(out, os.Getenv(m[1]))
 			}
-			if v.path[0] == "headers" && credentialHeader.MatchString(v.path[1]) && !varRef.MatchString(v.value) {
+			if v.path[0] == "headers" && credentialHeader().MatchString(v.path[1]) && !varRef().MatchString(v.value) {
 				out = append(out, strings.TrimSpace(strings.TrimPrefix(v.value, "Bearer ")))
 			}
 		}
@@ -98,7 +98,7 @@ func configSecrets(cfg Config) []string {
 }
 
 // credentialHeader matches the names of headers that carry a credential.
-var credentialHeader = regexp.MustCompile(`(?i)auth|token|key|secret|cookie|session`)
+var credentialHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)auth|token|key|secret|cookie|session`) })
 
 // DefaultPostgresURLEnv is the variable read for the database URL of the
 // "postgres" session store unless sessions.postgres.urlEnv names another.

@@ -12,11 +12,14 @@ import (
 )
 
 // sandboxConfig turns the tools.env, tools.passEnv and tools.sandbox keys
-// into the sandbox configuration of the model's commands. Every problem is
-// reported, each naming its JSON path: a writable path that is relative or
-// does not exist, and a variable that may never reach a command (the one
-// named by model.apiKeyEnv, any HELIOS_* variable).
-func sandboxConfig(cfg Config, logger *slog.Logger) (sandbox.Config, error) {
+// into the sandbox configuration of the model's commands in workDir ("":
+// not known yet, its protected paths are not checked). Every
+// problem is reported, each naming its JSON path: a writable path or an
+// allowed socket that is relative, does not exist or lies in a protected
+// path of the work dir or of another writable path, a socket path that is
+// no socket, and a variable that may never reach a command (the one named
+// by model.apiKeyEnv, any HELIOS_* variable).
+func sandboxConfig(cfg Config, workDir string, logger *slog.Logger) (sandbox.Config, error) {
 	mode, err := sandbox.ParseMode(string(cfg.Tools.Sandbox.Mode))
 	if err != nil {
 		return sandbox.Config{}, fmt.Errorf("%w: tools.sandbox.mode: %v", ErrConfig, err)
@@ -26,9 +29,18 @@ func sandboxConfig(cfg Config, logger *slog.Logger) (sandbox.Config, error) {
 		deny = []string{key}
 	}
 	var errs []error
+	roots := cfg.Tools.Sandbox.Writable
+	if workDir != "" {
+		roots = append([]string{workDir}, roots...)
+	}
 	for i, p := range cfg.Tools.Sandbox.Writable {
-		if err := sandbox.CheckWritable(p); err != nil {
+		if err := sandbox.CheckWritable(p, roots); err != nil {
 			errs = append(errs, fmt.Errorf("%w: tools.sandbox.writable[%d]: %v", ErrConfig, i, err))
+		}
+	}
+	for i, p := range cfg.Tools.Sandbox.UnixSockets {
+		if err := sandbox.CheckUnixSocket(p, roots); err != nil {
+			errs = append(errs, fmt.Errorf("%w: tools.sandbox.unixSockets[%d]: %v", ErrConfig, i, err))
 		}
 	}
 	for i, name := range cfg.Tools.PassEnv {
@@ -46,22 +58,15 @@ func sandboxConfig(cfg Config, logger *slog.Logger) (sandbox.Config, error) {
 	if err := errors.Join(errs...); err != nil {
 		return sandbox.Config{}, err
 	}
-	writable := make([]string, len(cfg.Tools.Sandbox.Writable))
-	for i, p := range cfg.Tools.Sandbox.Writable {
-		// Landlock rules hold resolved paths.
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
-		}
-		writable[i] = p
-	}
 	return sandbox.Config{
-		Mode:     mode,
-		Writable: writable,
-		Network:  cfg.Tools.Sandbox.Network,
-		Env:      env,
-		PassEnv:  cfg.Tools.PassEnv,
-		Deny:     deny,
-		Logger:   logger,
+		Mode:        mode,
+		Writable:    resolved(cfg.Tools.Sandbox.Writable),
+		UnixSockets: resolved(cfg.Tools.Sandbox.UnixSockets),
+		Network:     cfg.Tools.Sandbox.Network,
+		Env:         env,
+		PassEnv:     cfg.Tools.PassEnv,
+		Deny:        deny,
+		Logger:      logger,
 	}, nil
 }
 
@@ -76,12 +81,25 @@ func OpenSandbox(_ context.Context, cfg Config, base string, opts Options) (*san
 	if real, err := filepath.EvalSymlinks(workDir); err == nil {
 		workDir = real
 	}
-	sc, err := sandboxConfig(cfg, opts.Logger)
+	sc, err := sandboxConfig(cfg, workDir, opts.Logger)
 	if err != nil {
 		return nil, "", err
 	}
 	s, err := sandbox.New(sc)
 	return s, workDir, err
+}
+
+// resolved returns paths with their symlinks resolved: Landlock rules and
+// mounts hold resolved paths.
+func resolved(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // apiKeyEnv is the variable holding the model's API key ("" for none).

@@ -87,7 +87,7 @@ func (c Config) problems() []string {
 	// The keys checked together with their siblings (the catalog budget,
 	// the sandbox) report through the same list.
 	_, budgetErr := catalogBudget(c)
-	_, sandboxErr := sandboxConfig(c, nil)
+	_, sandboxErr := sandboxConfig(c, "", nil) // Build checks the work dir's protected paths too
 	for _, err := range []error{budgetErr, sandboxErr} {
 		out = append(out, configProblems(err)...)
 	}

@@ -30,7 +30,7 @@ const (
 var (
 	//go:embed skill_tool.md.tmpl
 	skillToolText string
-	skillToolTmpl = template.Must(template.New("skill tool").Parse(skillToolText))
+	skillToolTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("skill tool").Parse(skillToolText)) })
 
 	//go:embed skill_resource_tool.md
 	resourceToolDescription string
@@ -299,7 +299,7 @@ func publishable(sk skills.Skill) error {
 // out, it ends saying how many, and the tool still loads them by name.
 func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	var head strings.Builder
-	if err := skillToolTmpl.Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
+	if err := skillToolTmpl().Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
 		panic(err) // the template is embedded and its data fixed
 	}
 	frame := skills.MessageFrame()

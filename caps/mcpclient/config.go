@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/helios-agents/helios/kernel/telemetry"
@@ -41,15 +42,19 @@ const (
 	MaxSkillBytes = 16 << 20
 )
 
-// ServerNamePattern is what a server's name must match: it becomes part of
-// every tool name (mcp__<server>__<tool>) and of the skills source label
-// (mcp:<server>).
-var ServerNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
+// ValidServerName reports whether name can name a server: it becomes part
+// of every tool name (mcp__<server>__<tool>) and of the skills source label
+// (mcp:<server>), so it is 1 to 32 letters, digits, _ or -.
+func ValidServerName(name string) bool { return serverNameRE().MatchString(name) }
+
+// serverNameRE is compiled on first use: only a config with MCP servers
+// needs it.
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`) })
 
 // ServerConfig is one server. Exactly one of Command and URL is set.
 type ServerConfig struct {
 	// Name names the server in tool names, the skills source and every
-	// warning. It must match ServerNamePattern.
+	// warning. It must pass ValidServerName.
 	Name string
 	// Disabled keeps the server off: it is listed, never started.
 	Disabled bool
@@ -113,7 +118,7 @@ var ErrConfig = errors.New("invalid mcp server config")
 // transport (exactly one of Command and URL), the URL, negative durations.
 func (c ServerConfig) Check() error {
 	var errs []error
-	if !ServerNamePattern.MatchString(c.Name) {
+	if !ValidServerName(c.Name) {
 		errs = append(errs, fmt.Errorf("name %q: want 1 to 32 letters, digits, _ or - (it becomes part of tool names)", c.Name))
 	}
 	switch {

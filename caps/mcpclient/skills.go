@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/text/unicode/norm"
@@ -309,7 +310,7 @@ type manifestFile struct {
 	size             int64
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // parseManifest checks an entry: a URI ending in /SKILL.md, every file
 // under the skill's path with a relative path that stays inside it and a
@@ -345,7 +346,7 @@ func parseManifest(e skillEntry) (manifest, error) {
 			return manifest{}, fmt.Errorf("file %s is listed twice", r.URI)
 		}
 		seen[rel] = true
-		if !digestRE.MatchString(r.Digest) {
+		if !digestRE().MatchString(r.Digest) {
 			return manifest{}, fmt.Errorf("file %s: digest %q is not sha256:<64 lowercase hex>", r.URI, r.Digest)
 		}
 		if r.Size < 0 {

@@ -500,7 +500,9 @@ func lastBytes(b []byte, n int) []byte {
 // tailID finds the id at the end of a message whose id comes last, as the
 // TypeScript SDK writes them ({"result":…,"jsonrpc":"2.0","id":5}). Only
 // the outermost object's last member can end the line so.
-var tailID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
+var tailID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
+})
 
 // lineID finds the id of an oversized message from its head (Go's and
 // Python's SDKs write it before the result) or its tail.
@@ -528,7 +530,7 @@ func lineID(head, tail []byte) (jsonrpc.ID, bool) {
 			}
 		}
 	}
-	if m := tailID.FindSubmatch(tail); m != nil {
+	if m := tailID().FindSubmatch(tail); m != nil {
 		var v any
 		if json.Unmarshal(m[1], &v) == nil {
 			if id, err := jsonrpc.MakeID(v); err == nil && id.IsValid() {

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
@@ -48,9 +49,11 @@ func ToolName(server, tool string) string {
 	return n[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
 }
 
-// remoteTool is one of the server's tools with the name the model sees.
+// remoteTool is one of the server's tools with the name and description
+// the model sees.
 type remoteTool struct {
 	name   string
+	desc   string
 	tool   *mcp.Tool
 	schema json.RawMessage
 }
@@ -104,7 +107,7 @@ func (s *Server) listTools(ctx context.Context, x *session) ([]remoteTool, error
 		if err != nil || t.InputSchema == nil {
 			schema = nil // the kernel gives the model an empty object schema
 		}
-		out = append(out, remoteTool{name: name, tool: t, schema: schema})
+		out = append(out, remoteTool{name: name, desc: s.description(t), tool: t, schema: schema})
 	}
 	return out, nil
 }
@@ -123,13 +126,9 @@ func (s *Server) Tools(ctx context.Context) ([]contract.Tool, error) {
 	out := make([]contract.Tool, len(ts))
 	for i, t := range ts {
 		remote, name := t.tool.Name, t.name
-		desc := t.tool.Description
-		if desc == "" {
-			desc = t.tool.Title
-		}
 		out[i] = contract.Tool{
 			Name:        name,
-			Description: desc,
+			Description: t.desc,
 			Schema:      t.schema,
 			Annotations: annotations(t.tool),
 			Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
@@ -138,6 +137,22 @@ func (s *Server) Tools(ctx context.Context) ([]contract.Tool, error) {
 		}
 	}
 	return out, nil
+}
+
+// description is the text the model reads about a tool: its description
+// (its title when it has none) with hidden characters made visible (C19),
+// and one warning naming the tool when there were any. It runs once per
+// listing, so the warning is not repeated at every step.
+func (s *Server) description(t *mcp.Tool) string {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	desc, found := sanitize.Clean(desc)
+	if found.Count > 0 {
+		s.logger.Warn("mcp server: a tool's description holds "+found.String()+"; the model reads them escaped", slog.String("tool", t.Name))
+	}
+	return desc
 }
 
 // annotations are a tool's MCP annotations resolved with MCP's defaults;
@@ -242,7 +257,9 @@ func (s *Server) result(res *mcp.CallToolResult) contract.ToolResult {
 	if text == "" && res.IsError {
 		text = "the tool reported an error without a message"
 	}
-	return contract.ToolResult{Content: cut(text, s.sh.maxOutput), IsError: res.IsError}
+	// Text from a server is sanitized (C19): a result cannot smuggle
+	// instructions to the model in characters nobody sees.
+	return contract.ToolResult{Content: cut(sanitize.Text(text), s.sh.maxOutput), IsError: res.IsError}
 }
 
 func embedded(r *mcp.ResourceContents) string {

@@ -64,6 +64,12 @@ func TestToolsAndResults(t *testing.T) {
 			assert.Equal(t, contract.ToolResult{Content: `{"sum":5}`}, call(t, s, "mcp__t__add", `{"a":2,"b":3}`), "structured content once, not again beside its own text")
 			assert.Equal(t, contract.ToolResult{Content: `{"answer":42}`}, call(t, s, "mcp__t__structured_only", `{}`), "structured content alone, as JSON")
 
+			// C19: text from a server reaches the model with hidden characters
+			// made visible, and the description's once with a warning.
+			assert.Equal(t, `Look\u202eup\U000e0069\U000e0067\U000e006e a word.`, tools["mcp__t__hidden"].Description)
+			assert.Contains(t, logs.String(), "a tool's description holds 4 hidden characters (the first U+202E, a bidi control)")
+			assert.Equal(t, contract.ToolResult{Content: `found\u001b[2J it\u200b`}, call(t, s, "mcp__t__hidden", `{"text":"it"}`))
+
 			res := call(t, s, "mcp__t__protocol_error", `{}`)
 			assert.True(t, res.IsError)
 			assert.Contains(t, res.Content, `MCP server "t" refused the call to mcp__t__protocol_error: no such widget`)

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/cmd/helios/tui"
 	"github.com/helios-agents/helios/kernel"
 )
@@ -64,6 +63,9 @@ func runChat(cmd *cobra.Command, g *globals) error {
 		WorkDir: k.WorkDir(),
 		Redact:  g.secrets.String,
 	}
+	if c := g.loaded; c != nil {
+		cfg.Notices, cfg.ConfigIgnored = c.notices, c.ignored != ""
+	}
 	if cfg.NoModel == nil {
 		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update), confirm tui.Confirm) (tui.Session, error) {
 			s, err := k.OpenSession(ctx, kernel.SessionConfig{Observe: observe, Confirm: confirm})
@@ -83,15 +85,11 @@ func runChat(cmd *cobra.Command, g *globals) error {
 // modelName is the configured model's name for the status line ("" when
 // the config cannot say).
 func (g *globals) modelName() string {
-	path, _, err := g.resolve()
+	c, err := g.readConfig()
 	if err != nil {
 		return ""
 	}
-	cfg, _, err := assembly.ReadConfig(path)
-	if err != nil {
-		return ""
-	}
-	return cfg.Model.Name
+	return c.cfg.Model.Name
 }
 
 // chatKernel adapts the kernel to what the UI consumes.

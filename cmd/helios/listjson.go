@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"io"
 	"strconv"
 	"unicode/utf8"
@@ -12,21 +10,27 @@ import (
 // writeListJSON writes l exactly as writeJSON would, byte for byte, without
 // reflection or the indenting pass over the whole text: `skills list --json`
 // over 10,000 skills writes about 3.5 MB, and encoding/json spent as long on
-// it as discovery spent reading the files. The skills are written by hand
-// (flat records of strings and a bool); the warnings, few and rare, go
-// through writeJSON's encoder. TestListJSONMatchesEncodingJSON and
-// FuzzAppendJSONString hold the two to the same bytes.
+// it as discovery spent reading the files. The skills and the warnings are
+// flat records of strings (and a bool), written by hand: published skills
+// bring about three warnings each (unknown keys, names unlike their folder),
+// so on the real shape the warnings weigh as much as the skills.
+// TestListJSONMatchesEncodingJSON and FuzzAppendJSONString hold the two to
+// the same bytes.
 func writeListJSON(w io.Writer, l listJSON) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	buf := make([]byte, 0, 4<<10)
+	var err error
+	// flush hands the buffer to bw once it holds a few KiB.
+	flush := func() {
+		if len(buf) >= 3<<10 && err == nil {
+			_, err = bw.Write(buf)
+			buf = buf[:0]
+		}
+	}
 	buf = append(buf, "{\n  \"complete\": "...)
 	buf = strconv.AppendBool(buf, l.Complete)
 	buf = append(buf, ",\n  \"skills\": "...)
-	if l.Skills == nil {
-		buf = append(buf, "null"...)
-	} else {
-		buf = append(buf, '[')
-	}
+	buf = openArray(buf, l.Skills == nil)
 	for i, s := range l.Skills {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -47,33 +51,54 @@ func writeListJSON(w io.Writer, l listJSON) error {
 			buf = append(buf, ",\n      \"disableModelInvocation\": true"...)
 		}
 		buf = append(buf, "\n    }"...)
-		if len(buf) >= 3<<10 {
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
+		flush()
 	}
-	switch {
-	case len(l.Skills) > 0:
-		buf = append(buf, "\n  ]"...)
-	case l.Skills != nil:
-		buf = append(buf, ']')
-	}
+	buf = closeArray(buf, len(l.Skills))
 	buf = append(buf, ",\n  \"warnings\": "...)
-	var warnings bytes.Buffer
-	enc := json.NewEncoder(&warnings)
-	enc.SetIndent("  ", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(l.Warnings); err != nil {
+	buf = openArray(buf, l.Warnings == nil)
+	for i, wn := range l.Warnings {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"source\": "...)
+		buf = appendJSONString(buf, wn.Source)
+		buf = append(buf, ",\n      \"path\": "...)
+		buf = appendJSONString(buf, wn.Path)
+		buf = append(buf, ",\n      \"message\": "...)
+		buf = appendJSONString(buf, wn.Message)
+		buf = append(buf, "\n    }"...)
+		flush()
+	}
+	buf = closeArray(buf, len(l.Warnings))
+	buf = append(buf, "\n}\n"...)
+	if err != nil {
 		return err
 	}
-	buf = append(buf, bytes.TrimSuffix(warnings.Bytes(), []byte("\n"))...)
-	buf = append(buf, "\n}\n"...)
 	if _, err := bw.Write(buf); err != nil {
 		return err
 	}
 	return bw.Flush()
+}
+
+// openArray starts a JSON array as writeJSON writes one: null when nil.
+func openArray(buf []byte, isNil bool) []byte {
+	if isNil {
+		return append(buf, "null"...)
+	}
+	return append(buf, '[')
+}
+
+// closeArray ends an array opened by openArray holding n elements (none
+// when it was null): an empty one closes on its line, a full one on the
+// next.
+func closeArray(buf []byte, n int) []byte {
+	switch {
+	case n > 0:
+		return append(buf, "\n  ]"...)
+	case buf[len(buf)-1] == '[':
+		return append(buf, ']')
+	}
+	return buf
 }
 
 const hexDigits = "0123456789abcdef"
@@ -83,9 +108,26 @@ const hexDigits = "0123456789abcdef"
 // escaped (\b \f \n \r \t by name, the others as \u00XX), invalid UTF-8 as
 // \ufffd, and U+2028 and U+2029 escaped; everything else as it is.
 func appendJSONString(dst []byte, s string) []byte {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at once while none needs a look: no control
+		// character (one under 0x20 borrows into its high bit when 0x20 is
+		// subtracted), no quote or backslash (a zero byte after the XOR
+		// borrows likewise), nothing outside ASCII (its high bit is set).
+		for ; i+8 <= len(s); i += 8 {
+			b := s[i : i+8]
+			x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+				uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+			q, bs := x^('"'*ones), x^('\\'*ones)
+			if (x-0x20*ones|(q-ones)&^q|(bs-ones)&^bs|x)&highs != 0 {
+				break
+			}
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++

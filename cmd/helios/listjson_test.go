@@ -23,14 +23,18 @@ var jsonStrings = []string{
 // left out, and strings that need every kind of escape.
 func TestListJSONMatchesEncodingJSON(t *testing.T) {
 	var many []skillJSON
+	var warnings []contract.Warning
 	for i, s := range jsonStrings {
 		many = append(many, skillJSON{Name: s, Description: jsonStrings[(i+1)%len(jsonStrings)], Source: "user", BaseDir: s, File: s, DisableModelInvocation: i%2 == 0})
+		warnings = append(warnings, contract.Warning{Source: s, Path: jsonStrings[(i+2)%len(jsonStrings)], Message: jsonStrings[(i+3)%len(jsonStrings)]})
 	}
 	for name, l := range map[string]listJSON{
 		"empty":      {Complete: true, Skills: []skillJSON{}, Warnings: []contract.Warning{}},
 		"nil":        {},
 		"incomplete": {Skills: many[:1], Warnings: []contract.Warning{{Source: "user", Path: "/x", Message: "broken <file> & \"more\""}}},
 		"many":       {Complete: true, Skills: many, Warnings: []contract.Warning{{Source: "a"}, {Source: "b", Path: "\u2028", Message: "\x00"}}},
+		"warnings":   {Complete: true, Skills: many[:2], Warnings: warnings},
+		"no skills":  {Skills: []skillJSON{}, Warnings: warnings},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var want, got bytes.Buffer

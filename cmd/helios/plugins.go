@@ -26,15 +26,11 @@ func pluginsCmd(g *globals) *cobra.Command {
 			"its self-description), print one line per plugin, and stop it. Exit 1 if any plugin cannot be used.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfgPath, _, err := g.resolve()
+			c, err := g.readConfig()
 			if err != nil {
 				return err
 			}
-			cfg, base, err := assembly.ReadConfig(cfgPath)
-			if err != nil {
-				return err
-			}
-			configs, err := assembly.PluginHostConfigs(cfg, base, nil)
+			configs, err := assembly.PluginHostConfigs(c.cfg, c.base, nil)
 			if err != nil {
 				return err
 			}

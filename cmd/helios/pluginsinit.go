@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode"
 
@@ -41,7 +42,7 @@ var pluginFiles = []struct{ path, tmpl string }{
 // three.
 const pluginNameRule = "1 to 64 characters: lowercase ASCII letters and digits, starting with a letter, with single hyphens between them (like release-notes)"
 
-var pluginName = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+var pluginName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`) })
 
 func pluginsInitCmd() *cobra.Command {
 	var version, replace string
@@ -57,7 +58,7 @@ func pluginsInitCmd() *cobra.Command {
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			name := argv[0]
-			if len(name) > 64 || !pluginName.MatchString(name) {
+			if len(name) > 64 || !pluginName().MatchString(name) {
 				return usageError{fmt.Errorf("plugins init: invalid plugin name %q: a plugin name is %s", name, pluginNameRule)}
 			}
 			dir := name

@@ -41,6 +41,8 @@ type globals struct {
 	// stderr is the process's stderr: the stdout telemetry exporters write
 	// there, since stdout carries the command's output (or a protocol).
 	stderr io.Writer
+	// loaded is the config, once read (see readConfig).
+	loaded *loadedConfig
 	// secrets are replaced by [REDACTED] in everything the command writes
 	// to stdout and stderr; the assembly adds the config's (the model key,
 	// the database password), helios mcp its token.
@@ -85,10 +87,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.workDir, "work-dir", "", "the agent's work dir (default: the current directory)")
-	pf.StringVar(&g.config, "config", "", "config file (default: <work-dir>/helios.config.json when it exists)")
+	pf.StringVar(&g.config, "config", "", "config file (default: <work-dir>/helios.config.json when it exists and you trusted it: see helios trust)")
 	pf.BoolVar(&g.json, "json", false, "print data as JSON")
 
-	root.AddCommand(skillsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g))
+	root.AddCommand(skillsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g), trustCmd(g))
 	root.RunE = rootChat(g) // helios alone opens the UI (chat.go)
 
 	err := root.ExecuteContext(ctx)
@@ -139,11 +141,11 @@ func groupHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 
 // openKernel assembles the kernel the flags describe.
 func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
-	cfgPath, workDir, err := g.resolve()
+	c, err := g.readConfig()
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
+	return assembly.Build(ctx, c.cfg, c.base, assembly.Options{WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and
@@ -157,31 +159,69 @@ func (g *globals) withKernel(cmd *cobra.Command, fn func(*kernel.Kernel) error) 
 	return fn(k)
 }
 
-// resolve finds the config file and the work dir: --work-dir wins over the
-// config's workDir; --config wins over <work-dir>/helios.config.json.
-func (g *globals) resolve() (cfgPath, workDir string, err error) {
-	workDir = g.workDir
+// loadedConfig is the config the flags name, read once per command.
+type loadedConfig struct {
+	cfg     assembly.Config
+	base    string // what relative paths in cfg resolve against
+	workDir string // --work-dir, made absolute; "" when not given
+	// ignored is the untrusted config found in the work dir and not
+	// applied; notices say so, once on stderr and in the UI.
+	ignored string
+	notices []string
+}
+
+// readConfig reads the config the flags name, once: --config FILE (the
+// user's explicit choice, always applied), else <work-dir>/helios.config.json
+// when the user trusted its content (see `helios trust`), else the
+// defaults. --work-dir wins over the config's workDir. An untrusted file
+// found in the work dir is not applied at all; its notice goes to stderr
+// the first time.
+func (g *globals) readConfig() (*loadedConfig, error) {
+	if g.loaded != nil {
+		return g.loaded, nil
+	}
+	workDir := g.workDir
 	if workDir != "" {
+		var err error
 		if workDir, err = filepath.Abs(workDir); err != nil {
-			return "", "", err
+			return nil, err
 		}
 		if fi, err := os.Stat(workDir); err != nil {
-			return "", "", fmt.Errorf("--work-dir: %w", err)
+			return nil, fmt.Errorf("--work-dir: %w", err)
 		} else if !fi.IsDir() {
-			return "", "", fmt.Errorf("--work-dir %s: not a directory", workDir)
+			return nil, fmt.Errorf("--work-dir %s: not a directory", workDir)
 		}
 	}
+	c := &loadedConfig{workDir: workDir}
 	if g.config != "" {
-		return g.config, workDir, nil
-	}
-	lookIn := workDir
-	if lookIn == "" {
-		if lookIn, err = os.Getwd(); err != nil {
-			return "", "", err
+		cfg, base, err := assembly.ReadConfig(g.config)
+		if err != nil {
+			return nil, err
+		}
+		c.cfg, c.base = cfg, base
+	} else {
+		lookIn := workDir
+		if lookIn == "" {
+			var err error
+			if lookIn, err = os.Getwd(); err != nil {
+				return nil, err
+			}
+		}
+		store, err := assembly.DefaultTrustStore()
+		if err != nil {
+			return nil, err
+		}
+		found, err := assembly.ReadWorkDirConfig(lookIn, store)
+		if err != nil {
+			return nil, err
+		}
+		c.cfg, c.base, c.ignored, c.notices = found.Config, found.Base, found.Ignored, found.Notices
+		for _, n := range c.notices {
+			fmt.Fprintf(g.stderr, "helios: %s\n", n)
 		}
 	}
-	cfgPath, err = assembly.FindConfig(lookIn)
-	return cfgPath, workDir, err
+	g.loaded = c
+	return c, nil
 }
 
 // stderrLogger logs warnings and errors as text lines on stderr.

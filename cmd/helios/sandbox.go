@@ -23,15 +23,11 @@ func sandboxCmd(g *globals) *cobra.Command {
 		Short: "Show what this machine supports and the effective policy; exit 1 if the configured mode cannot be enforced",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfgPath, workDir, err := g.resolve()
+			c, err := g.readConfig()
 			if err != nil {
 				return err
 			}
-			cfg, base, err := assembly.ReadConfig(cfgPath)
-			if err != nil {
-				return err
-			}
-			box, wd, err := assembly.OpenSandbox(cmd.Context(), cfg, base, assembly.Options{WorkDir: workDir})
+			box, wd, err := assembly.OpenSandbox(cmd.Context(), c.cfg, c.base, assembly.Options{WorkDir: c.workDir})
 			if err != nil {
 				return err
 			}
@@ -55,8 +51,8 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 	s := r.Support
 	switch {
 	case s.LandlockABI > 0:
-		fmt.Fprintf(w, "landlock  ABI %d (file rules: %s; TCP rules: %s; UDP rules: %s)\n", s.LandlockABI,
-			yes(s.LandlockABI >= sandbox.MinLandlockABI), yes(s.LandlockABI >= 4), yes(s.LandlockABI >= 10))
+		fmt.Fprintf(w, "landlock  ABI %d (file rules: %s; signal and abstract socket scopes: %s; path Unix socket rules: %s)\n", s.LandlockABI,
+			yes(s.LandlockABI >= sandbox.MinLandlockABI), yes(s.LandlockABI >= 6), yes(s.LandlockABI >= 9))
 	default:
 		fmt.Fprintf(w, "landlock  not available: %s\n", s.LandlockError)
 	}
@@ -72,6 +68,9 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 		fmt.Fprintln(w, "policy    off: commands run unconfined, with the allowlisted environment (tools.sandbox.mode)")
 		return
 	}
+	if r.Root {
+		fmt.Fprintf(w, "root      Helios runs as root; its commands lose %s\n", r.Dropped)
+	}
 	net := "off"
 	if r.Network {
 		net = "on"
@@ -79,7 +78,19 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 	fmt.Fprintf(w, "policy    %s, network %s\n", r.Mode, net)
 	fmt.Fprintln(w, "  read    everywhere")
 	fmt.Fprintf(w, "  write   %s ($TMPDIR: a temp dir per session under %s)\n", strings.Join(r.Writable, ", "), r.TempRoot)
-	fmt.Fprintln(w, "  not confined: plugins (trusted code)")
+	if len(r.Protected) > 0 {
+		fmt.Fprintf(w, "  read-only inside: %s\n", strings.Join(r.Protected, ", "))
+	}
+	if len(r.UnixSockets) > 0 {
+		fmt.Fprintf(w, "  sockets %s\n", strings.Join(r.UnixSockets, ", "))
+	}
+	fmt.Fprintln(w, "  not confined: plugins and MCP servers (trusted code, from a config you chose or trusted)")
+	if len(r.Protections) > 0 {
+		fmt.Fprintln(w, "protections")
+		for _, p := range r.Protections {
+			fmt.Fprintf(w, "  %-16s %s\n  %-16s by %s\n", p.Name, p.Promise, "", p.Mechanism)
+		}
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning   %s\n", warn)
 	}

@@ -176,6 +176,13 @@ func (s *Server) addTools() {
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "no such widget"}
 		})
+	// A careless or hostile server: hidden characters (a bidi override and
+	// Unicode TAG characters, "ASCII smuggling") in a description and in
+	// every answer.
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "hidden", Description: "Look\u202eup\U000E0069\U000E0067\U000E006E a word."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in Text) (*mcp.CallToolResult, any, error) {
+			return textResult("found\x1b[2J %s\u200b", in.Text), nil, nil
+		})
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "add_tool", Description: "Add a tool named text that echoes."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in Text) (*mcp.CallToolResult, any, error) {
 			name := in.Text

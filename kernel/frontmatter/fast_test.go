@@ -5,12 +5,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/internal/skillsfloor"
 )
 
 // fastValues are values a SKILL.md line may carry: plain words the fast path
@@ -106,9 +109,11 @@ func fastFixtures(t testing.TB) []string {
 // FuzzFastPath is the differential test of the fast path: whenever parseFast
 // accepts a frontmatter text, yaml.v3 must accept it too and give the same
 // keys and the same value nodes, field by field. Seeds: generated
-// frontmatter, every fixture in the repository, and testdata/fuzz.
+// frontmatter, every form in every context (fastInContexts), the real-shaped
+// corpus with every form its generator writes (realFrontmatters), every
+// fixture in the repository, and testdata/fuzz.
 func FuzzFastPath(f *testing.F) {
-	for _, s := range fastGenerated() {
+	for _, s := range slices.Concat(fastGenerated(), fastInContexts(), realFrontmatters()) {
 		f.Add([]byte(s))
 	}
 	for _, s := range fastFixtures(f) {
@@ -153,21 +158,74 @@ func badCharRunes(text string) (int, string) {
 	return 0, ""
 }
 
+// Protects: the character check, which looks at eight bytes at a time
+// while they are all printable ASCII, still finds every byte YAML refuses
+// (controls, DEL) and counts every line, wherever in a word it stands:
+// badChar gives what the plain rune-at-a-time check gives.
+func TestBadCharAtEveryOffset(t *testing.T) {
+	var refused []byte
+	for c := range byte(0x80) {
+		if !yamlAllowed(rune(c)) {
+			refused = append(refused, c)
+		}
+	}
+	require.Contains(t, refused, byte(0x7F))
+	const plain = "name: a-skill\ndescription: Every byte is printable ASCII.\n"
+	for i := range len(plain) {
+		for _, c := range refused {
+			text := plain[:i] + string(c) + plain[i:]
+			wantLine, wantReason := badCharRunes(text)
+			line, reason := badChar(text)
+			assert.Equal(t, wantReason, reason, "badChar(%q)", text)
+			assert.Equal(t, wantLine, line, "badChar(%q)", text)
+		}
+	}
+}
+
 // The fast path must actually carry the common case, or it is dead weight:
-// every fixture that holds only plain scalars takes it.
+// the forms published skills are written in take it — and, measured on the
+// real-shaped corpus, nearly every file does (TestFastPathTakesTheRealShape).
+// What it must not read goes to yaml: comments, anchors, tags, nulls, tabs,
+// indentation indicators, a value on the line after its key, a line it
+// cannot place, a repeated key, an escape yaml.v3 refuses.
 func TestFastPathTakesPlainFrontmatter(t *testing.T) {
 	for _, text := range []string{
 		"name: pdf\ndescription: Fill PDF forms. Use when asked to.\nlicense: Apache-2.0\n",
 		"name: 技能\ndescription: 做事。\ndisable-model-invocation: true\n",
 		"name: x\ndescription: \"Quoted: with a colon\"\nmetadata:\n  author: me\n  version: \"1.0\"\n",
+		"description: \"esc\\\"aped \\u00e9\"\nname: 'it''s'\n",
+		"description: >-\n  Folded over\n  two lines.\nallowed-tools: [Read, Bash(git:*)]\n",
+		"description: |\n  Literal.\n\n  - a list\ntags:\n- a\n- b\ngithub_stars: 1200\nversion: 1.0.0\n",
+		"description: Plain over\n  two lines.\nmetadata: {\"openclaw\": {\"emoji\": \"🔧\", \"requires\": {\"bins\": [\"git\"]}}}\n",
+		"description: 'Single quoted\n  over two lines'\nmetadata:\n  nested:\n    deeper: x\n  list:\n    - \"a\"\n    - b\n",
+		"description: \"A line\\\n  \\ joined\"\nmetadata: {\n  \"a\": [1, 2],\n}\npermissions:\n  - read: x\n    write: y\n",
 	} {
 		_, _, ok := parseFast(text)
 		assert.True(t, ok, "parseFast(%q) deferred", text)
 	}
-	for _, text := range []string{"description: \"esc\\\"aped\"\n", "description: 'it''s'\n", "a: b # c\n", "a: |\n  x\n", "a: 1\n"} {
+	for _, text := range []string{
+		"a: b # c\n", "# c\na: b\n", "a: &x b\nc: *x\n", "a: !!str b\n", "a:\nb: c\n", "a: b\n\tc: d\n", "a: |2\n   x\n",
+		"a: x\n  b: c\n", "a: [b, c d\n  # e\n  ]\n", "a: b\na: c\n", "a: \"\\/\"\n", "a:\n  - b\n c: d\n",
+	} {
 		_, _, ok := parseFast(text)
 		assert.False(t, ok, "parseFast(%q) took it; yaml must decide", text)
 	}
+}
+
+// Protects: the fast path carries what published skills are written in, not
+// only hand-picked examples: of the real-shaped corpus (drawn from the
+// measured shape of public skill repositories), at least 95% of the files
+// take it.
+func TestFastPathTakesTheRealShape(t *testing.T) {
+	files := skillsfloor.RealSkills(1000, 2)
+	fast := 0
+	for _, f := range files {
+		n, _ := HeadLen(f.Data, true)
+		if _, _, ok := parseFast(yamlText(f.Data[:n])); ok {
+			fast++
+		}
+	}
+	assert.GreaterOrEqual(t, fast, 950, "%d of %d real-shaped files took the fast path", fast, len(files))
 }
 
 // Protects: a Parser reused from one file to the next (discovery keeps one a
@@ -179,7 +237,7 @@ func TestParserReuseMatchesParse(t *testing.T) {
 	for i := range 300 {
 		fmt.Fprintf(&long, "key-%d: value %d\nmeta-%d:\n  k: v\n", i, i, i)
 	}
-	texts := append(fastGenerated(), fastFixtures(t)...)
+	texts := slices.Concat(fastGenerated(), fastInContexts(), realFrontmatters(), fastFixtures(t))
 	texts = append(texts, long.String(), "name: after\ndescription: the long one\n")
 	var p Parser
 	for _, order := range [][]string{texts, reversed(texts)} {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -320,7 +321,7 @@ func checkDuplicates(file string, lines lineMap, n *yaml.Node) error {
 	return nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^line ([0-9]+): `)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line ([0-9]+): `) })
 
 // parserProblems are the messages of yaml's parser (as opposed to its
 // scanner). For these yaml.v3 reports the 0-based line of its mark
@@ -340,7 +341,7 @@ var parserProblems = map[string]bool{
 	"found undefined tag handle":             true,
 }
 
-var unknownAnchorRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+var unknownAnchorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 
 // yamlError turns an error of yaml's parser into an *Error on the file's line.
 func yamlError(file, text string, lines lineMap, err error) error {
@@ -350,9 +351,9 @@ func yamlError(file, text string, lines lineMap, err error) error {
 	case line > 0 && parserProblems[rest]:
 		line++
 	case line > 0:
-	case unknownAnchorRE.MatchString(rest):
+	case unknownAnchorRE().MatchString(rest):
 		// aliasLine counts LF lines, as the file does.
-		line = aliasLine(text, unknownAnchorRE.FindStringSubmatch(rest)[1])
+		line = aliasLine(text, unknownAnchorRE().FindStringSubmatch(rest)[1])
 		return &Error{File: file, Line: line + yamlFirstLine - 1, Reason: rest, Err: ErrYAML}
 	default:
 		// yaml omits the line when its mark is on the first line.
@@ -364,7 +365,7 @@ func yamlError(file, text string, lines lineMap, err error) error {
 // splitLine splits yaml's "line N: message" into N and message; N is 0 when
 // the message has no line.
 func splitLine(msg string) (int, string) {
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		return 0, msg
 	}
@@ -397,11 +398,30 @@ func aliasLine(text, name string) int {
 // control character) and returns its 1-based line in text and a reason, or
 // an empty reason. yaml reports these by byte offset only.
 func badChar(text string) (int, string) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	line := 1
 	for i := 0; i < len(text); {
-		// Printable ASCII and tab are most of any frontmatter: they are
-		// checked a byte at a time, without decoding a rune.
+		// Printable ASCII, tab and LF are most of any frontmatter: they are
+		// checked eight bytes, or one, at a time, without decoding a rune.
+		// Eight bytes at once: one under 0x20 borrows into its high bit
+		// when 0x20 is subtracted, one over 0x7E carries into it when 0x01
+		// is added.
+		for ; i+8 <= len(text); i += 8 {
+			s := text[i : i+8]
+			x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+				uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+			if ((x-0x20*ones)&^x|(x+ones|x))&highs != 0 {
+				break
+			}
+		}
+		if i == len(text) {
+			break
+		}
 		if c := text[i]; c >= 0x20 && c < 0x7F || c == '\t' {
+			i++
+			continue
+		} else if c == '\n' {
+			line++
 			i++
 			continue
 		}
@@ -513,7 +533,8 @@ func toLF(text string) string {
 }
 
 func isDelimiter(line string) bool {
-	return strings.TrimRight(line, " \t\r") == delimiter
+	// Most lines are not: their first byte says so.
+	return strings.HasPrefix(line, delimiter) && strings.TrimRight(line, " \t\r") == delimiter
 }
 
 func unclosed(file string) error {

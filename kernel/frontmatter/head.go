@@ -52,5 +52,6 @@ func HeadLen(data []byte, atEOF bool) (n int, done bool) {
 }
 
 func isDelimiterBytes(line []byte) bool {
-	return string(bytes.TrimRight(line, " \t\r")) == delimiter
+	// Most lines are not: their first byte says so.
+	return bytes.HasPrefix(line, []byte(delimiter)) && string(bytes.TrimRight(line, " \t\r")) == delimiter
 }

@@ -1,23 +1,22 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
-	"unsafe"
 
-	"github.com/elastic/go-seccomp-bpf"
-	"github.com/elastic/go-seccomp-bpf/arch"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
 // confineAndExec applies p to this thread and executes p.Argv from it. The
-// thread stays locked: Landlock and seccomp bind the calling thread, and
-// execve hands its restrictions to the new program.
+// thread stays locked: Landlock, the capability sets and seccomp bind the
+// calling thread, and execve hands them to the new program.
 func confineAndExec(p plan, status *os.File) error {
 	runtime.LockOSThread() // never unlocked
 	syscall.CloseOnExec(statusFD)
@@ -31,9 +30,16 @@ func confineAndExec(p plan, status *os.File) error {
 	return fmt.Errorf("exec %s: %w", p.Argv[0], err)
 }
 
-// restrict confines the calling thread: no new privileges, Landlock, then
-// the seccomp socket filter.
+// restrict confines the calling thread, each step failing the command when
+// it cannot be applied: the protected paths' read-only mounts (in the
+// namespace the parent made), no new privileges, Landlock, no
+// capabilities, then the seccomp filter.
 func restrict(p plan) error {
+	if len(p.Protect) > 0 {
+		if err := protect(p.Protect); err != nil {
+			return fmt.Errorf("protected paths: %w", err)
+		}
+	}
 	cfg, err := landlockConfig(p)
 	if err != nil {
 		return err
@@ -44,6 +50,9 @@ func restrict(p plan) error {
 	}
 	if len(p.WritableFiles) > 0 {
 		rules = append(rules, landlock.RWFiles(p.WritableFiles...))
+	}
+	if p.Unix == unixLandlock && len(p.UnixSockets) > 0 {
+		rules = append(rules, landlock.PathAccess(ll.AccessFSResolveUnix, p.UnixSockets...))
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
@@ -59,10 +68,55 @@ func restrict(p plan) error {
 	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	if p.Seccomp {
-		if err := loadSocketFilter(p.LandlockTCP); err != nil {
-			return err
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	return loadFilter(p)
+}
+
+// protect applies the protected paths' mounts in this process's own mount
+// namespace. First every mount becomes a slave, so that nothing mounted
+// here propagates back to the machine. Each path is opened without
+// following any symlink (the parent resolved them all: a link there now was
+// swapped in since), cloned as a detached mount, made read-only (or, for a
+// skills folder, writable) before it is attached, and attached on itself.
+func protect(mounts []protectMount) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	for _, m := range mounts {
+		if err := bindOnItself(m); err != nil {
+			return fmt.Errorf("%s: %w", m.Path, err)
 		}
+	}
+	return nil
+}
+
+func bindOnItself(m protectMount) error {
+	at, err := unix.Openat2(unix.AT_FDCWD, m.Path, &unix.OpenHow{
+		Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer unix.Close(at)
+	tree, err := unix.OpenTree(at, "", unix.AT_EMPTY_PATH|unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(tree)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	flags := uint(unix.AT_EMPTY_PATH | unix.AT_RECURSIVE)
+	if m.Writable {
+		// Only the folder itself: a read-only mount below it stays so.
+		attr = unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+		flags = unix.AT_EMPTY_PATH
+	}
+	if err := unix.MountSetattr(tree, "", flags, &attr); err != nil {
+		return fmt.Errorf("mount_setattr: %w", err)
+	}
+	if err := unix.MoveMount(tree, "", at, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
 	}
 	return nil
 }
@@ -72,111 +126,128 @@ var abiConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlo
 	landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
 
 // landlockConfig handles every file right of p.ABI but the device ioctls
-// and Unix socket connects (neither writes anything; Unix sockets stay
-// usable), and the network rights p asks for. Not best effort: a kernel
-// lacking a right fails the command.
+// (they write nothing) and, unless p.Unix says Landlock decides, resolving
+// path Unix sockets; the signal and abstract socket scopes p asks for.
+// Sockets themselves are seccomp's. Not best effort: a kernel lacking a
+// right fails the command.
 func landlockConfig(p plan) (landlock.Config, error) {
 	if p.ABI < 1 {
-		return landlock.Config{}, fmt.Errorf("landlock: no ABI")
+		return landlock.Config{}, errors.New("landlock: no ABI")
 	}
 	base := abiConfigs[min(p.ABI, len(abiConfigs))-1]
-	cfg := landlock.Config{HandledAccessFS: base.HandledAccessFS &^ (ll.AccessFSIoctlDev | ll.AccessFSResolveUnix)}
-	if p.LandlockTCP {
-		cfg.HandledAccessNet |= ll.AccessNetBindTCP | ll.AccessNetConnectTCP
+	handled := base.HandledAccessFS &^ ll.AccessFSIoctlDev
+	if p.Unix != unixLandlock {
+		handled &^= ll.AccessFSResolveUnix
 	}
-	if p.LandlockUDP {
-		cfg.HandledAccessNet |= ll.AccessNetBindUDP | ll.AccessNetConnectSendUDP
-	}
+	cfg := landlock.Config{HandledAccessFS: handled}
 	if p.ScopeSignals {
 		cfg.Scoped |= ll.ScopeSignal
+	}
+	if p.ScopeAbstract {
+		cfg.Scoped |= ll.ScopeAbstractUnixSocket
 	}
 	return cfg, nil
 }
 
-// Socket families and protocols the filter lets through.
-const (
-	afUnix    = unix.AF_UNIX
-	afInet    = unix.AF_INET
-	afInet6   = unix.AF_INET6
-	afNetlink = unix.AF_NETLINK
-)
-
-// loadSocketFilter installs a seccomp filter on the calling thread: a
-// socket may be Unix or netlink (neither leaves the machine) or, when
-// Landlock refuses TCP connect and bind, a plain TCP socket; everything else
-// (UDP, raw, packet, SCTP, MPTCP, ...) fails with EACCES. io_uring is
-// refused too (it can create sockets past seccomp), and so is every system
-// call of a foreign ABI (32-bit x86's socketcall would bypass the filter).
-func loadSocketFilter(tcpByLandlock bool) error {
-	deny := seccomp.ActionErrno | seccomp.Action(unix.EACCES)
-	arg := func(n uint32, op seccomp.Operation, v uint64) seccomp.Condition {
-		return seccomp.Condition{Argument: n, Operation: op, Value: v}
-	}
-	conds := []seccomp.ArgumentConditions{{
-		arg(0, seccomp.NotEqual, afUnix), arg(0, seccomp.NotEqual, afNetlink),
-		arg(0, seccomp.NotEqual, afInet), arg(0, seccomp.NotEqual, afInet6),
-	}}
-	for _, fam := range []uint64{afInet, afInet6} {
-		if !tcpByLandlock {
-			conds = append(conds, seccomp.ArgumentConditions{arg(0, seccomp.Equal, fam)})
-			continue
+// dropCapabilities empties every capability set of this thread: the
+// bounding set (so that no exec gains one back), the ambient, inheritable,
+// permitted and effective sets. Root then keeps its user id but loses what
+// made it root: no mknod, no network administration, no sethostname, no
+// reading another process's memory, no override of file permissions. A
+// process without CAP_SETPCAP (an ordinary user outside a user namespace)
+// cannot shrink its bounding set; it has no capability to lose, and no
+// new privileges stops any exec from granting one.
+func dropCapabilities() error {
+	last := lastCap()
+	for c := 0; c <= last; c++ {
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+		if err != nil && !(errors.Is(err, unix.EPERM) && os.Geteuid() != 0) {
+			return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 		}
-		conds = append(conds,
-			// The type's low four bits must be SOCK_STREAM (1).
-			seccomp.ArgumentConditions{arg(0, seccomp.Equal, fam), arg(1, seccomp.BitsNotSet, unix.SOCK_STREAM)},
-			seccomp.ArgumentConditions{arg(0, seccomp.Equal, fam), arg(1, seccomp.BitsSet, 0xe)},
-			// The protocol must be 0 or TCP (not MPTCP or SCTP).
-			seccomp.ArgumentConditions{arg(0, seccomp.Equal, fam), arg(2, seccomp.NotEqual, 0), arg(2, seccomp.NotEqual, unix.IPPROTO_TCP)},
-		)
 	}
-	var withArgs []seccomp.NameWithConditions
-	for _, c := range conds {
-		withArgs = append(withArgs, seccomp.NameWithConditions{Name: "socket", Conditions: c})
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clear the ambient capabilities: %w", err)
 	}
-	native, err := arch.GetInfo("")
-	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
 	}
-	denied := []string{"io_uring_setup"}
-	if _, ok := native.SyscallNames["socketcall"]; ok {
-		// 32-bit x86 and others multiplex socket(2) through socketcall,
-		// whose arguments a filter cannot read.
-		denied = append(denied, "socketcall")
+	var got [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &got[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
 	}
-	policy := seccomp.Policy{
-		DefaultAction: seccomp.ActionAllow,
-		Syscalls: []seccomp.SyscallGroup{
-			{Action: deny, NamesWithCondtions: withArgs},
-			{Action: deny, Names: denied},
-		},
+	if got != none {
+		return fmt.Errorf("capabilities left after capset: %+v", got)
 	}
-	insts, err := policy.Assemble()
-	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+	return nil
+}
+
+// lastCap is the highest capability this kernel knows.
+func lastCap() int {
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return n
+		}
 	}
-	prologue := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
-		bpf.RetConstant{Val: uint32(deny)},
+	return unix.CAP_LAST_CAP
+}
+
+// prepare sets what a confined command starts with: a new session (no
+// controlling terminal; the command leads its own process group, as with
+// Setpgid), and for protected paths a private mount namespace, inside a
+// user namespace that maps the caller's own ids when it is not root (the
+// child keeps the two capabilities it needs there to mount and to empty
+// its bounding set; it drops them before executing the command).
+func (c *Cmd) prepare() {
+	var attr syscall.SysProcAttr
+	if c.Cmd.SysProcAttr != nil {
+		attr = *c.Cmd.SysProcAttr
 	}
-	raw, err := bpf.Assemble(append(prologue, insts...))
-	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+	attr.Setsid, attr.Setpgid, attr.Setctty, attr.Foreground = true, false, false, false
+	if c.namespaces {
+		attr.Cloneflags |= syscall.CLONE_NEWNS
+		if uid := os.Geteuid(); uid != 0 {
+			gid := os.Getegid()
+			attr.Cloneflags |= syscall.CLONE_NEWUSER
+			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			attr.GidMappingsEnableSetgroups = false
+			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		}
 	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	c.Cmd.SysProcAttr = &attr
+}
+
+// startHint explains a start that failed for want of a user namespace.
+func startHint(err error, namespaces bool) error {
+	if !namespaces || os.Geteuid() == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES)) {
+		return err
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+	return fmt.Errorf("%w: %w: keeping .git, helios.config.json, .helios and .agents read-only needs a user namespace, which this machine refuses "+
+		"to unprivileged users (see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns); %s",
+		ErrUnenforceable, err, offKey)
+}
+
+// protectProcess keeps the kernel's memory and environment (the model's
+// API key) from its own commands: running as root, it makes the process
+// non-dumpable, so that reading its /proc files needs CAP_SYS_PTRACE, which
+// commands never hold. (An ordinary user's process stays dumpable: a
+// non-dumpable parent could not set up the user namespaces of its commands;
+// there the user namespace and Landlock keep commands out.)
+func protectProcess() error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
 	}
 	return nil
 }
 
 // kill kills the child, and its process group when it leads one.
 func (c *Cmd) kill() {
-	if a := c.Cmd.SysProcAttr; a != nil && a.Setpgid {
+	if a := c.Cmd.SysProcAttr; a != nil && (a.Setpgid || a.Setsid) {
 		_ = syscall.Kill(-c.Cmd.Process.Pid, syscall.SIGKILL)
 	}
 	_ = c.Cmd.Process.Kill()

@@ -15,4 +15,10 @@ func confineAndExec(plan, *os.File) error {
 	return errors.New("confinement exists only on Linux")
 }
 
+func (c *Cmd) prepare() {}
+
+func startHint(err error, _ bool) error { return err }
+
+func protectProcess() error { return nil }
+
 func (c *Cmd) kill() { _ = c.Cmd.Process.Kill() }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -29,6 +30,9 @@ type Policy struct {
 	TempDir string
 	// Writable are the configured extra writable paths (WorkspaceWrite).
 	Writable []string
+	// UnixSockets are the Unix sockets a command may connect to with the
+	// network off.
+	UnixSockets []string
 }
 
 // WritablePaths returns every path the command may write under.
@@ -40,6 +44,22 @@ func (p Policy) WritablePaths() []string {
 		return []string{p.TempDir}
 	}
 	return nil
+}
+
+// protectRoots are the writable folders whose protected paths stay
+// read-only: every writable path but the session's own temp dir.
+func (p Policy) protectRoots() []string {
+	var roots []string
+	for _, w := range p.WritablePaths() {
+		if w == p.TempDir {
+			continue
+		}
+		if fi, err := os.Stat(w); err == nil && !fi.IsDir() {
+			continue
+		}
+		roots = append(roots, w)
+	}
+	return roots
 }
 
 // Support is what the machine offers for confinement.
@@ -56,6 +76,27 @@ type Support struct {
 	Simulated string `json:"simulated,omitempty"`
 }
 
+// Landlock ABIs that bring what the plan uses.
+const (
+	abiScopes     = 6 // signals and abstract Unix sockets scoped to the sandbox
+	abiResolveUnx = 9 // connecting to path Unix sockets is an access right
+)
+
+// unixRule is what Unix sockets may do with the network off.
+type unixRule int
+
+const (
+	// unixFree: the network is on, nothing is refused.
+	unixFree unixRule = iota
+	// unixNone: seccomp refuses creating any Unix socket and datagram
+	// socket pairs (which could send to any address); stream and
+	// seqpacket socket pairs stay, for in-process IPC.
+	unixNone
+	// unixLandlock: Landlock refuses path sockets but those allowed and
+	// abstract sockets made outside the sandbox (ABI 9+).
+	unixLandlock
+)
+
 // plan is exactly what the child enforces; the parent decides it, so that
 // the policy is decided once, where the probe ran.
 type plan struct {
@@ -63,27 +104,33 @@ type plan struct {
 	ABI           int      `json:"abi"`
 	WritableDirs  []string `json:"writableDirs"`
 	WritableFiles []string `json:"writableFiles"`
-	// LandlockTCP: Landlock refuses TCP connect and bind (network off,
-	// ABI 4+). LandlockUDP: the same for UDP (ABI 10+).
-	LandlockTCP bool `json:"landlockTCP"`
-	LandlockUDP bool `json:"landlockUDP"`
-	// Seccomp installs the socket filter: only Unix, netlink and (when
-	// LandlockTCP) TCP sockets may be created; io_uring is refused.
-	Seccomp bool `json:"seccomp"`
-	// ScopeSignals refuses signals to processes outside the sandbox (ABI 6+).
-	ScopeSignals bool     `json:"scopeSignals"`
-	Argv         []string `json:"argv"`
+	// Protect are the bind mounts that keep the protected paths read-only,
+	// applied in order in a private mount namespace (a user namespace too
+	// when not root) before Landlock.
+	Protect []protectMount `json:"protect,omitempty"`
+	// NoNetwork: seccomp refuses every socket but Unix (see Unix) and
+	// netlink ones, and io_uring.
+	NoNetwork bool     `json:"noNetwork"`
+	Unix      unixRule `json:"unix"`
+	// UnixSockets may be connected to (unixLandlock).
+	UnixSockets []string `json:"unixSockets,omitempty"`
+	// ScopeSignals refuses signals to processes outside the sandbox;
+	// ScopeAbstract connections to abstract Unix sockets made outside it.
+	ScopeSignals  bool     `json:"scopeSignals"`
+	ScopeAbstract bool     `json:"scopeAbstract"`
+	Argv          []string `json:"argv"`
 }
 
 // devices are written by everyday commands (2>/dev/null) in every mode.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"}
 
+const offKey = `set tools.sandbox.mode to "off" to run commands unconfined`
+
 // makePlan decides how to enforce p with what s offers, or says why it
-// cannot. A right the machine lacks is downgraded only when another
-// mechanism keeps the mode's promise (no Landlock TCP rules: seccomp then
-// refuses every IP socket).
-func makePlan(p Policy, s Support) (plan, error) {
-	key := `set tools.sandbox.mode to "off" to run commands unconfined`
+// cannot: every protection must have a mechanism on this machine, or the
+// command does not run. create lets it make the empty folders the
+// protected mounts need (see protectedMounts); a report plans without.
+func makePlan(p Policy, s Support, create bool) (plan, error) {
 	if s.LandlockABI < MinLandlockABI {
 		why := "Landlock is not available"
 		if s.LandlockABI > 0 {
@@ -91,9 +138,17 @@ func makePlan(p Policy, s Support) (plan, error) {
 		} else if s.LandlockError != "" {
 			why += " (" + s.LandlockError + ")"
 		}
-		return plan{}, fmt.Errorf("%w in mode %q: %s; %s", ErrUnenforceable, p.Mode, why, key)
+		return plan{}, fmt.Errorf("%w in mode %q: %s; %s", ErrUnenforceable, p.Mode, why, offKey)
 	}
-	pl := plan{ABI: s.LandlockABI, ScopeSignals: s.LandlockABI >= 6}
+	if !s.Seccomp {
+		why := "seccomp is not available"
+		if s.SeccompError != "" {
+			why += " (" + s.SeccompError + ")"
+		}
+		return plan{}, fmt.Errorf("%w in mode %q: %s, so the terminal injection ioctls and, with the network off, sockets cannot be refused; %s",
+			ErrUnenforceable, p.Mode, why, offKey)
+	}
+	pl := plan{ABI: s.LandlockABI, ScopeSignals: s.LandlockABI >= abiScopes}
 	for _, w := range p.WritablePaths() {
 		if fi, err := os.Stat(w); err == nil && !fi.IsDir() {
 			pl.WritableFiles = append(pl.WritableFiles, w)
@@ -101,18 +156,25 @@ func makePlan(p Policy, s Support) (plan, error) {
 			pl.WritableDirs = append(pl.WritableDirs, w)
 		}
 	}
-	if !p.Network {
-		if !s.Seccomp {
-			why := "seccomp is not available"
-			if s.SeccompError != "" {
-				why += " (" + s.SeccompError + ")"
-			}
-			return plan{}, fmt.Errorf("%w in mode %q with the network off: %s, so UDP and other sockets cannot be refused; set tools.sandbox.network to true, or %s",
-				ErrUnenforceable, p.Mode, why, key)
+	if p.Mode.resolve() == WorkspaceWrite {
+		prot, err := protectedMounts(p.protectRoots(), homeDir(), create)
+		if err != nil {
+			return plan{}, fmt.Errorf("%w in mode %q: %w; %s", ErrUnenforceable, p.Mode, err, offKey)
 		}
-		pl.Seccomp = true
-		pl.LandlockTCP = s.LandlockABI >= 4
-		pl.LandlockUDP = s.LandlockABI >= 10
+		pl.Protect = prot
+	}
+	if !p.Network {
+		pl.NoNetwork = true
+		switch {
+		case s.LandlockABI >= abiResolveUnx:
+			pl.Unix, pl.UnixSockets, pl.ScopeAbstract = unixLandlock, p.UnixSockets, true
+		case len(p.UnixSockets) > 0:
+			return plan{}, fmt.Errorf("%w: tools.sandbox.unixSockets needs Landlock ABI %d (to refuse every other path socket); this machine has ABI %d. "+
+				"Remove tools.sandbox.unixSockets (commands then open no Unix socket), or set tools.sandbox.network to true (every socket allowed)",
+				ErrUnenforceable, abiResolveUnx, s.LandlockABI)
+		default:
+			pl.Unix = unixNone
+		}
 	}
 	return pl, nil
 }
@@ -125,22 +187,14 @@ func (p plan) encode() (string, error) {
 	return string(b), nil
 }
 
-// mechanisms says which mechanism enforces what, in words (for the note
-// and sandbox check).
+// mechanisms says which mechanism enforces what, in words (for the note).
 func (p plan) mechanisms() string {
 	parts := []string{fmt.Sprintf("Landlock ABI %d for files", p.ABI)}
-	switch {
-	case p.LandlockTCP && p.LandlockUDP:
-		parts[0] += ", TCP and UDP"
-	case p.LandlockTCP:
-		parts[0] += " and TCP"
+	if len(p.Protect) > 0 {
+		parts = append(parts, "read-only mounts for the protected paths")
 	}
-	if p.Seccomp {
-		if p.LandlockTCP {
-			parts = append(parts, "seccomp for the other socket families")
-		} else {
-			parts = append(parts, "seccomp for every IP socket")
-		}
+	if p.NoNetwork {
+		parts = append(parts, "seccomp for sockets")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -148,25 +202,26 @@ func (p plan) mechanisms() string {
 //go:embed confined.md.tmpl
 var confinedText string
 
-var confinedTmpl = template.Must(template.New("confined").Parse(confinedText))
+var confinedTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("confined").Parse(confinedText)) })
 
 //go:embed describe.md.tmpl
 var describeText string
 
-var describeTmpl = template.Must(template.New("describe").Parse(describeText))
+var describeTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("describe").Parse(describeText)) })
 
 // describe is the sentence for the Bash tool's description ("" in mode
 // off): what a command may do, before the model runs one.
-func describe(mode Mode, network bool, writable []string) string {
+func describe(mode Mode, network bool, writable, sockets []string) string {
 	if mode.resolve() == Off {
 		return ""
 	}
 	var b bytes.Buffer
-	_ = describeTmpl.Execute(&b, map[string]any{
-		"Mode":     mode.String(),
-		"ReadOnly": mode.resolve() == ReadOnly,
-		"Writable": writable,
-		"Network":  network,
+	_ = describeTmpl().Execute(&b, map[string]any{
+		"Mode":        mode.String(),
+		"ReadOnly":    mode.resolve() == ReadOnly,
+		"Writable":    writable,
+		"Network":     network,
+		"UnixSockets": sockets,
 	})
 	return strings.TrimSpace(b.String())
 }
@@ -175,12 +230,14 @@ func describe(mode Mode, network bool, writable []string) string {
 // confined command.
 func confinedNote(p Policy, pl plan) string {
 	var b bytes.Buffer
-	_ = confinedTmpl.Execute(&b, map[string]any{
-		"Mode":     p.Mode.String(),
-		"Network":  p.Network,
-		"Writable": strings.Join(p.WritablePaths(), ", "),
-		"How":      pl.mechanisms(),
-		"Tmp":      p.TempDir,
+	_ = confinedTmpl().Execute(&b, map[string]any{
+		"Mode":        p.Mode.String(),
+		"Network":     p.Network,
+		"Writable":    strings.Join(p.WritablePaths(), ", "),
+		"How":         pl.mechanisms(),
+		"Tmp":         p.TempDir,
+		"Protected":   len(pl.Protect) > 0,
+		"UnixSockets": strings.Join(p.UnixSockets, ", "),
 	})
 	return strings.TrimSpace(b.String())
 }

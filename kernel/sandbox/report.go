@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Report is what `helios sandbox check` prints: what the machine supports
-// and the effective policy of the config.
+// Report is what `helios sandbox check` prints: what the machine supports,
+// the effective policy of the config, and each protection with the
+// mechanism that enforces it on this machine.
 type Report struct {
 	Support Support `json:"support"`
 	// Mode and Network are the effective policy; in mode "off" nothing is
@@ -20,15 +21,35 @@ type Report struct {
 	// session's temp dir, made under TempRoot.
 	Writable []string `json:"writable"`
 	TempRoot string   `json:"tempRoot"`
+	// UnixSockets are the sockets commands may connect to with the network
+	// off.
+	UnixSockets []string `json:"unixSockets,omitempty"`
+	// Protected are the paths that stay read-only inside the writable
+	// ones (a missing .git is made empty to be kept so); a path ending in
+	// "/skills (writable)" is the exception inside its folder.
+	Protected []string `json:"protected,omitempty"`
+	// Root says Helios runs as root; Dropped says what its commands lose.
+	Root    bool   `json:"root"`
+	Dropped string `json:"dropped,omitempty"`
+	// Protections are the promises, each with its mechanism here.
+	Protections []Protection `json:"protections,omitempty"`
 	// Warnings point out a policy that confines less than it seems: a
 	// work dir that holds the home directory or is the root.
 	Warnings []string `json:"warnings,omitempty"`
-	// Enforcement says which mechanism enforces what ("" in mode off).
+	// Enforcement sums up the mechanisms ("" in mode off).
 	Enforcement string `json:"enforcement"`
 	// Enforceable is false when the mode cannot be enforced or a confined
 	// test command failed; Error says why and which key to set.
 	Enforceable bool   `json:"enforceable"`
 	Error       string `json:"error,omitempty"`
+}
+
+// Protection is one promise made about confined commands and what keeps
+// it on this machine.
+type Protection struct {
+	Name      string `json:"name"`
+	Promise   string `json:"promise"`
+	Mechanism string `json:"mechanism"`
 }
 
 // Report describes s for commands run in workDir, after running a confined
@@ -46,23 +67,110 @@ func (s *Sandbox) Report(workDir string) Report {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	r := Report{Support: support, Mode: s.mode.String(), Network: s.cfg.Network, WorkDir: workDir, TempRoot: root, Enforceable: true}
+	r := Report{Support: support, Mode: s.mode.String(), Network: s.cfg.Network, WorkDir: workDir, TempRoot: root,
+		UnixSockets: s.cfg.UnixSockets, Root: os.Geteuid() == 0, Enforceable: true}
 	if s.mode == Off {
 		return r
 	}
 	pol := s.Policy(workDir, "$TMPDIR")
 	r.Writable = pol.WritablePaths()
 	r.Warnings = widePaths(r.Writable)
-	pl, err := makePlan(pol, support)
+	pl, err := makePlan(pol, support, false)
 	if err != nil {
 		r.Enforceable, r.Error = false, err.Error()
 		return r
+	}
+	for _, m := range pl.Protect {
+		p := m.Path
+		if m.Writable {
+			p += " (writable)"
+		}
+		r.Protected = append(r.Protected, p)
+	}
+	r.Protections = pl.protections(pol, r.Root)
+	if r.Root {
+		r.Dropped = "every capability of root (" + capsOf("CapEff") + "): they keep user id 0 but cannot override file permissions, " +
+			"make devices, administer the network, set the hostname or read other processes' memory"
 	}
 	r.Enforcement = pl.mechanisms()
 	if err := s.Verify(workDir); err != nil {
 		r.Enforceable, r.Error = false, err.Error()
 	}
 	return r
+}
+
+// protections lists each promise of pl with its mechanism.
+func (pl plan) protections(pol Policy, root bool) []Protection {
+	out := []Protection{{
+		Name:      "files",
+		Promise:   "read everywhere, write only in " + strings.Join(pol.WritablePaths(), ", "),
+		Mechanism: fmt.Sprintf("Landlock ABI %d (file access rights, truncation included)", pl.ABI),
+	}}
+	if len(pl.Protect) > 0 {
+		how := "read-only bind mounts in a private mount namespace, made before Landlock"
+		if !root {
+			how += " (inside a user namespace mapping only your own ids)"
+		}
+		out = append(out, Protection{
+			Name:      "protected paths",
+			Promise:   "helios.config.json, .git, .helios and .agents (but their skills folders) stay read-only in every writable folder, and so does ~/.helios",
+			Mechanism: how,
+		})
+	}
+	switch {
+	case !pl.NoNetwork:
+		out = append(out, Protection{Name: "network", Promise: "allowed (tools.sandbox.network is true): every socket, Unix ones too", Mechanism: "none"})
+	default:
+		out = append(out, Protection{
+			Name:      "network",
+			Promise:   "no IP socket at all (TCP, TCP Fast Open, UDP, raw, MPTCP), no io_uring",
+			Mechanism: "seccomp filter on socket(2) and io_uring_setup(2)",
+		})
+		unix := Protection{Name: "unix sockets", Promise: "no Unix socket but stream and seqpacket socket pairs", Mechanism: "seccomp filter on socket(2) and socketpair(2)"}
+		if pl.Unix == unixLandlock {
+			unix.Promise = "no path socket but " + orNone(pl.UnixSockets) + "; no abstract socket made outside the command"
+			unix.Mechanism = fmt.Sprintf("Landlock ABI %d (resolving path sockets, abstract socket scope)", pl.ABI)
+		}
+		out = append(out, unix)
+	}
+	out = append(out,
+		Protection{Name: "terminal", Promise: "a new session without a controlling terminal; TIOCSTI and TIOCLINUX refused on any terminal fd", Mechanism: "setsid(2), seccomp filter on ioctl(2)"},
+		Protection{Name: "privileges", Promise: "no capability (effective, permitted, inheritable, ambient, bounding) and no new privileges through exec", Mechanism: "capset(2), PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS"},
+	)
+	procs := Protection{
+		Name:      "processes",
+		Promise:   "no reading /proc/<pid>/environ, mem, fd or maps of a process outside the command's tree",
+		Mechanism: "no CAP_SYS_PTRACE, Landlock's ptrace restriction",
+	}
+	if root {
+		procs.Mechanism += ", the kernel process non-dumpable"
+	}
+	if pl.ScopeSignals {
+		procs.Promise += ", no signal to one"
+		procs.Mechanism += fmt.Sprintf(", Landlock ABI %d signal scope", pl.ABI)
+	}
+	return append(out, procs)
+}
+
+func orNone(paths []string) string {
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
+}
+
+// capsOf reads a capability set of this process from /proc/self/status.
+func capsOf(field string) string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return field + " unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return field + " " + strings.TrimSpace(v)
+		}
+	}
+	return field + " unknown"
 }
 
 // widePaths warns about writable paths that hold the home directory (or

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -73,10 +74,21 @@ type Config struct {
 	// Mode is the confinement; Default is WorkspaceWrite on Linux.
 	Mode Mode
 	// Writable are absolute paths (directories or files) commands may also
-	// write in WorkspaceWrite mode. Each must exist.
+	// write in WorkspaceWrite mode. Each must exist and lie outside the
+	// protected paths of the others and of Helios's state dir. The
+	// protected paths at the top of each (and of the work dir) stay
+	// read-only: helios.config.json, .git, .helios and .agents but their
+	// skills folders.
 	Writable []string
-	// Network lets confined commands open TCP and UDP connections.
+	// Network lets confined commands open every kind of socket. Off, they
+	// open no IP socket and no Unix socket but stream socket pairs and
+	// UnixSockets.
 	Network bool
+	// UnixSockets are absolute paths of existing Unix sockets confined
+	// commands may connect to with the network off (a database's, an
+	// agent's). Enforcing them needs Landlock ABI 9; on an older kernel a
+	// non-empty list makes every command fail closed.
+	UnixSockets []string
 	// Env are "NAME=value" entries set for every process (tools.env).
 	Env []string
 	// PassEnv names variables passed through from the kernel's environment
@@ -116,14 +128,22 @@ type sessionState struct {
 	noted bool // the "ran confined" line was shown
 }
 
-// New checks cfg: every writable path must be absolute and exist, and
+// New checks cfg: every writable path and allowed socket must be absolute,
+// exist and lie outside the protected paths (see CheckWritable), and
 // neither PassEnv nor Env may name a variable in Deny or one starting with
-// HELIOS_. All problems are reported together.
+// HELIOS_. All problems are reported together. In a confining mode it makes
+// the calling process non-dumpable when it runs as root (see
+// protectProcess).
 func New(cfg Config) (*Sandbox, error) {
 	var errs []error
 	for i, p := range cfg.Writable {
-		if err := CheckWritable(p); err != nil {
+		if err := CheckWritable(p, cfg.Writable); err != nil {
 			errs = append(errs, fmt.Errorf("writable[%d]: %w", i, err))
+		}
+	}
+	for i, p := range cfg.UnixSockets {
+		if err := CheckUnixSocket(p, cfg.Writable); err != nil {
+			errs = append(errs, fmt.Errorf("unixSockets[%d]: %w", i, err))
 		}
 	}
 	for i, name := range cfg.PassEnv {
@@ -150,25 +170,74 @@ func New(cfg Config) (*Sandbox, error) {
 		} else {
 			s.support = Probe()
 		}
+		if err := protectProcess(); err != nil {
+			return nil, fmt.Errorf("new sandbox: %w", err)
+		}
 	}
 	return s, nil
 }
 
-// CheckWritable says why p cannot be a writable path: it must be absolute
-// and exist.
-func CheckWritable(p string) error {
+// CheckWritable says why p cannot be a writable path: it must be absolute,
+// exist, and lie outside the protected paths of roots (the work dir and
+// the other writable paths: helios.config.json, .git, .helios and .agents
+// but their skills folders) and of Helios's state dir ~/.helios.
+func CheckWritable(p string, roots []string) error {
+	return checkPath(p, roots)
+}
+
+// CheckUnixSocket says why p cannot be an allowed Unix socket: it must be
+// absolute, exist, be a socket, and lie outside the protected paths (as
+// for CheckWritable).
+func CheckUnixSocket(p string, roots []string) error {
+	if err := checkPath(p, roots); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(p); err == nil && fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%q is not a Unix socket (it is a %s)", p, kind(fi.Mode()))
+	}
+	return nil
+}
+
+func checkPath(p string, roots []string) error {
 	if !filepath.IsAbs(p) {
 		return fmt.Errorf("%q is relative: give an absolute path", p)
 	}
 	if _, err := os.Stat(p); err != nil {
 		return fmt.Errorf("%q: %w", p, errors.Unwrap(err))
 	}
+	real := filepath.Clean(p)
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		real = r
+	}
+	var resolved []string
+	for _, r := range roots {
+		if rr, err := filepath.EvalSymlinks(r); err == nil {
+			r = rr
+		}
+		resolved = append(resolved, r)
+	}
+	if prot, ok := protectedPath(real, resolved, homeDir()); ok {
+		return fmt.Errorf("%q is in %s, which stays read-only for commands (a writable or socket path there would reopen it)", p, prot)
+	}
 	return nil
+}
+
+// kind names a file mode's type for an error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m.IsRegular():
+		return "regular file"
+	}
+	return m.Type().String()
 }
 
 // Describe is a sentence for a tool's description telling the model how
 // its commands are confined; "" in mode Off.
-func (s *Sandbox) Describe() string { return describe(s.mode, s.cfg.Network, s.cfg.Writable) }
+func (s *Sandbox) Describe() string {
+	return describe(s.mode, s.cfg.Network, s.cfg.Writable, s.cfg.UnixSockets)
+}
 
 // Mode returns the effective mode (Default resolved).
 func (s *Sandbox) Mode() Mode { return s.mode }
@@ -176,7 +245,7 @@ func (s *Sandbox) Mode() Mode { return s.mode }
 // Policy returns what a command in workDir whose session temp dir is
 // tempDir may do.
 func (s *Sandbox) Policy(workDir, tempDir string) Policy {
-	return Policy{Mode: s.mode, Network: s.cfg.Network, WorkDir: workDir, TempDir: tempDir, Writable: s.cfg.Writable}
+	return Policy{Mode: s.mode, Network: s.cfg.Network, WorkDir: workDir, TempDir: tempDir, Writable: s.cfg.Writable, UnixSockets: s.cfg.UnixSockets}
 }
 
 // Support returns what the machine offered when s was made (the zero
@@ -222,7 +291,8 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 		c.Env = environ(os.Environ(), s.cfg.PassEnv, s.cfg.Env, s.cfg.Deny)
 		return &Cmd{Cmd: c}, "", nil
 	}
-	if _, err := makePlan(s.Policy(dir, "/"), s.support); err != nil {
+	// Refuse what cannot be enforced before making the session's temp dir.
+	if _, err := makePlan(s.Policy(dir, "/"), s.support, false); err != nil {
 		return nil, "", err
 	}
 	st, err := s.session(id)
@@ -230,7 +300,7 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 		return nil, "", err
 	}
 	pol := s.Policy(dir, st.tmp)
-	p, err := makePlan(pol, s.support)
+	p, err := makePlan(pol, s.support, true)
 	if err != nil {
 		return nil, "", err
 	}
@@ -260,7 +330,7 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 		st.noted = true
 		s.mu.Unlock()
 	}
-	return &Cmd{Cmd: c, status: r, statusW: w, started: started}, note, nil
+	return &Cmd{Cmd: c, status: r, statusW: w, started: started, namespaces: len(p.Protect) > 0}, note, nil
 }
 
 // session returns the state of session id, making its temp dir on first
@@ -351,10 +421,16 @@ const startTimeout = 30 * time.Second
 // Cmd is a command prepared by Sandbox.Command. Set Stdout, Stderr and
 // SysProcAttr on Cmd, then call Start or Run (never Cmd.Start, which would
 // not wait for the child to confirm it is confined), then Cmd.Wait.
+//
+// A confined command starts in a new session, without a controlling
+// terminal: Start sets that on SysProcAttr (in place of Setpgid, which it
+// implies: the command leads its own process group), and the namespaces
+// the protected paths need.
 type Cmd struct {
 	Cmd             *exec.Cmd
 	status, statusW *os.File // the child's report; nil when unconfined
 	started         func()   // called once the child is confined
+	namespaces      bool     // the plan has protected mounts
 }
 
 // Run starts the command and waits for it.
@@ -373,11 +449,12 @@ func (c *Cmd) Start() error {
 	if c.status == nil {
 		return c.Cmd.Start()
 	}
+	c.prepare()
 	err := c.Cmd.Start()
 	c.statusW.Close()
 	if err != nil {
 		c.status.Close()
-		return fmt.Errorf("start confined command: %w", err)
+		return fmt.Errorf("start confined command: %w", startHint(err, c.namespaces))
 	}
 	_ = c.status.SetReadDeadline(time.Now().Add(startTimeout))
 	msg, rerr := io.ReadAll(io.LimitReader(c.status, 64<<10))

@@ -204,12 +204,15 @@ func ValidateName(name string) error {
 	return nil
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// toolNameRE is compiled on first use, not at start: its {1,64} makes it
+// the costliest regexp of the binary to compile, and most commands never
+// check a tool name.
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // ValidToolName reports whether name can be a tool name for model APIs
 // (in tools mode a skill's name is its tool's). Exported for tools that
 // write skills meant for tools mode.
-func ValidToolName(name string) bool { return toolNameRE.MatchString(name) }
+func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 
 // isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.
 // cut says data may end inside a multi-byte character.
@@ -218,11 +221,17 @@ func isBinary(data []byte, cut bool) bool {
 	head := data
 	if len(head) > n || cut {
 		head = head[:min(len(head), n)]
-		// A multi-byte rune may be cut at the boundary.
-		for i := 0; i < 3 && !utf8.Valid(head); i++ {
-			head = head[:len(head)-1]
+		// A multi-byte rune may be cut at the boundary: drop its start.
+		for i := 1; i <= 3 && i <= len(head); i++ {
+			if c := head[len(head)-i]; utf8.RuneStart(c) {
+				if c >= utf8.RuneSelf && !utf8.FullRune(head[len(head)-i:]) {
+					head = head[:len(head)-i]
+				}
+				break
+			}
 		}
 	}
+	// One pass each: this runs on every file discovery reads.
 	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)
 }
 

@@ -29,6 +29,14 @@
 //   - a glob pattern that reaches outside ("../**", "/etc/*");
 //   - a NUL byte: a C-level tool handed the path would cut it short there.
 //
+// Changes to the protected paths are refused with a [*ProtectedError]
+// (errors.Is(err, [ErrProtected])), whether the path names them or a
+// symlink leads there: helios.config.json (whoever writes it chooses what the
+// next run starts), .git (its hooks and config run code later, outside any
+// sandbox) and .helios and .agents except their skills folders, at the top
+// of the work dir (see [Protected]). Reading them is allowed; the sandbox
+// keeps them read-only for the model's commands too.
+//
 // Symlinks that stay inside are followed as usual. [FS.Lstat] and [FS.Remove]
 // act on a final symlink itself, as their os counterparts do, so a link that
 // points out can still be seen and deleted; its target cannot be touched.

@@ -153,11 +153,16 @@ func (f *FS) ReadFile(path string) ([]byte, error) {
 // WriteFile writes data to the file at path, creating or truncating it with
 // perm (before umask). Missing parent directories are created with 0o755
 // (before umask), all inside the work dir. A symlink as the last element is
-// written through, so it must point inside.
+// written through, so it must point inside. A protected path (see
+// [Protected]) is refused with a [*ProtectedError]; its parents may be
+// created on the way to a skills folder (.helios/skills/x/SKILL.md).
 func (f *FS) WriteFile(path string, data []byte, perm fs.FileMode) error {
 	t, err := f.check(path, true)
 	if err != nil {
 		return f.opErr("write", path, err)
+	}
+	if err := f.protected(path, t); err != nil {
+		return err
 	}
 	if parent := filepath.Dir(t.real); parent != "." {
 		if err := f.root.MkdirAll(parent, 0o755); err != nil {
@@ -171,11 +176,15 @@ func (f *FS) WriteFile(path string, data []byte, perm fs.FileMode) error {
 }
 
 // MkdirAll creates the directory at path and any missing parents with perm
-// (before umask). An existing directory is not an error.
+// (before umask). An existing directory is not an error. A protected path
+// is refused.
 func (f *FS) MkdirAll(path string, perm fs.FileMode) error {
 	t, err := f.check(path, true)
 	if err != nil {
 		return f.opErr("mkdir", path, err)
+	}
+	if err := f.protected(path, t); err != nil {
+		return err
 	}
 	if err := f.root.MkdirAll(t.real, perm); err != nil {
 		return f.opErr("mkdir", path, err)
@@ -184,11 +193,14 @@ func (f *FS) MkdirAll(path string, perm fs.FileMode) error {
 }
 
 // Remove removes the file or empty directory at path. A final symlink is
-// removed itself, wherever it points.
+// removed itself, wherever it points. A protected path is refused.
 func (f *FS) Remove(path string) error {
 	t, err := f.check(path, false)
 	if err != nil {
 		return f.opErr("remove", path, err)
+	}
+	if err := f.protected(path, t); err != nil {
+		return err
 	}
 	if err := f.root.Remove(t.real); err != nil {
 		return f.opErr("remove", path, err)

@@ -938,7 +938,7 @@ func TestAgentCLI(t *testing.T) {
 		t.Setenv(assembly.DefaultAPIKeyEnv, "")
 		home, dir := t.TempDir(), t.TempDir()
 		writeFile(t, filepath.Join(dir, "helios.config.json"), `{"model": {"baseURL": "http://127.0.0.1:9/v1", "name": "m"}}`)
-		r := helios(t, home, dir, "run", "hello")
+		r := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "run", "hello")
 		assert.Equal(t, 1, r.code, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
 		assert.Contains(t, r.stderr, assembly.DefaultAPIKeyEnv, "exit %d, stderr %q; want 1 naming %s", r.code, r.stderr, assembly.DefaultAPIKeyEnv)
 	})
@@ -961,7 +961,7 @@ func TestAgentCLI(t *testing.T) {
   "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
   "sessions": {"dir": "`+sessions+`"}
 }`)
-		r := helios(t, home, dir, "run", "What do the notes say?")
+		r := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "run", "What do the notes say?")
 		require.Zero(t, r.code, "helios run: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		out := r.stdout
 		readLine := `→ Read {"path":"notes.txt"}`
@@ -977,7 +977,7 @@ func TestAgentCLI(t *testing.T) {
 		require.NotNil(t, m, "stdout names no session:\n%s", out)
 		id := m[1]
 
-		r = helios(t, home, dir, "sessions", "list", "--json")
+		r = helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "sessions", "list", "--json")
 		require.Zero(t, r.code, "sessions list: exit %d: %s", r.code, r.stderr)
 		var list struct {
 			Sessions []session.Info `json:"sessions"`
@@ -997,7 +997,7 @@ func TestAgentCLI(t *testing.T) {
 		}
 		show := func() []brief {
 			t.Helper()
-			r := helios(t, home, dir, "sessions", "show", id, "--json")
+			r := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "sessions", "show", id, "--json")
 			require.Zero(t, r.code, "sessions show: exit %d: %s", r.code, r.stderr)
 			var got struct {
 				ID     string          `json:"id"`
@@ -1024,7 +1024,7 @@ func TestAgentCLI(t *testing.T) {
 		}
 		assert.Empty(t, cmp.Diff(want, show()), "sessions show events (-want +got)")
 
-		r = helios(t, home, dir, "run", "--resume", id, "And now?")
+		r = helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "run", "--resume", id, "And now?")
 		require.Zero(t, r.code, "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		require.Contains(t, r.stdout, "Still forty-two.", "helios run --resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		last := srv.Requests()[3]

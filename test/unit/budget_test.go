@@ -525,12 +525,13 @@ func TestCatalogBudgetCLI(t *testing.T) {
 	k.Close()
 	require.NotEmpty(t, want.Summary.Omitted)
 
-	out, code := budHelios(t, dir, "skills", "catalog")
+	cfg := filepath.Join(dir, "helios.config.json")
+	out, code := budHelios(t, dir, "--config", cfg, "skills", "catalog")
 	require.Equal(t, 0, code, out)
 	assert.True(t, strings.HasPrefix(out, want.Message+"\n"), "the output starts with the exact message:\n%s", out)
 	assert.Contains(t, out, fmt.Sprintf("budget 300 characters, used %d", want.Summary.Used))
 
-	out, code = budHelios(t, dir, "--json", "skills", "catalog")
+	out, code = budHelios(t, dir, "--config", cfg, "--json", "skills", "catalog")
 	require.Equal(t, 0, code, out)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -542,7 +543,7 @@ func TestCatalogBudgetCLI(t *testing.T) {
 	assert.EqualValues(t, 20, got["total"])
 	assert.Len(t, got["omitted"], len(want.Summary.Omitted))
 
-	out, code = budHelios(t, dir, "skills", "list")
+	out, code = budHelios(t, dir, "--config", cfg, "skills", "list")
 	require.Equal(t, 0, code, out)
 	assert.Contains(t, out, "skills.catalog.budget")
 	assert.Contains(t, out, `pinned skill "ghost" is not in the catalog`)

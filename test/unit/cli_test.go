@@ -445,8 +445,8 @@ func TestCLIWorkDirFlag(t *testing.T) {
 }
 
 // Protects: --config defaults to <work-dir>/helios.config.json when it
-// exists (found through --work-dir, not only the cwd), and --config wins
-// over it.
+// exists and the user trusted it (found through --work-dir, not only the
+// cwd); untrusted, it is ignored with a hint; --config wins over it.
 func TestCLIConfigFlag(t *testing.T) {
 	home, work, cwd := asmTempDir(t), asmTempDir(t), asmTempDir(t)
 	cliSkillAt(t, filepath.Join(home, ".helios", "skills"), "from-home", "Home.", "")
@@ -454,6 +454,22 @@ func TestCLIConfigFlag(t *testing.T) {
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"skills": {"userRoots": ["team-skills"]}}`)
 	other := filepath.Join(asmTempDir(t), "other.json")
 	writeFile(t, other, `{"skills": {"userRoots": []}}`)
+
+	userSkills := func(r cliResult) []string {
+		t.Helper()
+		cliExpect(t, r, 0)
+		var names []string
+		for _, s := range cliDecodeList(t, r.stdout).Skills {
+			if s.Source == "user" {
+				names = append(names, s.Name)
+			}
+		}
+		return names
+	}
+	r := helios(t, home, work, "skills", "list", "--json")
+	assert.Equal(t, []string{"from-home"}, userSkills(r), "an untrusted config was applied")
+	assert.Contains(t, r.stderr, "ignoring "+filepath.Join(work, "helios.config.json"))
+	cliExpect(t, helios(t, home, cwd, "trust", work), 0)
 
 	tests := []struct {
 		name string
@@ -469,20 +485,15 @@ func TestCLIConfigFlag(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := helios(t, home, tt.dir, append(tt.args, "skills", "list", "--json")...)
-			cliExpect(t, r, 0)
-			var names []string
-			for _, s := range cliDecodeList(t, r.stdout).Skills {
-				if s.Source == "user" {
-					names = append(names, s.Name)
-				}
-			}
-			assert.Empty(t, cmp.Diff(tt.want, names), "user skills (-want +got)")
+			assert.Empty(t, cmp.Diff(tt.want, userSkills(r)), "user skills (-want +got)")
+			assert.Empty(t, r.stderr)
 		})
 	}
 }
 
-// Protects: exit codes: a malformed config or a missing --work-dir is 1 with
-// stderr naming the culprit; a wrong command line is 2 with a usage hint.
+// Protects: exit codes: a malformed config (given, or one `helios trust`
+// is asked to trust) or a missing --work-dir is 1 with stderr naming the
+// culprit; a wrong command line is 2 with a usage hint.
 func TestCLIErrors(t *testing.T) {
 	home, work := asmTempDir(t), asmTempDir(t)
 	badWork := asmTempDir(t)
@@ -502,8 +513,8 @@ func TestCLIErrors(t *testing.T) {
 		code   int
 		stderr []string
 	}{
-		{"malformed default config", badWork, []string{"skills", "list"}, 1, []string{"skills.mdoe"}},
-		{"malformed default config via --work-dir", work, []string{"--work-dir", badWork, "hooks", "describe"}, 1, []string{"skills.mdoe"}},
+		{"trusting a malformed default config", badWork, []string{"trust"}, 1, []string{"skills.mdoe"}},
+		{"trusting a malformed config via --work-dir", work, []string{"--work-dir", badWork, "trust"}, 1, []string{"skills.mdoe"}},
 		{"malformed --config", work, []string{"--config", badList, "skills", "list", "--json"}, 1, []string{"extensions[0].dri"}},
 		{"invalid JSON config", work, []string{"--config", badJSON, "skills", "list"}, 1, []string{badJSON, "line 2, column 14"}},
 		{"missing --config", work, []string{"--config", filepath.Join(work, "nope.json"), "skills", "list"}, 1, []string{"nope.json"}},

@@ -52,7 +52,7 @@ func TestPluginsInitBuildsTestsAndChecks(t *testing.T) {
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "helios.config.json"),
 		`{"plugins": [{"name": "house-guard", "command": `+asmQuote(filepath.Join(dir, "house-guard"))+`}]}`)
-	r = helios(t, home, work, "plugins", "check", "--json")
+	r = helios(t, home, work, "--config", filepath.Join(work, "helios.config.json"), "plugins", "check", "--json")
 	require.Equal(t, 0, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 	var out struct {
 		Plugins []struct {

@@ -173,7 +173,7 @@ func TestReadmePluginBuildsAndStarts(t *testing.T) {
 	bin := fdBuildReadme(t)["## Writing a plugin"]
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"plugins": [{"name": "guard", "command": `+asmQuote(bin)+`}]}`)
-	r := helios(t, t.TempDir(), work, "plugins", "check", "--json")
+	r := helios(t, t.TempDir(), work, "--config", filepath.Join(work, "helios.config.json"), "plugins", "check", "--json")
 	require.Equal(t, 0, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 	var res struct {
 		Plugins []struct {

@@ -18,6 +18,9 @@ var heliosBin, peakRSSBin string
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // the test binary is the confined commands' entry point
+	if len(os.Args) > 1 && os.Args[1] == probeArg {
+		os.Exit(probe(os.Args[2:])) // see confinement_test.go
+	}
 	os.Exit(run(m))
 }
 
@@ -28,6 +31,9 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	if os.Getenv(unprivilegedEnv) != "" {
+		return m.Run() // re-run as another user for tests that need no CLI (confinement_test.go)
+	}
 	heliosBin = filepath.Join(dir, "helios")
 	peakRSSBin = filepath.Join(dir, "peakrss")
 	for bin, pkg := range map[string]string{heliosBin: "../../cmd/helios", peakRSSBin: "../../internal/proctest/peakrss"} {

@@ -40,10 +40,15 @@ func mcpCLIWorld(t *testing.T) (work, home string, dbg plDebug) {
 }
 
 func mcpCommand(work, home string, args ...string) *exec.Cmd {
-	cmd := exec.Command(heliosBin, append([]string{"--work-dir", work, "mcp"}, args...)...)
+	cmd := exec.Command(heliosBin, append(mcpArgs(work), args...)...)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	return cmd
+}
+
+// mcpArgs starts `helios mcp` in work, with work's config if it has one.
+func mcpArgs(work string) []string {
+	return append(append([]string{"--work-dir", work}, configArgs(work)...), "mcp")
 }
 
 // Over stdio the SDK's client gets the catalog of every source (the
@@ -64,7 +69,7 @@ func TestMCPStdioSubprocess(t *testing.T) {
 	require.Len(t, pids, 1)
 
 	for _, name := range []string{"demo", "release-notes"} {
-		load := helios(t, home, work, "skills", "load", name)
+		load := helios(t, home, work, append(configArgs(work), "skills", "load", name)...)
 		require.Equal(t, 0, load.code, load.stderr)
 		text, isErr := mcpCall(t, cs, "skill", map[string]any{"name": name})
 		assert.False(t, isErr)
@@ -255,7 +260,7 @@ func mcpRefused(t *testing.T, work, home string, args ...string) cliResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, heliosBin, append([]string{"--work-dir", work, "mcp"}, args...)...)
+	cmd := exec.CommandContext(ctx, heliosBin, append(mcpArgs(work), args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb

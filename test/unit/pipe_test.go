@@ -103,7 +103,7 @@ func TestCLIRunIntoClosedPipe(t *testing.T) {
 	}))
 	t.Cleanup(hang.Close) // after helios is killed (cleanups run last first)
 	writeRunConfig(t, dir, hang.URL+"/v1", filepath.Join(home, "sessions"))
-	p := throughHead(t, home, dir, "--json", "run", "Say something.")
+	p := throughHead(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
 	var first struct {
 		Kind string `json:"kind"`
 		Text string `json:"text"`
@@ -126,7 +126,7 @@ func TestCLIRunOutputFails(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".helios", "skills", "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
 	srv := modeltest.NewServer(t) // any request fails the test
 	writeRunConfig(t, dir, srv.URL(), filepath.Join(home, "sessions"))
-	cmd := exec.Command(heliosBin, "--json", "run", "Say something.")
+	cmd := exec.Command(heliosBin, "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = full, &stderr

@@ -60,13 +60,13 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	}()
 	pgConfig(t, dir, srv.URL())
 
-	r := helios(t, home, dir, "run", "hello")
+	r := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "run", "hello")
 	require.Equal(t, 0, r.code, "helios run: %s", r.stderr)
 	m := regexp.MustCompile(`session (\S+) \(helios run --resume`).FindStringSubmatch(r.stdout)
 	require.NotNil(t, m, "no session id in:\n%s", r.stdout)
 	id := m[1]
 
-	first := exec.Command(heliosBin, "run", "--resume", id, "again")
+	first := exec.Command(heliosBin, "--config", filepath.Join(dir, "helios.config.json"), "run", "--resume", id, "again")
 	first.Dir, first.Env = dir, append(os.Environ(), "HOME="+home)
 	var firstOut, firstErr bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstErr
@@ -80,7 +80,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	}
 
 	start := time.Now()
-	second := helios(t, home, dir, "run", "--resume", id, "meanwhile")
+	second := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "run", "--resume", id, "meanwhile")
 	assert.Less(t, time.Since(start), 30*time.Second)
 	t.Logf("the second process said: %s", second.stderr)
 	assert.Equal(t, 1, second.code, "stdout:\n%s\nstderr:\n%s", second.stdout, second.stderr)
@@ -88,7 +88,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("%q: the session is open for writing by pid %d on host %s since ", id, first.Process.Pid, host))+`\d{4}-\d\d-\d\dT`, second.stderr)
 
-	show := helios(t, home, dir, "sessions", "show", id)
+	show := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "sessions", "show", id)
 	assert.Equal(t, 0, show.code, "sessions show while another process writes: %s", show.stderr)
 	assert.Contains(t, show.stdout, "first answer")
 
@@ -99,7 +99,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	var shown struct {
 		Events []session.Event `json:"events"`
 	}
-	show = helios(t, home, dir, "--json", "sessions", "show", id)
+	show = helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "--json", "sessions", "show", id)
 	require.Equal(t, 0, show.code, show.stderr)
 	require.NoError(t, json.Unmarshal([]byte(show.stdout), &shown))
 	var said []string
@@ -114,7 +114,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	var listed struct {
 		Sessions []session.Info `json:"sessions"`
 	}
-	list := helios(t, home, dir, "--json", "sessions", "list")
+	list := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "--json", "sessions", "list")
 	require.Equal(t, 0, list.code, list.stderr)
 	require.NoError(t, json.Unmarshal([]byte(list.stdout), &listed))
 	require.Len(t, listed.Sessions, 1)
@@ -129,11 +129,11 @@ func TestPostgresCLIMissingURL(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	pgConfig(t, dir, "http://127.0.0.1:1/v1")
 	t.Setenv(pgURLEnv, "")
-	r := helios(t, home, dir, "sessions", "list")
+	r := helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "sessions", "list")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, pgURLEnv)
 	assert.Contains(t, r.stderr, "sessions.postgres.urlEnv")
-	r = helios(t, home, dir, "skills", "list")
+	r = helios(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "skills", "list")
 	assert.Equal(t, 0, r.code, r.stderr)
 }
 
@@ -206,7 +206,7 @@ func TestPostgresTUI(t *testing.T) {
 	var shown struct {
 		Events []session.Event `json:"events"`
 	}
-	show := helios(t, home, work, "--json", "sessions", "show", id)
+	show := helios(t, home, work, "--config", filepath.Join(work, "helios.config.json"), "--json", "sessions", "show", id)
 	require.Equal(t, 0, show.code, show.stderr)
 	require.NoError(t, json.Unmarshal([]byte(show.stdout), &shown))
 	var said []string

@@ -37,6 +37,10 @@ import (
 type sbWorld struct {
 	work, home string
 	logs       *testkit.SyncBuffer
+	// before[i], when set, runs just before the model asks for call i.
+	before map[int]func()
+	// last is the model's last request of the latest run.
+	last modeltest.Recorded
 }
 
 func newSBWorld(t *testing.T) *sbWorld {
@@ -72,12 +76,16 @@ func (w *sbWorld) run(t *testing.T, tools map[string]any, modelKeys map[string]a
 				results = append(results, sbToolResult(req, fmt.Sprintf("c%d", i)))
 				mu.Unlock()
 			}
+			if f := w.before[i]; f != nil {
+				f()
+			}
 			return modeltest.Reply{ToolCalls: []model.ToolCall{c}}
 		})
 	}
 	steps = append(steps, func(req modeltest.Recorded) modeltest.Reply {
 		mu.Lock()
 		results = append(results, sbToolResult(req, fmt.Sprintf("c%d", len(calls))))
+		w.last = req
 		mu.Unlock()
 		return modeltest.Reply{Text: "done"}
 	})
@@ -332,14 +340,14 @@ func sbWait(t *testing.T, ch chan struct{}, what string) {
 	}
 }
 
-// Protects: a machine whose Landlock has no network rules (ABI 3,
-// simulated) still keeps the network off: seccomp then refuses every IP
-// socket. The downgrade never weakens the mode.
+// Protects: a machine whose Landlock is the oldest usable (ABI 3,
+// simulated: no network rules, no scopes) still keeps the network off and
+// the files confined: seccomp refuses every IP socket whatever the ABI.
 func TestSandboxNetworkWithoutLandlockTCP(t *testing.T) {
 	t.Setenv(sandbox.SimulateEnv, "landlock=3")
 	w, l := newSBWorld(t), newSBListeners(t)
 	res := w.run(t, map[string]any{}, nil, append(l.commands(), sbBash(`echo x > "$HOME/escape.txt"`))...)
-	assert.Contains(t, res[0].Content, "Landlock ABI 3 for files, seccomp for every IP socket")
+	assert.Contains(t, res[0].Content, "Landlock ABI 3 for files, read-only mounts for the protected paths, seccomp for sockets")
 	for i := range 3 {
 		assert.True(t, res[i].IsError, res[i].Content)
 		assert.Contains(t, res[i].Content, "Permission denied")
@@ -353,9 +361,9 @@ func TestSandboxNetworkWithoutLandlockTCP(t *testing.T) {
 }
 
 // Protects: fail closed. When the configured mode cannot be enforced (the
-// probe simulates a machine without Landlock, or without seccomp while the
-// network is off), the command is not run and the model reads why and which
-// key to set; never an unconfined run.
+// probe simulates a machine without Landlock, or without seccomp), the
+// command is not run and the model reads why and which key to set; never
+// an unconfined run.
 func TestSandboxFailClosed(t *testing.T) {
 	tests := []struct {
 		name, simulate string
@@ -365,7 +373,7 @@ func TestSandboxFailClosed(t *testing.T) {
 		{"no landlock", "landlock=0", "", []string{"Landlock is not available", `tools.sandbox.mode to "off"`}},
 		{"no landlock, read-only", "landlock=0", "read-only", []string{`mode "read-only"`, "Landlock is not available"}},
 		{"landlock too old", "landlock=2", "", []string{"Landlock ABI 2 is too old", `tools.sandbox.mode to "off"`}},
-		{"no seccomp with the network off", "seccomp=off", "", []string{"seccomp is not available", "tools.sandbox.network to true"}},
+		{"no seccomp", "seccomp=off", "", []string{"seccomp is not available", "terminal injection", `tools.sandbox.mode to "off"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -466,9 +474,11 @@ func TestSandboxSkillScript(t *testing.T) {
 }
 
 // Protects: bad sandbox and environment config is an error naming the JSON
-// path and the reason; one bad entry does not hide another.
+// path and the reason; one bad entry does not hide another. A writable
+// path or an allowed socket inside a protected path (of the work dir or of
+// another writable path) would reopen it: refused.
 func TestSandboxConfigErrors(t *testing.T) {
-	exists := t.TempDir()
+	exists := sbReal(t, t.TempDir())
 	tests := []struct {
 		name  string
 		tools string
@@ -484,12 +494,24 @@ func TestSandboxConfigErrors(t *testing.T) {
 		{"env sets a HELIOS_ variable", `{"env": {"HELIOS_DEBUG": "1"}}`, "", []string{"tools.env.HELIOS_DEBUG", "HELIOS_"}},
 		{"two problems, both reported", `{"passEnv": ["MY_KEY"], "sandbox": {"writable": ["rel"]}}`, `"apiKeyEnv": "MY_KEY"`,
 			[]string{"tools.passEnv[0]", "tools.sandbox.writable[0]"}},
+		{"writable inside the work dir's .git", `{"sandbox": {"writable": ["WORK/.git/hooks"]}}`, "", []string{"tools.sandbox.writable[0]", "WORK/.git/hooks", "is in WORK/.git", "read-only"}},
+		{"writable in another's protected path", `{"sandbox": {"writable": ["` + exists + `", "` + exists + `/.helios/x"]}}`, "", []string{"tools.sandbox.writable[1]", "is in " + exists + "/.helios"}},
+		{"unixSockets relative", `{"sandbox": {"unixSockets": ["run/db.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "relative"}},
+		{"unixSockets missing", `{"sandbox": {"unixSockets": ["` + exists + `/nope.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "no such file"}},
+		{"unixSockets not a socket", `{"sandbox": {"unixSockets": ["` + exists + `"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "is not a Unix socket (it is a directory)"}},
+		{"unixSockets in a protected path", `{"sandbox": {"unixSockets": ["WORK/.helios/agent.sock"]}}`, "", []string{"tools.sandbox.unixSockets[0]", "is in WORK/.helios"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := sbShortDir(t) // it holds a socket
+			require.NoError(t, os.MkdirAll(filepath.Join(exists, ".helios", "x"), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, ".helios"), 0o755))
+			l, err := net.Listen("unix", filepath.Join(dir, ".helios", "agent.sock"))
+			require.NoError(t, err)
+			defer l.Close()
 			m := `"model": {` + tt.model + `}, `
-			cfg := `{` + m + `"skills": {"userRoots": []}, "tools": ` + tt.tools + `}`
+			cfg := `{"workDir": ".", ` + m + `"skills": {"userRoots": []}, "tools": ` + strings.ReplaceAll(tt.tools, "WORK", dir) + `}`
 			path := filepath.Join(dir, "helios.config.json")
 			writeFile(t, path, cfg)
 			k, err := assembly.Load(context.Background(), path, assembly.Options{})
@@ -498,20 +520,23 @@ func TestSandboxConfigErrors(t *testing.T) {
 			}
 			require.Error(t, err)
 			for _, want := range tt.want {
-				assert.Contains(t, err.Error(), want)
+				assert.Contains(t, err.Error(), strings.ReplaceAll(want, "WORK", dir))
 			}
 		})
 	}
 }
 
-// Protects: `helios sandbox check` reports the machine and the policy, and
-// exits 1 when the configured mode cannot be enforced.
+// Protects: `helios sandbox check` reports the machine, the policy and
+// each protection with the mechanism that enforces it here (and, as root,
+// what commands lose), and exits 1 when the configured mode cannot be
+// enforced.
 func TestSandboxCheckCLI(t *testing.T) {
 	work, home := sbReal(t, t.TempDir()), t.TempDir()
 	extra := sbReal(t, t.TempDir())
-	writeFile(t, filepath.Join(work, "helios.config.json"), `{"tools": {"sandbox": {"writable": ["`+extra+`"]}}}`)
+	cfg := filepath.Join(t.TempDir(), "helios.config.json")
+	writeFile(t, cfg, `{"tools": {"sandbox": {"writable": ["`+extra+`"]}}}`)
 
-	r := helios(t, home, work, "sandbox", "check", "--json")
+	r := helios(t, home, work, "--config", cfg, "sandbox", "check", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var rep sandbox.Report
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
@@ -522,20 +547,37 @@ func TestSandboxCheckCLI(t *testing.T) {
 	assert.False(t, rep.Network)
 	assert.Equal(t, []string{work, "$TMPDIR", extra}, rep.Writable)
 	assert.Contains(t, rep.Enforcement, "Landlock ABI")
+	assert.Contains(t, rep.Protected, filepath.Join(work, ".git"))
+	assert.Contains(t, rep.Protected, filepath.Join(extra, ".git"))
+	var names []string
+	for _, p := range rep.Protections {
+		names = append(names, p.Name)
+		assert.NotEmpty(t, p.Mechanism, p.Name)
+	}
+	assert.Equal(t, []string{"files", "protected paths", "network", "unix sockets", "terminal", "privileges", "processes"}, names)
+	assert.Equal(t, os.Geteuid() == 0, rep.Root)
+	if rep.Root {
+		assert.Contains(t, rep.Dropped, "every capability of root")
+	}
 
-	r = helios(t, home, work, "sandbox", "check")
+	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
 	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "policy    workspace-write, network off")
-	assert.Contains(t, r.stdout, "not confined: plugins")
+	for _, want := range []string{"policy    workspace-write, network off", "not confined: plugins",
+		"protected paths", "read-only bind mounts", "no IP socket at all", "seccomp filter on socket(2)", "TIOCSTI", "PR_CAPBSET_DROP", "/proc/<pid>/environ"} {
+		assert.Contains(t, r.stdout, want)
+	}
+	if os.Geteuid() == 0 {
+		assert.Contains(t, r.stdout, "root      Helios runs as root")
+	}
 
 	t.Setenv(sandbox.SimulateEnv, "landlock=0")
-	r = helios(t, home, work, "sandbox", "check")
+	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
 	assert.Equal(t, 1, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "FAIL")
 	assert.Contains(t, r.stdout, `tools.sandbox.mode to "off"`)
 
-	writeFile(t, filepath.Join(work, "helios.config.json"), `{"tools": {"sandbox": {"mode": "off"}}}`)
-	r = helios(t, home, work, "sandbox", "check")
+	writeFile(t, cfg, `{"tools": {"sandbox": {"mode": "off"}}}`)
+	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
 	assert.Equal(t, 0, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "unconfined")
 }

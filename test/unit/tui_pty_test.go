@@ -152,7 +152,15 @@ type tuiProc struct {
 	exited  chan error
 }
 
+// tuiStart starts helios alone (the UI) in dir, with dir's config if it
+// has one.
 func tuiStart(t *testing.T, home, dir string) *tuiProc {
+	t.Helper()
+	return tuiStartWith(t, home, dir, configArgs(dir)...)
+}
+
+// tuiStartWith starts `helios args...` on a terminal.
+func tuiStartWith(t *testing.T, home, dir string, args ...string) *tuiProc {
 	t.Helper()
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
@@ -160,7 +168,7 @@ func tuiStart(t *testing.T, home, dir string) *tuiProc {
 	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: rows, Cols: cols}))
 	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	require.NoError(t, err)
-	cmd := exec.Command(heliosBin)
+	cmd := exec.Command(heliosBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm-256color")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty

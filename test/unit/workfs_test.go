@@ -593,3 +593,83 @@ func TestWorkFSGlobRefuses(t *testing.T) {
 }
 
 func lit(s string) func(workFixture) string { return func(workFixture) string { return s } }
+
+// Protects: the guard's protected paths (issue 21): Write and Edit (and
+// every change through the port) are refused on helios.config.json, .git
+// and .helios and .agents but their skills folders, at the top of the work
+// dir, however the path names them (absolute, with "..", through a
+// symlink, a symlink named like one of them); the refusal is an
+// *ProtectedError naming the protected path and nothing changes on disk.
+// Reading them works; a skills folder, a nested .git and a similar name are
+// writable, and the parents of a new project skill are created.
+func TestWorkFSProtected(t *testing.T) {
+	fx := newWorkFixture(t)
+	for name, content := range map[string]string{"helios.config.json": "{}", ".git/config": "[core]", ".agents/other/x": "x"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(fx.work, filepath.Dir(name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(fx.work, name), []byte(content), 0o644))
+	}
+	require.NoError(t, os.Symlink(".git", filepath.Join(fx.work, "to-git")))
+	require.NoError(t, os.Symlink("a.txt", filepath.Join(fx.work, ".helios", "alias")))
+	before := snapshot(t, fx.base)
+
+	refused := []struct {
+		op, path, protected string
+	}{
+		{"WriteFile", "helios.config.json", "helios.config.json"},
+		{"WriteFile", filepath.Join(fx.work, "helios.config.json"), "helios.config.json"},
+		{"WriteFile", ".git/hooks/pre-commit", ".git"},
+		{"WriteFile", "sub/../.git/config", ".git"},
+		{"WriteFile", "to-git/config", ".git"},
+		{"WriteFile", ".git", ".git"},
+		{"WriteFile", ".helios/settings.json", ".helios"},
+		{"WriteFile", ".helios/alias", ".helios"},
+		{"WriteFile", ".agents/other/x", ".agents"},
+		{"WriteFile", ".agents", ".agents"},
+		{"MkdirAll", ".helios", ".helios"},
+		{"MkdirAll", ".git/hooks", ".git"},
+		{"Remove", "helios.config.json", "helios.config.json"},
+		{"Remove", ".git/config", ".git"},
+		{"Remove", ".helios/alias", ".helios"},
+	}
+	for _, tt := range refused {
+		var err error
+		switch tt.op {
+		case "WriteFile":
+			err = fx.fs.WriteFile(tt.path, []byte("pwned"), 0o644)
+		case "MkdirAll":
+			err = fx.fs.MkdirAll(tt.path, 0o755)
+		case "Remove":
+			err = fx.fs.Remove(tt.path)
+		}
+		require.ErrorIs(t, err, workfs.ErrProtected, "%s(%s)", tt.op, tt.path)
+		var pe *workfs.ProtectedError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, tt.protected, pe.Protected, "%s(%s)", tt.op, tt.path)
+		assert.Equal(t, tt.path, pe.Path)
+		assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir)
+	}
+	assert.Empty(t, cmp.Diff(before, snapshot(t, fx.base)), "a refused change changed the disk")
+
+	data, err := fx.fs.ReadFile("helios.config.json")
+	assert.NoError(t, err)
+	assert.Equal(t, "{}", string(data))
+	for _, p := range []string{".helios/skills/new/SKILL.md", ".agents/skills/a/SKILL.md", "sub/.git/config", "helios.config.json.bak", ".gitignore"} {
+		assert.NoError(t, fx.fs.WriteFile(p, []byte("ok"), 0o644), p)
+		assert.FileExists(t, filepath.Join(fx.work, p))
+	}
+	assert.NoError(t, fx.fs.MkdirAll(".helios/skills/more", 0o755))
+}
+
+// Protects: the rule itself, on clean relative paths.
+func TestWorkFSProtectedRule(t *testing.T) {
+	for rel, want := range map[string]string{
+		"helios.config.json": "helios.config.json", ".git": ".git", ".git/objects/ab": ".git",
+		".helios": ".helios", ".helios/x": ".helios", ".agents/skills-not/x": ".agents",
+		".helios/skills": "", ".helios/skills/x/SKILL.md": "", ".agents/skills/y": "",
+		"a/.git": "", "x/helios.config.json": "", ".": "", "src/main.go": "", ".github/workflows/ci.yml": "",
+	} {
+		got, ok := workfs.Protected(rel)
+		assert.Equal(t, want, got, rel)
+		assert.Equal(t, want != "", ok, rel)
+	}
+}

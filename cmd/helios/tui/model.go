@@ -65,6 +65,13 @@ type Config struct {
 	// Model and WorkDir are shown in the status line.
 	Model   string
 	WorkDir string
+	// Notices are what the user must know about the config (a work dir
+	// config ignored because untrusted, and how to trust it): shown in the
+	// banner.
+	Notices []string
+	// ConfigIgnored flags, in the status line, that the work dir's config
+	// was not applied.
+	ConfigIgnored bool
 	// Redact hides secrets (the model key, a database password) in what
 	// the conversation shows: a tool that printed one, an error quoting
 	// one. Nil shows text as it is.

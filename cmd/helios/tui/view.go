@@ -105,11 +105,18 @@ func (m *Model) layout() {
 }
 
 func (m *Model) renderBanner(w int) string {
-	if m.cfg.NoModel == nil && m.cfg.OpenSession != nil {
+	var lines []string
+	for _, n := range m.cfg.Notices {
+		lines = append(lines, lipgloss.Wrap("⚠ "+n, w, ""))
+	}
+	if m.cfg.NoModel != nil || m.cfg.OpenSession == nil {
+		text := "⚠ " + noModelText(m.cfg.NoModel) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
+		lines = append(lines, lipgloss.Wrap(text, w, ""))
+	}
+	if len(lines) == 0 {
 		return ""
 	}
-	text := "⚠ " + noModelText(m.cfg.NoModel) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
-	return styleBanner.Render(lipgloss.Wrap(text, w, ""))
+	return styleBanner.Render(strings.Join(lines, "\n"))
 }
 
 func (m *Model) renderConversation(w int) string {
@@ -223,6 +230,9 @@ func (m *Model) renderPopup(w int) []string {
 // work dir (cut first when the line is too long).
 func (m *Model) renderStatus(w int) string {
 	parts := []string{"helios"}
+	if m.cfg.ConfigIgnored {
+		parts = append(parts, "config ignored (untrusted)")
+	}
 	if m.cfg.NoModel != nil || m.cfg.OpenSession == nil {
 		parts = append(parts, "no model")
 	} else if m.cfg.Model != "" {
