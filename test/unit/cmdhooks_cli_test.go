@@ -72,3 +72,22 @@ func TestCmdHooksCLI(t *testing.T) {
 	assert.True(t, strings.HasPrefix(origins[0], "command hooks.PreToolUse[0].hooks[0] (sh /"), origins[0])
 	assert.True(t, strings.HasPrefix(origins[1], "command hooks.PreToolUse[1].hooks[0] (sh /"), origins[1])
 }
+
+// Protects: C18 for hooks — the hooks of an untrusted work-dir config never
+// run: `hooks describe` lists no command handler until `helios trust`.
+func TestCmdHooksUntrustedConfigRunsNoHook(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(dir, "helios.config.json"), `{"skills": {"userRoots": []},
+  "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch pwned"}]}]}}`)
+	commands := func() int {
+		t.Helper()
+		r := helios(t, home, dir, "hooks", "describe", "--json")
+		require.Zero(t, r.code, "hooks describe: %s", r.stderr)
+		return strings.Count(r.stdout, `"origin": "command"`)
+	}
+	assert.Zero(t, commands(), "an untrusted config's hooks are mounted")
+	r := helios(t, home, dir, "trust")
+	require.Zero(t, r.code, "helios trust: %s", r.stderr)
+	assert.Equal(t, 1, commands(), "the trusted config's hook is mounted")
+	assert.NoFileExists(t, filepath.Join(dir, "pwned"))
+}
