@@ -108,9 +108,15 @@ MUTATE_FLAGS ?= -focus -timeout 8m
 mutate:
 	$(GO) run ./test/mutation $(MUTATE_FLAGS) $(if $(ONLY),-only $(ONLY))
 
-# The real-model suite: needs HELIOS_LIVE_BASE_URL, HELIOS_LIVE_API_KEY and
-# HELIOS_LIVE_MODEL (each test skips, saying so, without them). Transcripts
-# are kept under test/live/out.
+# The real-model suite, against either provider (each test skips, saying
+# what to set, without its variables). Transcripts are kept under
+# test/live/out.
+#   OpenAI-compatible (the default): HELIOS_LIVE_BASE_URL, HELIOS_LIVE_API_KEY,
+#     HELIOS_LIVE_MODEL, e.g. https://api.deepseek.com/v1, a key, deepseek-chat.
+#   Anthropic's Messages API: HELIOS_LIVE_PROVIDER=anthropic,
+#     HELIOS_LIVE_API_KEY, HELIOS_LIVE_MODEL (e.g. claude-sonnet-4-5);
+#     HELIOS_LIVE_BASE_URL only for a gateway. TestLiveUsageAndPromptCache then
+#     also checks that steps after the first read the prompt cache.
 live:
 	$(GO) test -tags live -count=1 -v -artifacts -outputdir $(CURDIR)/test/live/out ./test/live/...
 

@@ -31,7 +31,7 @@ type Config struct {
 	// Plugins are out-of-process capabilities (see PluginConfig); their
 	// hook handlers always run after every builtin.
 	Plugins []PluginConfig `json:"plugins"`
-	// Model is the OpenAI-compatible endpoint sessions talk to.
+	// Model is the model endpoint sessions talk to.
 	Model ModelConfig `json:"model"`
 	// Sessions configures the session log and the step loop.
 	Sessions SessionsConfig `json:"sessions"`
@@ -77,26 +77,39 @@ type TelemetrySignal struct {
 	Path string `json:"path"`
 }
 
-// ModelConfig is the "model" key. Without baseURL and name no session can
-// run (the skills and hooks commands still work).
+// ModelConfig is the "model" key. Without a name (and, for "openai", a
+// baseURL) no session can run (the skills and hooks commands still work).
 type ModelConfig struct {
-	// BaseURL is the API root of any OpenAI-compatible Chat Completions
-	// endpoint: https://api.deepseek.com/v1, https://api.openai.com/v1,
-	// http://localhost:11434/v1 (Ollama), http://localhost:8080/v1 (vLLM,
-	// llama.cpp server).
+	// Provider is the API the endpoint speaks: "openai" (the default: any
+	// OpenAI-compatible Chat Completions endpoint) or "anthropic"
+	// (Anthropic's Messages API, with prompt caching).
+	Provider Enum `json:"provider"`
+	// BaseURL is the API root. For "openai", any OpenAI-compatible Chat
+	// Completions endpoint: https://api.deepseek.com/v1,
+	// https://api.openai.com/v1, http://localhost:11434/v1 (Ollama),
+	// http://localhost:8080/v1 (vLLM, llama.cpp server). For "anthropic",
+	// default https://api.anthropic.com (set it for a gateway).
 	BaseURL string `json:"baseURL"`
 	// Name is the model name the endpoint expects.
 	Name string `json:"name"`
-	// APIKeyEnv names the environment variable holding the API key.
-	// Default "HELIOS_API_KEY"; "" means the endpoint needs no key (a local
-	// server).
+	// APIKeyEnv names the environment variable holding the API key (sent
+	// as "Authorization: Bearer" to "openai", as x-api-key to
+	// "anthropic"). Default "HELIOS_API_KEY"; "" means the endpoint needs
+	// no key (a local server).
 	APIKeyEnv *string `json:"apiKeyEnv"`
-	// MaxRetries on 429 and 5xx answers; default 3.
+	// MaxRetries on 429 and 5xx answers (529 included); default 3.
 	MaxRetries int `json:"maxRetries"`
 	// Temperature, when set, is sent with each request.
 	Temperature *float64 `json:"temperature"`
-	// MaxTokens, when positive, caps each answer.
-	MaxTokens int `json:"maxTokens"`
+	// MaxTokens caps each answer; it must be positive. Unset: the server's
+	// default for "openai"; for "anthropic" (where the API requires one)
+	// the most the model family allows, up to 32000.
+	MaxTokens *int `json:"maxTokens"`
+	// PromptCacheKey sends the session ID as prompt_cache_key, so that
+	// OpenAI serves a session's requests from the same prompt cache.
+	// "openai" only; off by default, since not every compatible server
+	// accepts the field.
+	PromptCacheKey bool `json:"promptCacheKey"`
 	// ContextWindow is the model's context window in tokens; a percentage
 	// skills.catalog.budget is taken of it (4 characters a token). Default
 	// 128000; it must be positive.
@@ -249,6 +262,7 @@ type Enum string
 // enumValues lists the values each Enum-typed key accepts; "" (absent) is
 // always accepted and means the default.
 var enumValues = map[string][]string{
+	"model.provider":             {"openai", "anthropic"},
 	"skills.mode":                {"catalog", "tools"},
 	"skills.watch.mode":          {"native", "poll", "off"},
 	"telemetry.traces.exporter":  otelsetup.Exporters,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/anthropic"
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/session/postgres"
@@ -36,7 +37,11 @@ var ErrNoAPIKey = errors.New("no API key")
 // the reason sessions cannot start. logger (nil discards) is told about
 // retries.
 func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
+	anthropicAPI := cfg.Provider == "anthropic"
 	switch {
+	case anthropicAPI && cfg.Name == "":
+		return nil, errors.New(`no model configured: model.name is missing in helios.config.json (e.g. "claude-sonnet-4-5")`)
+	case anthropicAPI:
 	case cfg.BaseURL == "" && cfg.Name == "":
 		return nil, errors.New(`no model configured: set "model": {"baseURL": ..., "name": ...} in helios.config.json`)
 	case cfg.BaseURL == "":
@@ -48,17 +53,41 @@ func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
 	var key string
 	if keyEnv != "" {
 		if key = os.Getenv(keyEnv); key == "" {
-			return nil, fmt.Errorf("%w: set the environment variable %s to the key for %s (or set model.apiKeyEnv to \"\" for a server that needs none)", ErrNoAPIKey, keyEnv, cfg.BaseURL)
+			where := cfg.BaseURL
+			if where == "" {
+				where = anthropic.DefaultBaseURL
+			}
+			return nil, fmt.Errorf("%w: set the environment variable %s to the key for %s (or set model.apiKeyEnv to \"\" for a server that needs none)", ErrNoAPIKey, keyEnv, where)
 		}
 	}
+	maxTokens := 0
+	if cfg.MaxTokens != nil {
+		maxTokens = *cfg.MaxTokens
+	}
+	if anthropicAPI {
+		c, err := anthropic.New(anthropic.Config{
+			BaseURL:     cfg.BaseURL,
+			APIKey:      key,
+			Model:       cfg.Name,
+			MaxRetries:  cfg.MaxRetries,
+			Temperature: cfg.Temperature,
+			MaxTokens:   maxTokens,
+			Logger:      logger,
+		})
+		if err != nil {
+			return nil, err // never a nil *Client inside model.Model
+		}
+		return c, nil
+	}
 	c, err := openai.New(openai.Config{
-		BaseURL:     cfg.BaseURL,
-		APIKey:      key,
-		Model:       cfg.Name,
-		MaxRetries:  cfg.MaxRetries,
-		Temperature: cfg.Temperature,
-		MaxTokens:   cfg.MaxTokens,
-		Logger:      logger,
+		BaseURL:        cfg.BaseURL,
+		APIKey:         key,
+		Model:          cfg.Name,
+		MaxRetries:     cfg.MaxRetries,
+		Temperature:    cfg.Temperature,
+		MaxTokens:      maxTokens,
+		PromptCacheKey: cfg.PromptCacheKey,
+		Logger:         logger,
 	})
 	if err != nil {
 		return nil, err // never a nil *Client inside model.Model

@@ -59,7 +59,13 @@ func (c Config) problems() []string {
 	out = append(out, mcpProblems(c)...)
 	out = append(out, cmdhooks.Check(c.Hooks)...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
-	nonNegative("model.maxTokens", c.Model.MaxTokens)
+	enum("model.provider", c.Model.Provider)
+	if n := c.Model.MaxTokens; n != nil && *n <= 0 {
+		add("model.maxTokens", "must be positive (got %d); leave it out for the default", *n)
+	}
+	if c.Model.PromptCacheKey && c.Model.Provider == "anthropic" {
+		add("model.promptCacheKey", `applies to provider "openai" only (Anthropic's caching uses cache_control breakpoints, always on)`)
+	}
 	nonNegative("sessions.maxSteps", c.Sessions.MaxSteps)
 	nonNegative("sessions.contextBudget", c.Sessions.ContextBudget)
 	duration("tools.bashTimeout", c.Tools.BashTimeout)

@@ -67,6 +67,8 @@ type Update struct {
 	Call model.ToolCall
 	// IsError marks a failed tool result (UpdateToolResult).
 	IsError bool
+	// Usage is a model request's token usage (UpdateUsage).
+	Usage session.Usage
 }
 
 // UpdateKind says what an Update reports.
@@ -87,6 +89,9 @@ const (
 	// UpdateWarning is a warning about the session's hooks (a handler that
 	// failed, a hook command that timed out and was killed); Text says it.
 	UpdateWarning
+	// UpdateUsage reports the tokens of the step's model request, once it
+	// answered.
+	UpdateUsage
 )
 
 // Session runs one agent session over its event log.
@@ -329,6 +334,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		System:   s.systemPrompt(extra),
 		Messages: toMessages(view),
 		Tools:    toModelTools(tools),
+		CacheKey: s.ID(),
 	}
 	if s.cfg.Observe != nil {
 		req.OnText = func(d string) { s.observe(Update{Kind: UpdateText, Text: d}) }
@@ -339,7 +345,9 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	}
 
 	s.uniqueCallIDs(resp.ToolCalls)
-	evs := []session.Event{{Type: session.Assistant, Text: resp.Text, Meta: finishMeta(resp)}}
+	usage := toUsage(resp.Usage)
+	s.observe(Update{Kind: UpdateUsage, Usage: usage})
+	evs := []session.Event{{Type: session.Assistant, Text: resp.Text, Meta: finishMeta(resp), Usage: usage}}
 	for _, c := range resp.ToolCalls {
 		evs = append(evs, session.Event{Type: session.ToolUse, ToolUseID: c.ID, ToolName: c.Name, Input: c.Arguments})
 	}
@@ -380,7 +388,8 @@ func (s *Session) generate(ctx context.Context, step int, req model.Request) (mo
 	ctx, chat := tel.StartChat(ctx, telemetry.ModelInfo{Provider: info.Provider, Model: info.Name, Server: info.Server}, step)
 	resp, err := s.cfg.Model.Generate(ctx, req)
 	r := telemetry.ChatResult{ResponseModel: resp.Model, FinishReason: resp.FinishReason,
-		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens}
+		InputTokens: resp.Usage.PromptTokens, OutputTokens: resp.Usage.CompletionTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens}
 	if tel.CaptureContent() {
 		r.Input = contentJSON(struct {
 			System   string          `json:"system"`
@@ -664,6 +673,11 @@ func (s *Session) watch(ctx context.Context) context.Context {
 	})
 }
 
+// toUsage is the usage a session records.
+func toUsage(u model.Usage) session.Usage {
+	return session.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
+}
+
 func finishMeta(r model.Response) map[string]string {
 	if r.FinishReason == "" {
 		return nil
@@ -699,9 +713,12 @@ func toModelTools(ts []contract.Tool) []model.Tool {
 // its assistant message, so the results follow their calls in call order
 // wherever the log holds them (a result written late, by a repair, still
 // pairs); a call the view holds no result for gets session.Interrupted's,
-// and a result whose call the view does not hold is left out.
+// and a result whose call the view does not hold is left out. The newest
+// skills catalog is the cache point: the catalog is appended, never
+// rewritten, so everything up to it is a prefix every later request repeats.
 func toMessages(view []session.Event) []model.Message {
 	results := map[string]session.Event{}
+	catalog := -1
 	for _, ev := range view {
 		if _, dup := results[ev.ToolUseID]; ev.Type == session.ToolResult && !dup {
 			results[ev.ToolUseID] = ev
@@ -716,7 +733,7 @@ func toMessages(view []session.Event) []model.Message {
 				r = session.Interrupted(c)
 			}
 			delete(results, c.ToolUseID)
-			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: c.ToolUseID, Content: r.Text})
+			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: c.ToolUseID, Content: r.Text, IsError: r.IsError})
 		}
 		calls = calls[:0]
 	}
@@ -726,6 +743,9 @@ func toMessages(view []session.Event) []model.Message {
 		}
 		switch ev.Type {
 		case session.User, session.Injected:
+			if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+				catalog = len(out)
+			}
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
 		case session.Compaction:
 			out = append(out, model.Message{Role: model.RoleUser, Content: "Summary of the earlier conversation:\n" + ev.Text})
@@ -741,6 +761,9 @@ func toMessages(view []session.Event) []model.Message {
 		}
 	}
 	answer()
+	if catalog >= 0 {
+		out[catalog].CachePoint = true
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,9 +22,10 @@ func runCmd(g *globals) *cobra.Command {
 		Use:   "run [--resume ID] PROMPT",
 		Short: "Run the agent on a prompt, streaming its answer and each tool call as it happens",
 		Long: "Run the agent on a prompt in the work dir. The answer streams to stdout; each tool call and its\n" +
-			"outcome is shown as it happens. The session is saved; --resume ID continues it.\n" +
-			"Needs model.baseURL and model.name in helios.config.json and the API key in $HELIOS_API_KEY\n" +
-			"(or the variable model.apiKeyEnv names).",
+			"outcome is shown as it happens, and the tokens the turn used (read from and written to the\n" +
+			"prompt cache included) at the end. The session is saved; --resume ID continues it.\n" +
+			"Needs model.name (and, unless model.provider is \"anthropic\", model.baseURL) in helios.config.json\n" +
+			"and the API key in $HELIOS_API_KEY (or the variable model.apiKeyEnv names).",
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
@@ -51,9 +53,15 @@ type progress struct {
 	w      io.Writer
 	json   bool
 	inText bool
+	// usage sums the turn's model requests.
+	usage    session.Usage
+	requests int
 }
 
 func (p *progress) update(u kernel.Update) {
+	if u.Kind == kernel.UpdateUsage {
+		p.usage, p.requests = p.usage.Add(u.Usage), p.requests+1
+	}
 	if p.json {
 		_ = writeJSONLine(p.w, updateJSON(u))
 		return
@@ -101,15 +109,57 @@ func (p *progress) done(id string, err error) {
 		return
 	}
 	p.endText()
+	if p.requests > 0 {
+		fmt.Fprintf(p.w, "\n%s\n", usageLine(p.usage, p.requests))
+	}
 	fmt.Fprintf(p.w, "\nsession %s (helios run --resume %s \"...\" continues it)\n", id, id)
+}
+
+// usageLine says what n model requests used: "tokens: 12,345 in (10,000
+// read from the prompt cache, 1,200 written to it), 345 out, 3 requests".
+func usageLine(u session.Usage, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens: %s in", thousands(u.Input))
+	var cache []string
+	if u.CacheRead > 0 {
+		cache = append(cache, thousands(u.CacheRead)+" read from the prompt cache")
+	}
+	if u.CacheWrite > 0 {
+		cache = append(cache, thousands(u.CacheWrite)+" written to it")
+	}
+	if len(cache) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(cache, ", "))
+	}
+	fmt.Fprintf(&b, ", %s out, %d request", thousands(u.Output), n)
+	if n != 1 {
+		b.WriteString("s")
+	}
+	return b.String()
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }
 
 func updateJSON(u kernel.Update) map[string]any {
 	kinds := map[kernel.UpdateKind]string{
 		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
-		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning",
+		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning", kernel.UpdateUsage: "usage",
 	}
 	m := map[string]any{"kind": kinds[u.Kind]}
+	if u.Kind == kernel.UpdateUsage {
+		m["usage"] = u.Usage
+	}
 	if u.Text != "" {
 		m["text"] = u.Text
 	}
@@ -163,7 +213,7 @@ func sessionsCmd(g *globals) *cobra.Command {
 		},
 	}, &cobra.Command{
 		Use:   "show ID",
-		Short: "Print a session's events",
+		Short: "Print a session's events and the tokens its model requests used",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
@@ -171,13 +221,19 @@ func sessionsCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				total, requests := sumUsage(evs)
 				if g.json {
 					return writeJSON(cmd.OutOrStdout(), struct {
-						ID     string          `json:"id"`
-						Events []session.Event `json:"events"`
-					}{a[0], evs})
+						ID       string          `json:"id"`
+						Events   []session.Event `json:"events"`
+						Usage    session.Usage   `json:"usage"`
+						Requests int             `json:"requests"`
+					}{a[0], evs, total, requests})
 				}
 				printEvents(cmd.OutOrStdout(), evs)
+				if requests > 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), usageLine(total, requests))
+				}
 				return nil
 			})
 		},
@@ -203,6 +259,19 @@ func readSession(ctx context.Context, store session.Store, id string) ([]session
 	return evs, nil
 }
 
+// sumUsage adds up the usage of a session's model requests (its assistant
+// events that carry one).
+func sumUsage(evs []session.Event) (session.Usage, int) {
+	var total session.Usage
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == session.Assistant && ev.Usage != (session.Usage{}) {
+			total, n = total.Add(ev.Usage), n+1
+		}
+	}
+	return total, n
+}
+
 func printEvents(w io.Writer, evs []session.Event) {
 	for _, ev := range evs {
 		switch ev.Type {
@@ -218,6 +287,12 @@ func printEvents(w io.Writer, evs []session.Event) {
 			fmt.Fprintf(w, "%4d %-11s (%s) %s\n", ev.Seq, ev.Type, clip(ev.Provenance, 64), clip(ev.Text, 120))
 		case session.Compaction:
 			fmt.Fprintf(w, "%4d %-11s hides %d..%d: %s\n", ev.Seq, ev.Type, ev.From, ev.To, clip(ev.Text, 120))
+		case session.Assistant:
+			u := ""
+			if ev.Usage != (session.Usage{}) {
+				u = fmt.Sprintf(" [%s in, %s cached, %s out]", thousands(ev.Usage.Input), thousands(ev.Usage.CacheRead), thousands(ev.Usage.Output))
+			}
+			fmt.Fprintf(w, "%4d %-11s %s%s\n", ev.Seq, ev.Type, clip(ev.Text, 120), u)
 		default:
 			fmt.Fprintf(w, "%4d %-11s %s\n", ev.Seq, clip(string(ev.Type), 20), clip(ev.Text, 120))
 		}

@@ -1,8 +1,14 @@
 // Package model is the kernel's port to a language model: one request with
-// the system prompt, the conversation and the tools; one response with text
-// and tool calls. Adapters (package openai: any OpenAI-compatible Chat
-// Completions endpoint) implement Model; modeltest serves a scripted model
-// over HTTP so the real adapter runs in keyless tests.
+// the system prompt, the conversation and the tools; one response with text,
+// tool calls and token usage. Adapters implement Model (package openai: any
+// OpenAI-compatible Chat Completions endpoint; package anthropic: Anthropic's
+// Messages API); modeltest serves a scripted model over HTTP in either wire
+// format so the real adapters run in keyless tests.
+//
+// Every adapter reports failures in the same classes: *StatusError for an
+// HTTP error status, ErrMalformed for an answer that is not the expected
+// format, ErrTooLarge for an answer past a limit, and the context's error
+// when ctx ends.
 package model
 
 import (
@@ -33,6 +39,14 @@ type Message struct {
 	ToolCalls []ToolCall
 	// ToolCallID is set on RoleTool messages.
 	ToolCallID string
+	// IsError marks a RoleTool result the tool reported as a failure
+	// (sent as Anthropic's is_error; Chat Completions has no such field).
+	IsError bool
+	// CachePoint marks the end of a prefix that later requests repeat
+	// unchanged (the kernel sets it on the newest skills catalog message):
+	// an adapter with explicit prompt caching puts a cache breakpoint
+	// there. Adapters whose provider caches on its own ignore it.
+	CachePoint bool
 }
 
 // ToolCall is one call the model asked for.
@@ -66,14 +80,27 @@ type Request struct {
 	Tools []Tool
 	// OnText, when set, receives the answer's text as it streams.
 	OnText func(delta string)
+	// CacheKey names the conversation the request belongs to (the kernel
+	// passes the session ID), for providers that route requests sharing a
+	// prefix to the same cache by a key (OpenAI's prompt_cache_key, when
+	// the adapter is configured to send it).
+	CacheKey string
 }
 
-// Usage counts tokens, when the endpoint reports them.
+// Usage counts the tokens of one request, when the endpoint reports them.
 type Usage struct {
-	// PromptTokens is the size of the request.
+	// PromptTokens is the size of the request, the tokens read from and
+	// written to the prompt cache included.
 	PromptTokens int
 	// CompletionTokens is the size of the answer.
 	CompletionTokens int
+	// CacheReadTokens are the prompt tokens served from the provider's
+	// prompt cache (Anthropic's cache_read_input_tokens, OpenAI's
+	// prompt_tokens_details.cached_tokens).
+	CacheReadTokens int
+	// CacheWriteTokens are the prompt tokens written to the cache
+	// (Anthropic's cache_creation_input_tokens; OpenAI reports none).
+	CacheWriteTokens int
 }
 
 // Response is the model's reply.
@@ -82,7 +109,9 @@ type Response struct {
 	Text string
 	// ToolCalls are the calls it asked for, in order.
 	ToolCalls []ToolCall
-	// FinishReason as reported ("stop", "tool_calls", "length", ...).
+	// FinishReason as the provider reports it: "stop", "tool_calls",
+	// "length" (Chat Completions); "end_turn", "tool_use", "max_tokens",
+	// "refusal" (Messages).
 	FinishReason string
 	Usage        Usage
 	// Model is the model that answered, as the endpoint reports it; empty

@@ -55,6 +55,27 @@ type Event struct {
 	// From and To bound the span a Compaction replaces (inclusive Seqs).
 	From int64 `json:"from,omitempty"`
 	To   int64 `json:"to,omitempty"`
+	// Usage counts the tokens of the model request that produced an
+	// Assistant event, when the provider reported them.
+	Usage Usage `json:"usage,omitzero"`
+}
+
+// Usage counts the tokens of one model request.
+type Usage struct {
+	// Input is the whole prompt, the tokens read from and written to the
+	// provider's prompt cache included.
+	Input int `json:"input"`
+	// Output is the answer.
+	Output int `json:"output"`
+	// CacheRead are the prompt tokens served from the prompt cache.
+	CacheRead int `json:"cacheRead,omitempty"`
+	// CacheWrite are the prompt tokens written to the prompt cache.
+	CacheWrite int `json:"cacheWrite,omitempty"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{Input: u.Input + o.Input, Output: u.Output + o.Output, CacheRead: u.CacheRead + o.CacheRead, CacheWrite: u.CacheWrite + o.CacheWrite}
 }
 
 // Info describes a session for listings.

@@ -25,6 +25,8 @@ const (
 	GenAIResponseModel    = attribute.Key("gen_ai.response.model")
 	GenAIInputTokens      = attribute.Key("gen_ai.usage.input_tokens")
 	GenAIOutputTokens     = attribute.Key("gen_ai.usage.output_tokens")
+	GenAICacheReadTokens  = attribute.Key("gen_ai.usage.cache_read.input_tokens")
+	GenAICacheWriteTokens = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
 	GenAIFinishReasons    = attribute.Key("gen_ai.response.finish_reasons")
 	GenAIToolName         = attribute.Key("gen_ai.tool.name")
 	GenAIToolCallID       = attribute.Key("gen_ai.tool.call.id")
@@ -181,8 +183,13 @@ func (t *T) StartChat(ctx context.Context, m ModelInfo, step int) (context.Conte
 type ChatResult struct {
 	ResponseModel string
 	FinishReason  string
-	InputTokens   int
-	OutputTokens  int
+	// InputTokens is the whole prompt, cached tokens included (as the
+	// conventions ask); CacheReadTokens and CacheWriteTokens are the parts
+	// read from and written to the provider's prompt cache.
+	InputTokens      int
+	OutputTokens     int
+	CacheReadTokens  int
+	CacheWriteTokens int
 	// Input and Output are the request and the answer as JSON; recorded only
 	// with CaptureContent.
 	Input, Output string
@@ -193,7 +200,8 @@ func (c *Chat) End(ctx context.Context, r ChatResult, err error) {
 	if c == nil {
 		return
 	}
-	attrs := []attribute.KeyValue{GenAIInputTokens.Int(r.InputTokens), GenAIOutputTokens.Int(r.OutputTokens)}
+	attrs := []attribute.KeyValue{GenAIInputTokens.Int(r.InputTokens), GenAIOutputTokens.Int(r.OutputTokens),
+		GenAICacheReadTokens.Int(r.CacheReadTokens), GenAICacheWriteTokens.Int(r.CacheWriteTokens)}
 	if r.ResponseModel != "" {
 		attrs = append(attrs, GenAIResponseModel.String(r.ResponseModel))
 	}

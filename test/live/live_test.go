@@ -20,28 +20,47 @@ import (
 )
 
 // liveEnv returns the endpoint settings or skips the test.
-func liveEnv(t *testing.T) (baseURL, model string) {
+// HELIOS_LIVE_PROVIDER is "openai" (the default: any OpenAI-compatible
+// endpoint, HELIOS_LIVE_BASE_URL required) or "anthropic" (the Messages
+// API; HELIOS_LIVE_BASE_URL optional, Anthropic's own by default).
+func liveEnv(t *testing.T) (provider, baseURL, model string) {
 	t.Helper()
+	provider = os.Getenv("HELIOS_LIVE_PROVIDER")
+	if provider == "" {
+		provider = "openai"
+	}
+	if provider != "openai" && provider != "anthropic" {
+		t.Fatalf("HELIOS_LIVE_PROVIDER=%q: want openai or anthropic", provider)
+	}
+	need := []string{"HELIOS_LIVE_API_KEY", "HELIOS_LIVE_MODEL"}
+	if provider == "openai" {
+		need = append([]string{"HELIOS_LIVE_BASE_URL"}, need...)
+	}
 	var missing []string
-	for _, v := range []string{"HELIOS_LIVE_BASE_URL", "HELIOS_LIVE_API_KEY", "HELIOS_LIVE_MODEL"} {
+	for _, v := range need {
 		if os.Getenv(v) == "" {
 			missing = append(missing, v)
 		}
 	}
 	if len(missing) > 0 {
-		t.Skipf("live suite skipped: set %s (an OpenAI-compatible endpoint, its key and a model name)", strings.Join(missing, ", "))
+		t.Skipf("live suite skipped: set %s (for HELIOS_LIVE_PROVIDER=%s: %s)", strings.Join(missing, ", "), provider,
+			map[string]string{"openai": "an OpenAI-compatible endpoint, its key and a model name", "anthropic": "an Anthropic key and a Claude model name"}[provider])
 	}
-	return os.Getenv("HELIOS_LIVE_BASE_URL"), os.Getenv("HELIOS_LIVE_MODEL")
+	return provider, os.Getenv("HELIOS_LIVE_BASE_URL"), os.Getenv("HELIOS_LIVE_MODEL")
 }
 
 // liveKernel writes a real helios.config.json into work and assembles it.
 func liveKernel(t *testing.T, ctx context.Context, work string) *kernel.Kernel {
 	t.Helper()
-	baseURL, model := liveEnv(t)
+	provider, baseURL, model := liveEnv(t)
+	modelCfg := map[string]any{"provider": provider, "name": model, "apiKeyEnv": "HELIOS_LIVE_API_KEY"}
+	if baseURL != "" {
+		modelCfg["baseURL"] = baseURL
+	}
 	cfg := map[string]any{
 		"workDir":  ".",
 		"skills":   map[string]any{"userRoots": []string{}, "watch": map[string]any{"mode": "native"}},
-		"model":    map[string]any{"baseURL": baseURL, "name": model, "apiKeyEnv": "HELIOS_LIVE_API_KEY"},
+		"model":    modelCfg,
 		"sessions": map[string]any{"dir": filepath.Join(t.TempDir(), "sessions"), "maxSteps": 15},
 	}
 	data, _ := json.MarshalIndent(cfg, "", "  ")
@@ -232,5 +251,58 @@ func TestLiveSkillCreatedMidSession(t *testing.T) {
 	}
 	if f := failed(toolCalls(s.Log())); len(f) > 0 {
 		t.Errorf("tool calls failed: %q", f)
+	}
+}
+
+// Every model request's usage lands on its assistant event; against the
+// Messages API, a turn whose prefix is past every model's cacheable minimum
+// (4,096 tokens) reads that prefix from the cache from its second step on.
+func TestLiveUsageAndPromptCache(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	work := t.TempDir()
+	write(t, filepath.Join(work, "a.txt"), "alpha\n", 0o644)
+	write(t, filepath.Join(work, "b.txt"), "beta\n", 0o644)
+	k := liveKernel(t, ctx, work)
+	provider, _, _ := liveEnv(t)
+	// A long, stable system prompt puts the prefix past the minimum.
+	var rules strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&rules, "House rule %d: keep answers short, and never change a file you were not asked to change.\n", i+1)
+	}
+	s, err := k.OpenSession(ctx, kernel.SessionConfig{SystemPrompt: "You are a careful coding agent.\n" + rules.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer saveTranscript(t, s.Log())
+	if _, err := s.Run(ctx, "Read a.txt, then read b.txt (one tool call each, one after the other), then say both words."); err != nil {
+		t.Fatal(err)
+	}
+	var usages []session.Usage
+	for i := range s.Log().Len() {
+		if ev := s.Log().At(i); ev.Type == session.Assistant {
+			usages = append(usages, ev.Usage)
+		}
+	}
+	t.Logf("usage per step: %+v", usages)
+	if len(usages) < 2 {
+		t.Fatalf("%d model requests; want at least 2 (the test reads two files)", len(usages))
+	}
+	for i, u := range usages {
+		if u.Input <= 0 || u.Output <= 0 {
+			t.Errorf("step %d: usage %+v lacks input or output tokens", i+1, u)
+		}
+	}
+	if provider != "anthropic" {
+		return // OpenAI-compatible servers report cached tokens, if at all, in their own way
+	}
+	if usages[0].CacheWrite == 0 && usages[0].CacheRead == 0 {
+		t.Errorf("step 1 neither wrote nor read the prompt cache: %+v", usages[0])
+	}
+	for i, u := range usages[1:] {
+		if u.CacheRead == 0 {
+			t.Errorf("step %d read nothing from the prompt cache: %+v", i+2, u)
+		}
 	}
 }

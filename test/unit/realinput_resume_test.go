@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/helios-agents/helios/internal/pgtest"
 	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/anthropic"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
@@ -25,7 +28,8 @@ import (
 // (C19): each tool call the log holds without a result is answered, once,
 // as interrupted with an unknown outcome, and the answer follows its call
 // in the request even when the log holds later messages (a session resumed
-// before Helios repaired logs).
+// before Helios repaired logs). Both wires: Anthropic's Messages API
+// refuses a tool_use without its tool_result as OpenAI-compatible APIs do.
 func TestResumeAnswersInterruptedCalls(t *testing.T) {
 	call := func(id, cmd string) session.Event {
 		return session.Event{Type: session.ToolUse, ToolUseID: id, ToolName: "Bash", Input: json.RawMessage(`{"command":"` + cmd + `"}`)}
@@ -54,48 +58,66 @@ func TestResumeAnswersInterruptedCalls(t *testing.T) {
 			{Type: session.Assistant, Text: "built"},
 		}, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store := session.NewMemoryStore()
-			l, err := store.Create(t.Context())
-			require.NoError(t, err)
-			_, err = l.Append(t.Context(), tc.log...)
-			require.NoError(t, err)
-			id := l.ID()
-			require.NoError(t, l.Close())
-
-			srv := modeltest.NewStrictServer(t, modeltest.Say("resumed"), modeltest.Say("resumed again"))
-			client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "strict", MaxRetries: -1})
-			require.NoError(t, err)
-			k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Model: client, Store: store})
-			require.NoError(t, err)
-			defer k.Close()
-
-			for _, prompt := range []string{"go on", "and now?"} {
-				s, err := k.OpenSession(t.Context(), kernel.SessionConfig{Resume: id})
+		for _, provider := range []string{"openai", "anthropic"} {
+			t.Run(provider+"/"+tc.name, func(t *testing.T) {
+				store := session.NewMemoryStore()
+				l, err := store.Create(t.Context())
 				require.NoError(t, err)
-				_, err = s.Run(t.Context(), prompt)
-				require.NoError(t, err, "the strict server refused the resumed request")
-				require.NoError(t, s.Close())
-			}
-			for i, req := range srv.Requests() {
-				assert.Empty(t, req.Refused, "request %d", i+1)
-				agCheckPairs(t, "request", req.Messages)
-			}
+				_, err = l.Append(t.Context(), tc.log...)
+				require.NoError(t, err)
+				id := l.ID()
+				require.NoError(t, l.Close())
 
-			r, err := store.Open(t.Context(), id)
-			require.NoError(t, err)
-			defer r.Close()
-			var got []string
-			for _, e := range agEvents(r) {
-				if e.Type == session.ToolResult && e.Meta[session.InterruptedKey] == "true" {
-					got = append(got, e.ToolUseID)
-					assert.True(t, e.IsError)
-					assert.Contains(t, e.Text, "outcome is unknown")
+				var srv *modeltest.Server
+				var client model.Model
+				if provider == "anthropic" {
+					// The Messages API server refuses an unpaired tool_use (or a
+					// tool_result answering no call) as a test failure.
+					srv = modeltest.NewAnthropicServer(t, modeltest.Say("resumed"), modeltest.Say("resumed again"))
+					client, err = anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "claude-strict", MaxRetries: -1})
+				} else {
+					srv = modeltest.NewStrictServer(t, modeltest.Say("resumed"), modeltest.Say("resumed again"))
+					client, err = openai.New(openai.Config{BaseURL: srv.URL(), Model: "strict", MaxRetries: -1})
 				}
-			}
-			assert.Equal(t, tc.interrupted, got, "each interrupted call answered once, over two resumes")
-			agCheckLogPairs(t, r)
-		})
+				require.NoError(t, err)
+				k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Model: client, Store: store})
+				require.NoError(t, err)
+				defer k.Close()
+
+				for _, prompt := range []string{"go on", "and now?"} {
+					s, err := k.OpenSession(t.Context(), kernel.SessionConfig{Resume: id})
+					require.NoError(t, err)
+					_, err = s.Run(t.Context(), prompt)
+					require.NoError(t, err, "the strict server refused the resumed request")
+					require.NoError(t, s.Close())
+				}
+				for i, req := range srv.Requests() {
+					assert.Empty(t, req.Refused, "request %d", i+1)
+					agCheckPairs(t, "request", req.Messages)
+					if provider == "anthropic" {
+						for _, m := range req.Messages {
+							if m.Role == model.RoleTool && slices.Contains(tc.interrupted, m.ToolCallID) {
+								assert.True(t, m.IsError, "request %d: the interrupted call %s's tool_result has is_error", i+1, m.ToolCallID)
+							}
+						}
+					}
+				}
+
+				r, err := store.Open(t.Context(), id)
+				require.NoError(t, err)
+				defer r.Close()
+				var got []string
+				for _, e := range agEvents(r) {
+					if e.Type == session.ToolResult && e.Meta[session.InterruptedKey] == "true" {
+						got = append(got, e.ToolUseID)
+						assert.True(t, e.IsError)
+						assert.Contains(t, e.Text, "outcome is unknown")
+					}
+				}
+				assert.Equal(t, tc.interrupted, got, "each interrupted call answered once, over two resumes")
+				agCheckLogPairs(t, r)
+			})
+		}
 	}
 }
 

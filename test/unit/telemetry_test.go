@@ -422,7 +422,22 @@ func TestTelemetryFileExporterCLI(t *testing.T) {
 	res := helios(t, t.TempDir(), dir, "--config", cfgFile, "run", "hello")
 	require.Equal(t, 0, res.code, "stderr: %s", res.stderr)
 
-	f, err := os.Open(trace)
+	tr := newTelTree(telFileSpans(t, trace))
+	remote := tr.one(t, "plugin.hook tool:before", nil)
+	assert.Equal(t, "release-notes", remote.Service)
+	handler, ok := tr.parent(remote)
+	require.True(t, ok, "the plugin span's parent is in the same file")
+	assert.Equal(t, "helios", handler.Service)
+	assertAttrs(t, handler, map[string]string{"helios.hook.origin": "plugin"})
+	turn := tr.one(t, "invoke_agent helios", nil)
+	assert.Equal(t, turn.TraceId, remote.TraceId)
+}
+
+// telFileSpans reads the spans the file exporter wrote: one OTLP/JSON
+// TracesData a line.
+func telFileSpans(t *testing.T, path string) []otlptest.Span {
+	t.Helper()
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	var spans []otlptest.Span
@@ -445,15 +460,7 @@ func TestTelemetryFileExporterCLI(t *testing.T) {
 		}
 	}
 	require.NoError(t, sc.Err())
-	tr := newTelTree(spans)
-	remote := tr.one(t, "plugin.hook tool:before", nil)
-	assert.Equal(t, "release-notes", remote.Service)
-	handler, ok := tr.parent(remote)
-	require.True(t, ok, "the plugin span's parent is in the same file")
-	assert.Equal(t, "helios", handler.Service)
-	assertAttrs(t, handler, map[string]string{"helios.hook.origin": "plugin"})
-	turn := tr.one(t, "invoke_agent helios", nil)
-	assert.Equal(t, turn.TraceId, remote.TraceId)
+	return spans
 }
 
 // Protects C14 bad input: an unknown exporter is a config error naming the

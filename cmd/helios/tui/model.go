@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -147,6 +148,8 @@ type Model struct {
 
 	cat catalogState
 	pop popup
+	// usage sums the session's model requests, for the status line.
+	usage session.Usage
 
 	// asking is the question a hook asks, until the person answers it.
 	asking *confirmMsg
@@ -456,6 +459,8 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	case kernel.UpdateWarning:
 		m.closeText()
 		m.add(entry{kind: noteEntry, text: "warning: " + u.Text})
+	case kernel.UpdateUsage:
+		m.usage = m.usage.Add(u.Usage)
 	}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/helios-agents/helios/kernel/sanitize"
+	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
@@ -257,6 +259,9 @@ func (m *Model) renderStatus(w int) string {
 	default:
 		parts = append(parts, "catalog incomplete")
 	}
+	if m.usage != (session.Usage{}) {
+		parts = append(parts, usageStatus(m.usage))
+	}
 	switch m.busy {
 	case inTurn:
 		parts = append(parts, "working… (Esc cancels)")
@@ -268,6 +273,28 @@ func (m *Model) renderStatus(w int) string {
 	}
 	line := clip(" "+sanitize.Text(strings.Join(parts, " · ")), w)
 	return styleStatus.Render(line + strings.Repeat(" ", max(0, w-ansi.StringWidth(line))))
+}
+
+// usageStatus says what the session's model requests used: "tokens 12.3k
+// in (92% cached) · 1.2k out". Cached is the share of the input read from
+// the prompt cache.
+func usageStatus(u session.Usage) string {
+	s := "tokens " + compact(u.Input) + " in"
+	if u.Input > 0 && u.CacheRead > 0 {
+		s += fmt.Sprintf(" (%d%% cached)", u.CacheRead*100/u.Input)
+	}
+	return s + " · " + compact(u.Output) + " out"
+}
+
+// compact writes a count as 950, 12.3k or 4.5M.
+func compact(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+	case n >= 1_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.Itoa(n)
 }
 
 // budgetStatus says what the catalog budget cut, for the status line

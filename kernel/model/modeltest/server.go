@@ -38,6 +38,12 @@ type Reply struct {
 	// Chunked splits the text into several deltas (three runes each) and
 	// each call's arguments into several fragments, when streaming.
 	Chunked bool
+	// Header is added to the answer's headers (Retry-After on a 429, ...).
+	Header http.Header
+	// Cut, when positive, ends the answer after its first Cut bytes: the
+	// server closes the body there, in the middle of an event, as a
+	// dropped connection or a crashed proxy does.
+	Cut int
 }
 
 // Recorded is one request the server received, decoded.
@@ -57,9 +63,40 @@ type Recorded struct {
 	Header http.Header
 	// Body is the request body as sent.
 	Body json.RawMessage
+	// Usage is the token usage the server answered with (filled in once
+	// the answer is made: read it from Requests). Tokens are counted as
+	// four bytes; the prompt cache is simulated (see NewAnthropicServer;
+	// on the Chat Completions wire the cached tokens are the prefix the
+	// body shares with an earlier request's).
+	Usage model.Usage
+	// CacheKey is the request's prompt_cache_key (Chat Completions).
+	CacheKey string
 	// Refused is why a strict server refused the request (see
 	// NewStrictServer); "" when it was answered.
 	Refused string
+
+	// Messages API requests only:
+
+	// MaxTokens is max_tokens.
+	MaxTokens int
+	// Blocks are the request's blocks in the order the prompt cache reads
+	// them: each tool, each system block, then each message's content
+	// blocks (prefixed by the message's role). Each is its JSON with keys
+	// sorted and without cache_control, so two requests share a cached
+	// prefix exactly when their first blocks are equal.
+	Blocks []string
+	// Breakpoints are the indexes in Blocks of the blocks that carry
+	// cache_control, in order.
+	Breakpoints []int
+}
+
+// CachedPrefix is what the request asks the provider to cache: its blocks
+// up to and including the last breakpoint, one a line; "" without one.
+func (r Recorded) CachedPrefix() string {
+	if len(r.Breakpoints) == 0 {
+		return ""
+	}
+	return strings.Join(r.Blocks[:r.Breakpoints[len(r.Breakpoints)-1]+1], "\n")
 }
 
 // Last returns the last message, or the zero Message when there is none.
@@ -90,30 +127,43 @@ func Fail(status int, message string) Step {
 	return func(Recorded) Reply { return Reply{Status: status, ErrorMessage: message} }
 }
 
-// Server is a scripted Chat Completions endpoint. It is safe for concurrent
-// use and closes when the test ends.
+// Server is a scripted model endpoint speaking one wire format. It is safe
+// for concurrent use and closes when the test ends.
 type Server struct {
-	t      reporter
-	strict bool
-	srv    *httptest.Server
-	mu     sync.Mutex
-	steps  []Step
-	next   int
-	reqs   []Recorded
+	t         reporter
+	srv       *httptest.Server
+	anthropic bool // the Messages API, not Chat Completions
+	strict    bool // Chat Completions: tool messages checked (NewStrictServer)
+	mu        sync.Mutex
+	steps     []Step
+	next      int
+	reqs      []Recorded
+	// cache holds the prefixes written to the simulated prompt cache
+	// (Messages API: by digest of the blocks; Chat Completions: bodies).
+	cache  map[[32]byte]bool
+	bodies [][]byte
 }
 
-// NewServer starts a server that answers the i-th request with steps[i].
-// When the test ends, the server closes and reports unused steps.
+// NewServer starts a Chat Completions server that answers the i-th request
+// with steps[i]. When the test ends, the server closes and reports unused
+// steps.
 func NewServer(t testing.TB, steps ...Step) *Server {
 	t.Helper()
-	s := &Server{t: t, steps: steps}
+	return newServer(t, t, false, steps)
+}
+
+func newServer(t reporter, tb testing.TB, anthropic bool, steps []Step) *Server {
+	s := &Server{t: t, steps: steps, anthropic: anthropic, cache: map[[32]byte]bool{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(func() {
+	if tb == nil {
+		return s
+	}
+	tb.Cleanup(func() {
 		s.srv.Close()
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.next < len(s.steps) && !t.Failed() {
-			t.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
+		if s.next < len(s.steps) && !tb.Failed() {
+			tb.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
 		}
 	})
 	return s
@@ -145,9 +195,7 @@ type reporter interface {
 // written to standard error, and the request is answered with an HTTP error
 // that the adapter reports. Close stops it.
 func Start(steps ...Step) *Server {
-	s := &Server{t: stderr{}, steps: steps}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	return s
+	return newServer(stderr{}, nil, false, steps)
 }
 
 // Close stops a server made by Start. (NewServer's closes with its test.)
@@ -157,8 +205,15 @@ type stderr struct{}
 
 func (stderr) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 
-// URL is the base URL to configure the adapter with; it ends in /v1.
-func (s *Server) URL() string { return s.srv.URL + "/v1" }
+// URL is the base URL to configure the adapter with: it ends in /v1 for
+// Chat Completions; for the Messages API it is the root (the adapter
+// appends /v1/messages).
+func (s *Server) URL() string {
+	if s.anthropic {
+		return s.srv.URL
+	}
+	return s.srv.URL + "/v1"
+}
 
 // Requests returns every request received so far, in arrival order.
 func (s *Server) Requests() []Recorded {
@@ -170,20 +225,27 @@ func (s *Server) Requests() []Recorded {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		s.t.Errorf("modeltest: unexpected %s %s (only POST /v1/chat/completions is served)", r.Method, r.URL.Path)
-		writeError(w, http.StatusNotFound, "modeltest: no such endpoint: "+r.URL.Path)
+	path, wireName, decodeFn, errorFn := "/v1/chat/completions", "Chat Completions", decode, writeError
+	if s.anthropic {
+		path, wireName, decodeFn, errorFn = "/v1/messages", "Messages API", decodeAnthropic, writeAnthropicError
+	}
+	if r.Method != http.MethodPost || r.URL.Path != path {
+		s.t.Errorf("modeltest: unexpected %s %s (only POST %s is served)", r.Method, r.URL.Path, path)
+		errorFn(w, http.StatusNotFound, "modeltest: no such endpoint: "+r.URL.Path)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "modeltest: reading body: "+err.Error())
+		errorFn(w, http.StatusBadRequest, "modeltest: reading body: "+err.Error())
 		return
 	}
-	rec, opts, err := decode(body)
+	rec, err := decodeFn(body)
+	if err == nil && s.anthropic && r.Header.Get("anthropic-version") == "" {
+		err = fmt.Errorf("no anthropic-version header")
+	}
 	if err != nil {
-		s.t.Errorf("modeltest: request is not a Chat Completions request: %v\n%s", err, body)
-		writeError(w, http.StatusBadRequest, "modeltest: "+err.Error())
+		s.t.Errorf("modeltest: request is not a valid %s request: %v\n%s", wireName, err, body)
+		errorFn(w, http.StatusBadRequest, "modeltest: "+err.Error())
 		return
 	}
 	rec.Header = r.Header.Clone()
@@ -212,31 +274,110 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if !scripted {
 		msg := fmt.Sprintf("modeltest: script exhausted: request %d has no step (%d scripted)", n, total)
 		s.t.Errorf("%s; last message: %+v", msg, rec.Last())
-		writeError(w, http.StatusInternalServerError, msg)
+		errorFn(w, http.StatusInternalServerError, msg)
 		return
 	}
 	var reply Reply
 	if step != nil {
 		reply = step(rec)
 	}
+	for k, vs := range reply.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
 	if reply.Status >= 400 {
-		writeError(w, reply.Status, reply.ErrorMessage)
+		errorFn(w, reply.Status, reply.ErrorMessage)
 		return
 	}
 	calls := make([]model.ToolCall, len(reply.ToolCalls))
 	for i, c := range reply.ToolCalls {
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("call_%d_%d", n, i)
+			if s.anthropic {
+				c.ID = fmt.Sprintf("toolu_%d_%d", n, i)
+			}
 		}
 		calls[i] = c
 	}
-	a := answer{id: fmt.Sprintf("chatcmpl-modeltest-%d", n), model: rec.Model, text: reply.Text, calls: calls,
-		usage: usage(body, reply.Text, calls)}
-	if rec.Stream {
-		a.stream(w, reply.Chunked, opts.includeUsage)
-		return
+	out := len(reply.Text)
+	for _, c := range calls {
+		out += len(c.Name) + len(c.Arguments)
 	}
-	a.complete(w)
+	usage := s.usage(&rec, body)
+	usage.CompletionTokens = out / 4
+	s.mu.Lock()
+	s.reqs[n-1].Usage = usage
+	s.mu.Unlock()
+
+	a := answer{id: fmt.Sprintf("chatcmpl-modeltest-%d", n), model: rec.Model, text: reply.Text, calls: calls, usage: usage}
+	cw := &cutWriter{ResponseWriter: w, left: reply.Cut}
+	switch {
+	case s.anthropic && rec.Stream:
+		a.id = fmt.Sprintf("msg_modeltest_%d", n)
+		a.messagesStream(cw, reply.Chunked)
+	case s.anthropic:
+		a.id = fmt.Sprintf("msg_modeltest_%d", n)
+		a.message(cw)
+	case rec.Stream:
+		var opts wireRequest
+		_ = json.Unmarshal(body, &opts) // decoded once already
+		a.stream(cw, reply.Chunked, opts.StreamOptions != nil && opts.StreamOptions.IncludeUsage)
+	default:
+		a.complete(cw)
+	}
+}
+
+// usage counts the request's tokens and simulates the provider's prompt
+// cache: what an earlier request wrote, this one reads.
+func (s *Server) usage(rec *Recorded, body []byte) model.Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.anthropic {
+		read, write, rest := s.cacheBlocks(rec.Blocks, rec.Breakpoints)
+		return model.Usage{PromptTokens: (read + write + rest) / 4, CacheReadTokens: read / 4, CacheWriteTokens: write / 4}
+	}
+	shared := 0
+	for _, b := range s.bodies {
+		n := 0
+		for n < len(b) && n < len(body) && b[n] == body[n] {
+			n++
+		}
+		shared = max(shared, n)
+	}
+	s.bodies = append(s.bodies, body)
+	return model.Usage{PromptTokens: len(body) / 4, CacheReadTokens: shared / 4}
+}
+
+// cutWriter passes on the first left bytes of the answer (all of it when
+// left is 0) and drops the rest.
+type cutWriter struct {
+	http.ResponseWriter
+	left int
+	cut  bool
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	if c.left <= 0 && !c.cut {
+		return c.ResponseWriter.Write(p)
+	}
+	if c.cut {
+		return len(p), nil
+	}
+	if len(p) >= c.left {
+		c.ResponseWriter.Write(p[:c.left])
+		c.cut = true
+		c.Flush()
+		return len(p), nil
+	}
+	c.left -= len(p)
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *cutWriter) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // checkToolMessages is the strict server's rule (see NewStrictServer), with
@@ -278,6 +419,7 @@ type wireRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	PromptCacheKey string `json:"prompt_cache_key"`
 }
 
 type wireMessage struct {
@@ -305,21 +447,19 @@ type wireTool struct {
 	} `json:"function"`
 }
 
-type options struct{ includeUsage bool }
-
-func decode(body []byte) (Recorded, options, error) {
+func decode(body []byte) (Recorded, error) {
 	var req wireRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return Recorded{}, options{}, err
+		return Recorded{}, err
 	}
 	if req.Model == "" {
-		return Recorded{}, options{}, fmt.Errorf("no model")
+		return Recorded{}, fmt.Errorf("no model")
 	}
-	rec := Recorded{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body)}
+	rec := Recorded{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body), CacheKey: req.PromptCacheKey}
 	for i, m := range req.Messages {
 		text, err := content(m.Content)
 		if err != nil {
-			return Recorded{}, options{}, fmt.Errorf("messages[%d].content: %w", i, err)
+			return Recorded{}, fmt.Errorf("messages[%d].content: %w", i, err)
 		}
 		if i == 0 && m.Role == "system" {
 			rec.System = text
@@ -328,7 +468,7 @@ func decode(body []byte) (Recorded, options, error) {
 		msg := model.Message{Role: model.Role(m.Role), Content: text, ToolCallID: m.ToolCallID}
 		for j, c := range m.ToolCalls {
 			if c.Type != "function" {
-				return Recorded{}, options{}, fmt.Errorf("messages[%d].tool_calls[%d].type is %q, want \"function\"", i, j, c.Type)
+				return Recorded{}, fmt.Errorf("messages[%d].tool_calls[%d].type is %q, want \"function\"", i, j, c.Type)
 			}
 			msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: json.RawMessage(c.Function.Arguments)})
 		}
@@ -336,11 +476,11 @@ func decode(body []byte) (Recorded, options, error) {
 	}
 	for i, t := range req.Tools {
 		if t.Type != "function" {
-			return Recorded{}, options{}, fmt.Errorf("tools[%d].type is %q, want \"function\"", i, t.Type)
+			return Recorded{}, fmt.Errorf("tools[%d].type is %q, want \"function\"", i, t.Type)
 		}
 		rec.Tools = append(rec.Tools, model.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
-	return rec, options{includeUsage: req.StreamOptions != nil && req.StreamOptions.IncludeUsage}, nil
+	return rec, nil
 }
 
 // content reads a message content: a string, null, or text parts.
@@ -371,7 +511,14 @@ func content(raw json.RawMessage) (string, error) {
 type answer struct {
 	id, model, text string
 	calls           []model.ToolCall
-	usage           map[string]int
+	usage           model.Usage
+}
+
+// chatUsage is the Chat Completions usage object.
+func (a answer) chatUsage() map[string]any {
+	u := a.usage
+	return map[string]any{"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens,
+		"total_tokens": u.PromptTokens + u.CompletionTokens, "prompt_tokens_details": map[string]int{"cached_tokens": u.CacheReadTokens}}
 }
 
 func (a answer) finish() string {
@@ -398,7 +545,7 @@ func (a answer) complete(w http.ResponseWriter) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": a.id, "object": "chat.completion", "created": 0, "model": a.model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": a.finish()}},
-		"usage":   a.usage,
+		"usage":   a.chatUsage(),
 	})
 }
 
@@ -433,7 +580,7 @@ func (a answer) stream(w http.ResponseWriter, chunked, includeUsage bool) {
 	send(chunk(map[string]any{}, a.finish()))
 	if includeUsage {
 		send(map[string]any{"id": a.id, "object": "chat.completion.chunk", "created": 0, "model": a.model,
-			"choices": []any{}, "usage": a.usage})
+			"choices": []any{}, "usage": a.chatUsage()})
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
@@ -459,16 +606,6 @@ func split(s string, chunked bool, n int) []string {
 		s = s[i:]
 	}
 	return out
-}
-
-// usage is a rough, deterministic count: four bytes a token.
-func usage(body []byte, text string, calls []model.ToolCall) map[string]int {
-	out := len(text)
-	for _, c := range calls {
-		out += len(c.Name) + len(c.Arguments)
-	}
-	p, c := len(body)/4, out/4
-	return map[string]int{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
 }
 
 func writeError(w http.ResponseWriter, status int, message string) {

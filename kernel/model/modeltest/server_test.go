@@ -137,6 +137,7 @@ func TestRecordsRequests(t *testing.T) {
 		},
 		Tools: []model.Tool{{Name: "Read", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Body:  json.RawMessage(body),
+		Usage: model.Usage{PromptTokens: len(body) / 4, CompletionTokens: 0},
 	}
 	assert.Equal(t, "Bearer k", got[0].Header.Get("Authorization"), "Header %v lacks the Authorization sent", got[0].Header)
 	got[0].Header = nil
@@ -156,7 +157,7 @@ func TestPlainJSONWhenNotStreaming(t *testing.T) {
 	json.Unmarshal([]byte(`{"id":"chatcmpl-modeltest-1","object":"chat.completion","created":0,"model":"m",
 		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
 			"tool_calls":[{"id":"call_1_0","type":"function","function":{"name":"Glob","arguments":"{\"pattern\":\"*\"}"}}]}}],
-		"usage":{"prompt_tokens":14,"completion_tokens":4,"total_tokens":18}}`), &want)
+		"usage":{"prompt_tokens":14,"completion_tokens":4,"total_tokens":18,"prompt_tokens_details":{"cached_tokens":0}}}`), &want)
 	assert.Empty(t, cmp.Diff(want, got), "completion (-want +got)")
 }
 
@@ -201,7 +202,7 @@ func TestStreamWireFormat(t *testing.T) {
 		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"echo hi\""},"index":0}]},"finish_reason":null,"index":0}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"}"},"index":0}]},"finish_reason":null,"index":0}]}`,
 		`{"choices":[{"delta":{},"finish_reason":"tool_calls","index":0}]}`,
-		`{"choices":[],"usage":{"completion_tokens":7,"prompt_tokens":20,"total_tokens":27}}`,
+		`{"choices":[],"usage":{"completion_tokens":7,"prompt_tokens":20,"prompt_tokens_details":{"cached_tokens":0},"total_tokens":27}}`,
 		`[DONE]`,
 	}
 	assert.Empty(t, cmp.Diff(want, data), "events (-want +got)")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 	"github.com/helios-agents/helios/kernel/redact"
 )
 
@@ -47,6 +47,11 @@ type Config struct {
 	// MaxTokens, when positive, is sent as "max_tokens"; zero leaves the
 	// server's default.
 	MaxTokens int
+	// PromptCacheKey sends Request.CacheKey (the session ID) as
+	// "prompt_cache_key", so that OpenAI routes a session's requests to the
+	// same prompt cache. Off by default: not every compatible server
+	// accepts the field.
+	PromptCacheKey bool
 	// Logger receives retries (Warn) and request summaries (Debug). Nil
 	// discards.
 	Logger *slog.Logger
@@ -63,6 +68,7 @@ type Client struct {
 	backoff     func(attempt int) time.Duration
 	temperature *float64
 	maxTokens   int
+	cacheKey    bool
 	logger      *slog.Logger
 	secrets     *redact.Secrets // the key, hidden in errors and logs
 }
@@ -97,10 +103,6 @@ func providerOf(host string) string {
 	return "_OTHER"
 }
 
-// Retry-After values above this are not waited for: a server asking for
-// minutes is reporting a quota, not a blip, and the caller should hear it.
-const maxRetryAfter = time.Minute
-
 // New validates cfg and returns a Client.
 func New(cfg Config) (*Client, error) {
 	var errs []error
@@ -130,21 +132,14 @@ func New(cfg Config) (*Client, error) {
 		backoff:     cfg.Backoff,
 		temperature: cfg.Temperature,
 		maxTokens:   cfg.MaxTokens,
+		cacheKey:    cfg.PromptCacheKey,
 		logger:      cfg.Logger,
 		secrets:     redact.New(cfg.APIKey),
 	}
 	if c.http == nil {
 		c.http = &http.Client{}
 	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = 3
-	case c.maxRetries < 0:
-		c.maxRetries = 0
-	}
-	if c.backoff == nil {
-		c.backoff = defaultBackoff
-	}
+	c.maxRetries = httpcall.Retries(c.maxRetries)
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -172,46 +167,28 @@ func (c *Client) generate(ctx context.Context, req model.Request) (model.Respons
 	if err != nil {
 		return model.Response{}, fmt.Errorf("chat completion: %w", err)
 	}
-	for attempt := 0; ; attempt++ {
-		a := newAssembler(req.OnText, defaultLimits)
+	var a *assembler
+	attempts := 0
+	policy := httpcall.Policy{MaxRetries: c.maxRetries, Backoff: c.backoff, Logger: c.logger.With(slog.String("model", c.model)), Op: "chat completion"}
+	err = httpcall.Do(ctx, policy, func() (bool, error) {
+		attempts++
+		a = newAssembler(req.OnText, defaultLimits)
 		err := c.attempt(ctx, body, a)
-		if err == nil {
-			resp := a.response()
-			c.logger.Debug("chat completion done", slog.String("model", c.model), slog.String("finish_reason", resp.FinishReason),
-				slog.Int("tool_calls", len(resp.ToolCalls)), slog.Int("prompt_tokens", resp.Usage.PromptTokens),
-				slog.Int("completion_tokens", resp.Usage.CompletionTokens), slog.Int("attempts", attempt+1))
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			return a.partial(), fmt.Errorf("chat completion: %w", ctx.Err())
-		}
-		if a.emitted {
-			return a.partial(), fmt.Errorf("chat completion: failed after output began (not retried): %w", err)
-		}
-		var r *retryable
-		if !errors.As(err, &r) {
-			return model.Response{}, fmt.Errorf("chat completion: %w", err)
-		}
-		if attempt >= c.maxRetries {
-			return model.Response{}, fmt.Errorf("chat completion: giving up after %d attempts: %w", attempt+1, r.err)
-		}
-		wait := c.backoff(attempt + 1)
-		if r.hasAfter {
-			if r.after > maxRetryAfter {
-				return model.Response{}, fmt.Errorf("chat completion: server asked to retry after %s: %w", r.after, r.err)
-			}
-			wait = r.after
-		}
-		c.logger.Warn("chat completion failed; retrying", slog.String("model", c.model), slog.Int("retry", attempt+1),
-			slog.Duration("wait", wait), slog.Any("error", c.secrets.Error(r.err)))
-		if err := sleep(ctx, wait); err != nil {
-			return model.Response{}, fmt.Errorf("chat completion: %w", err)
-		}
+		return a.emitted, err
+	})
+	if err != nil {
+		return a.partial(), fmt.Errorf("chat completion: %w", err)
 	}
+	resp := a.response()
+	c.logger.Debug("chat completion done", slog.String("model", c.model), slog.String("finish_reason", resp.FinishReason),
+		slog.Int("tool_calls", len(resp.ToolCalls)), slog.Int("prompt_tokens", resp.Usage.PromptTokens),
+		slog.Int("completion_tokens", resp.Usage.CompletionTokens), slog.Int("cache_read_tokens", resp.Usage.CacheReadTokens),
+		slog.Int("attempts", attempts))
+	return resp, nil
 }
 
 // attempt makes one HTTP exchange, feeding the answer into a. Errors worth
-// another attempt come back as *retryable.
+// another attempt come back as *httpcall.Retryable.
 func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
@@ -224,7 +201,7 @@ func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
 	}
 	res, err := c.http.Do(hreq)
 	if err != nil {
-		return transportError(err)
+		return httpcall.TransportError(err)
 	}
 	defer res.Body.Close()
 
@@ -242,29 +219,4 @@ func (c *Client) attempt(ctx context.Context, body []byte, a *assembler) error {
 		return fmt.Errorf("%w: got Content-Type %q from %s; is the base URL the API root (often ending in /v1)?", ErrMalformed, ct, c.endpoint)
 	}
 	return readStream(res.Body, a)
-}
-
-// defaultBackoff: 500ms, 1s, 2s, ... capped at 10s, each drawn from
-// [d/2, d) so that clients rejected together do not return together.
-func defaultBackoff(attempt int) time.Duration {
-	d := 10 * time.Second
-	if attempt >= 1 && attempt <= 5 {
-		d = 500 * time.Millisecond << (attempt - 1)
-	}
-	return d/2 + rand.N(d/2)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -642,6 +642,9 @@ func TestNoRetryOnClientErrors(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w, "error %q does not say %q", err, w)
 			}
+			if len(tt.key) >= 8 {
+				assert.NotContains(t, err.Error(), tt.key, "the key leaked into the error")
+			}
 		})
 	}
 }

@@ -1,65 +1,31 @@
 package openai
 
 import (
-	"crypto/tls"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 	"github.com/helios-agents/helios/kernel/redact"
 )
 
-// ErrMalformed is wrapped by the errors for answers that are not the Chat
-// Completions format (an SSE event or a body that is not the expected JSON).
-var ErrMalformed = errors.New("malformed response")
+// The model port's error classes, under the names this package has always
+// used: see model.ErrMalformed, model.ErrTooLarge and model.StatusError.
+var (
+	// ErrMalformed is wrapped by the errors for answers that are not the
+	// Chat Completions format (an SSE event or a body that is not the
+	// expected JSON, or a stream in Anthropic's Messages format).
+	ErrMalformed = model.ErrMalformed
+	// ErrTooLarge is wrapped by the error of an answer that exceeds one of
+	// the client's limits; the message names the limit. It is not retried.
+	ErrTooLarge = model.ErrTooLarge
+)
 
 // StatusError is an HTTP error status from the endpoint, with the message
-// the server gave.
-type StatusError struct {
-	// StatusCode is the HTTP status, 400 or above.
-	StatusCode int
-	// Message is the server's error message ({"error":{"message":...}} and
-	// its variants), or the start of the body when it has none.
-	Message string
-	// KeySent reports whether an API key was sent; it shapes the hint.
-	KeySent bool
-}
-
-// Error says the status, the server's message and a hint at the likely fix.
-func (e *StatusError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP %d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	switch {
-	case e.StatusCode == http.StatusUnauthorized && e.KeySent:
-		b.WriteString(" (the API key was refused)")
-	case e.StatusCode == http.StatusUnauthorized:
-		b.WriteString(" (no API key was sent; the endpoint requires one)")
-	case e.StatusCode == http.StatusForbidden:
-		b.WriteString(" (the API key lacks access to this model or endpoint)")
-	case e.StatusCode == http.StatusNotFound:
-		b.WriteString(" (check the base URL and the model name)")
-	}
-	return b.String()
-}
-
-// retryable marks an attempt's failure as worth another attempt.
-type retryable struct {
-	err      error
-	after    time.Duration // the server's Retry-After, when hasAfter
-	hasAfter bool
-}
-
-func (r *retryable) Error() string { return r.err.Error() }
-func (r *retryable) Unwrap() error { return r.err }
+// the server gave (the API key removed from it).
+type StatusError = model.StatusError
 
 // statusError reads the error body of a non-2xx response. The message
 // hides the secrets (the key a proxy may repeat), so a StatusError found
@@ -75,7 +41,7 @@ func statusError(res *http.Response, keySent bool, secrets *redact.Secrets) erro
 	}
 	msg = secrets.String(msg)
 	err := &StatusError{StatusCode: res.StatusCode, Message: msg, KeySent: keySent}
-	retry := res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500
+	retry := httpcall.StatusRetryable(res.StatusCode)
 	// An exhausted quota also comes as 429; waiting does not refill it.
 	if code == "insufficient_quota" {
 		retry = false
@@ -83,8 +49,8 @@ func statusError(res *http.Response, keySent bool, secrets *redact.Secrets) erro
 	if !retry {
 		return err
 	}
-	after, ok := retryAfter(res.Header)
-	return &retryable{err: err, after: after, hasAfter: ok}
+	after, ok := httpcall.RetryAfter(res.Header)
+	return &httpcall.Retryable{Err: err, After: after, HasAfter: ok}
 }
 
 // serverMessage finds the message in the error shapes servers use:
@@ -128,42 +94,4 @@ func serverMessage(raw []byte) (msg, code string) {
 		return string(body.Detail), ""
 	}
 	return "", ""
-}
-
-// retryAfter reads Retry-After-Ms (OpenAI) or Retry-After in seconds or as
-// an HTTP date.
-func retryAfter(h http.Header) (time.Duration, bool) {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
-			s = 0
-		}
-		if s > 24*3600 {
-			s = 24 * 3600 // time.Duration overflows far above this
-		}
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
-}
-
-// transportError classifies a failure to get response headers: worth
-// retrying unless it is the caller's cancellation or a certificate problem,
-// which will not go away.
-func transportError(err error) error {
-	var cert *tls.CertificateVerificationError
-	if errors.As(err, &cert) {
-		return err
-	}
-	return &retryable{err: err}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 )
 
 // FuzzReadStream feeds arbitrary bytes to the SSE parser and the plain JSON
@@ -37,7 +39,7 @@ func FuzzReadStream(f *testing.F) {
 			a := newAssembler(func(s string) { shown.WriteString(s) }, lim)
 			err := read(data, a)
 			if err != nil {
-				var r *retryable
+				var r *httpcall.Retryable
 				if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLarge) && !errors.Is(err, errInStream) && !errors.As(err, &r) {
 					t.Fatalf("unexpected error %T: %v", err, err)
 				}

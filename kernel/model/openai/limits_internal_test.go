@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 )
 
 // small are limits a test can reach with a few kilobytes.
@@ -54,7 +55,7 @@ func TestStreamLimits(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrTooLarge)
 			assert.Contains(t, err.Error(), tc.want)
-			var r *retryable
+			var r *httpcall.Retryable
 			assert.NotErrorAs(t, err, &r, "a limit is not retried")
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 )
 
 // limits bound what one answer may make the client hold; each is far above
@@ -34,13 +35,20 @@ type limits struct {
 // defaultLimits are the limits Generate applies.
 var defaultLimits = limits{event: 32 << 20, args: 32 << 20, answer: 64 << 20, calls: 1024}
 
-// ErrTooLarge is wrapped by the error of an answer that exceeds one of the
-// client's limits; the message names the limit. It is not retried.
-var ErrTooLarge = errors.New("model answer exceeds a limit")
-
 func tooLarge(what string, limit int) error {
 	return fmt.Errorf("%w: %s exceeds the limit of %s", ErrTooLarge, what, bytesize.Text(limit))
 }
+
+// errAnthropicFormat: the server speaks Anthropic's Messages API (a
+// Chat Completions request reached it, or a proxy translated the answer
+// back the wrong way). Retrying cannot help; the configuration can.
+var errAnthropicFormat = fmt.Errorf("%w: the server answered in Anthropic's Messages format, not OpenAI's Chat Completions: "+
+	`check model.provider (set it to "anthropic" for this server) and model.baseURL`, ErrMalformed)
+
+// anthropicEvents are the "type" values of the Messages API's stream events
+// and answer, which no Chat Completions chunk has.
+var anthropicEvents = map[string]bool{"message_start": true, "content_block_start": true, "content_block_delta": true,
+	"content_block_stop": true, "message_delta": true, "message_stop": true, "message": true}
 
 var (
 	errTruncated = errors.New("stream ended before [DONE] or a finish_reason")
@@ -69,7 +77,7 @@ func readStream(body io.Reader, a *assembler) error {
 			}
 			// A broken connection: worth retrying if nothing was emitted
 			// (Generate decides).
-			return &retryable{err: err}
+			return &httpcall.Retryable{Err: err}
 		}
 		if isDone(data) {
 			return nil
@@ -94,9 +102,12 @@ func readCompletion(body io.Reader, a *assembler) error {
 			return tooLarge("the completion", a.lim.answer)
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return &retryable{err: fmt.Errorf("reading completion: %w", err)}
+			return &httpcall.Retryable{Err: fmt.Errorf("reading completion: %w", err)}
 		}
 		return fmt.Errorf("%w: completion is not JSON: %v", ErrMalformed, err)
+	}
+	if c.Type == "message" {
+		return errAnthropicFormat
 	}
 	if len(c.Choices) == 0 && c.Error == nil {
 		return fmt.Errorf("%w: completion has no choices", ErrMalformed)
@@ -229,6 +240,9 @@ func newAssembler(onText func(string), lim limits) *assembler {
 }
 
 func (a *assembler) chunk(c *chatChunk) error {
+	if anthropicEvents[c.Type] {
+		return errAnthropicFormat
+	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		msg, _ := serverMessage(append(append([]byte(`{"error":`), c.Error...), '}'))
 		if msg == "" {
@@ -239,8 +253,11 @@ func (a *assembler) chunk(c *chatChunk) error {
 	if c.Model != "" {
 		a.model = c.Model
 	}
-	if c.Usage != nil {
-		a.usage = model.Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens}
+	if u := c.Usage; u != nil {
+		a.usage = model.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+		if u.Details != nil {
+			a.usage.CacheReadTokens = u.Details.CachedTokens
+		}
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]

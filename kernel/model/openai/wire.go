@@ -18,6 +18,8 @@ type chatRequest struct {
 	StreamOptions *streamOptions `json:"stream_options,omitempty"`
 	Temperature   *float64       `json:"temperature,omitempty"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
+	// PromptCacheKey groups a session's requests on OpenAI's prompt cache.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 type streamOptions struct {
@@ -71,6 +73,9 @@ func encodeRequest(c *Client, req model.Request) ([]byte, error) {
 		Temperature:   c.temperature,
 		MaxTokens:     c.maxTokens,
 	}
+	if c.cacheKey {
+		cr.PromptCacheKey = req.CacheKey
+	}
 	if req.System != "" {
 		cr.Messages = append(cr.Messages, wireMessage{Role: "system", Content: &req.System})
 	}
@@ -120,11 +125,18 @@ type chatChunk struct {
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
+		// Details tell how much of the prompt the server's cache served.
+		Details *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	// Error is how servers report a failure inside a 200 stream.
 	Error json.RawMessage `json:"error"`
 	// Model is the model that answered.
 	Model string `json:"model"`
+	// Type is absent from Chat Completions; Anthropic's Messages events
+	// have one, which is how a server speaking the other API is told.
+	Type string `json:"type"`
 }
 
 type wireDelta struct {

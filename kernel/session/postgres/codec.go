@@ -18,6 +18,7 @@ type body struct {
 	Meta       map[string]string `json:"meta,omitempty"`
 	From       int64             `json:"from,omitempty"`
 	To         int64             `json:"to,omitempty"`
+	Usage      session.Usage     `json:"usage,omitzero"`
 }
 
 // encodeEvent returns e's body and its input (nil when it has none).
@@ -26,7 +27,7 @@ func encodeEvent(e session.Event) (string, *string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body{e.Text, e.ToolUseID, e.ToolName, e.IsError, e.Provenance, e.Meta, e.From, e.To}); err != nil {
+	if err := enc.Encode(body{e.Text, e.ToolUseID, e.ToolName, e.IsError, e.Provenance, e.Meta, e.From, e.To, e.Usage}); err != nil {
 		return "", nil, err
 	}
 	var input *string
@@ -48,8 +49,8 @@ func decodeEvent(e *session.Event, typ, b string, input *string) error {
 	}
 	e.Time = e.Time.UTC()
 	e.Type = session.Type(typ)
-	e.Text, e.ToolUseID, e.ToolName, e.IsError, e.Provenance, e.Meta, e.From, e.To =
-		x.Text, x.ToolUseID, x.ToolName, x.IsError, x.Provenance, x.Meta, x.From, x.To
+	e.Text, e.ToolUseID, e.ToolName, e.IsError, e.Provenance, e.Meta, e.From, e.To, e.Usage =
+		x.Text, x.ToolUseID, x.ToolName, x.IsError, x.Provenance, x.Meta, x.From, x.To, x.Usage
 	if input != nil {
 		if !json.Valid([]byte(*input)) {
 			return errors.New("input is not valid JSON")

@@ -48,7 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) session.Store) {
 //     is not 1 <= From <= To < its own Seq, Input that is not valid JSON, a
 //     canceled context, a closed Log (ErrClosed).
 //   - Stored events read back exactly as Append returned them (Meta,
-//     Provenance, ToolUseID, IsError, Input byte for byte), through At,
+//     Provenance, ToolUseID, IsError, Usage, Input byte for byte), through At,
 //     Backward and a reopened Log; they do not change when the caller
 //     reuses the Meta map or Input bytes it appended.
 //   - At, Len and Backward agree; Backward is newest first, stops when
@@ -273,7 +273,8 @@ func roundTripEvents() []session.Event {
 		{Type: session.Injected, Provenance: "skills-catalog", Text: "Skills:\n<available_skills>\n<skill>a & b</skill>\n</available_skills>",
 			Meta: map[string]string{"digest": "sha256:0f1e", "note": "<&>\u2028\"", "": "empty key", "empty": ""}},
 		{Type: session.User, Text: "fix the <bug> & \"quote\" — ünïcødé\ttab\r\nCRLF \u2028 \U0001F600"},
-		{Type: session.Assistant, Text: "calling", Meta: map[string]string{"finish": "tool_calls"}},
+		{Type: session.Assistant, Text: "calling", Meta: map[string]string{"finish": "tool_calls"},
+			Usage: session.Usage{Input: 12034, Output: 56, CacheRead: 11000, CacheWrite: 1000}},
 		{Type: session.ToolUse, ToolUseID: "call_1", ToolName: "Bash",
 			Input: json.RawMessage(`{"command": "ls -la && echo <x> > y",  "timeout": 1.50e3, "u": "\u00e9\n", "z": [ ]}`)},
 		{Type: session.ToolUse, ToolUseID: "call_2", ToolName: "Edit", Input: json.RawMessage("{\n  \"path\": \"a.go\",\r\n\t\"new\": \"x\"\n}")},
