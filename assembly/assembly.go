@@ -281,12 +281,17 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
+	commandHooks, err := openHooks(cfg, base, port.Dir(), box, opts)
+	if err != nil {
+		return nil, err
+	}
 	resources = append(resources, store)
 	k, err = kernel.New(kernel.Config{
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
 		Capabilities:   append(caps, opts.Capabilities...), // the application's own, after the configured builtins
+		CommandHooks:   commandHooks,
 		Plugins:        plugins,
 		SkillsMode:     mode,
 		CatalogBudget:  budget,

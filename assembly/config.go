@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 )
 
@@ -40,6 +41,11 @@ type Config struct {
 	Telemetry TelemetryConfig `json:"telemetry"`
 	// MCP configures the MCP servers the kernel uses (see MCPConfig).
 	MCP MCPConfig `json:"mcp"`
+	// Hooks are the person's own hook commands, in the shape of the "hooks"
+	// object of Claude Code's settings (see cmdhooks.Settings): event →
+	// matcher groups → commands. They run unconfined, after every builtin
+	// handler of their mount point and before every plugin's.
+	Hooks cmdhooks.Settings `json:"hooks"`
 }
 
 // TelemetryConfig is the "telemetry" key. The standard variables

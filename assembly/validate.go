@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel/tools"
 )
 
@@ -56,6 +57,7 @@ func (c Config) problems() []string {
 	}
 	out = append(out, pluginProblems(c.Plugins)...)
 	out = append(out, mcpProblems(c)...)
+	out = append(out, cmdhooks.Check(c.Hooks)...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
 	enum("model.provider", c.Model.Provider)
 	if n := c.Model.MaxTokens; n != nil && *n <= 0 {

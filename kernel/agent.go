@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,20 @@ type SessionConfig struct {
 	SystemPrompt string
 	// Observe, when set, is told what happens as it happens (for the CLI).
 	Observe func(Update)
+	// Confirm, when set, asks the person whether a tool call a tool:before
+	// handler wants confirmed (ToolDecision.Ask) may run. Nil means no one
+	// can be asked (a non-interactive run): such calls are denied, and the
+	// model is told why.
+	Confirm func(ctx context.Context, q Confirmation) (bool, error)
+}
+
+// Confirmation is a question to the person: may this tool call run?
+type Confirmation struct {
+	// Call is the call as it would run (its arguments rewritten, if a
+	// handler did).
+	Call model.ToolCall
+	// Reason is why the handler asks; it may be empty.
+	Reason string
 }
 
 // Update is one thing that happened in a session.
@@ -71,6 +86,9 @@ const (
 	UpdateInjected
 	// UpdateCompacted says the context was compacted.
 	UpdateCompacted
+	// UpdateWarning is a warning about the session's hooks (a handler that
+	// failed, a hook command that timed out and was killed); Text says it.
+	UpdateWarning
 	// UpdateUsage reports the tokens of the step's model request, once it
 	// answered.
 	UpdateUsage
@@ -92,6 +110,14 @@ type Session struct {
 	// viewSize is the model view's size at the step's request; stepGrowth
 	// what the step appended since.
 	viewSize, stepGrowth int
+	// continued says a turn:end handler kept the current turn going.
+	continued bool
+	// stopped says a hook stopped the turn (tool:before or tool:after);
+	// stopReason is its reason, for the person.
+	stopped    bool
+	stopReason string
+	// ended says session:end ran.
+	ended bool
 }
 
 const (
@@ -106,6 +132,11 @@ const defaultSystemPrompt = "You are a coding agent working in the user's projec
 
 // ErrNoModel is returned by OpenSession when no model is configured.
 var ErrNoModel = errors.New("no model configured")
+
+// ErrStopped is wrapped by the error of a turn a hook stopped: a
+// prompt:submit handler blocked the prompt, or a tool:before or tool:after
+// handler stopped the turn. The error says the handler's reason.
+var ErrStopped = errors.New("stopped by a hook")
 
 // NoModel says why a session without a model of its own cannot open: nil
 // when the kernel has a default model, else the error OpenSession returns
@@ -168,7 +199,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if s.log, err = cfg.Store.Create(ctx); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	outs, err := SessionStart.Dispatch(ctx, reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
+	outs, err := SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("session:start: %w", err), s.log.Close())
 	}
@@ -189,15 +220,21 @@ func (s *Session) Log() session.Log { return s.log }
 // Hooks returns the session-scope registry (context:compact, session:start).
 func (s *Session) Hooks() *hooks.Registry { return s.hooks }
 
-// Close closes the log, and tells each capability that keeps state per
-// session (contract.SessionEnder: the Bash tool's temp dir) that it ended.
+// Close runs session:end (once), tells each capability that keeps state
+// per session (contract.SessionEnder: the Bash tool's temp dir) that the
+// session ended, and closes the log.
 func (s *Session) Close() error {
+	var err error
+	if !s.ended {
+		s.ended = true
+		err = SessionEnd.Dispatch(s.watch(context.Background()), s.hooks, SessionEndIn{SessionID: s.ID(), WorkDir: s.k.workDir})
+	}
 	for _, c := range s.k.caps {
 		if e, ok := c.Capability.(contract.SessionEnder); ok {
 			e.EndSession(s.ID())
 		}
 	}
-	return s.log.Close()
+	return errors.Join(err, s.log.Close())
 }
 
 // Inject appends text as a message on the user's side, with provenance
@@ -208,11 +245,12 @@ func (s *Session) Inject(ctx context.Context, provenance, text string) error {
 	return s.append(ctx, session.Event{Type: session.Injected, Provenance: provenance, Text: text})
 }
 
-// Run appends the user's message and steps until the turn ends. It returns
-// the model's last text. A tool call of an earlier turn left without a
-// result (the process was killed while it ran, or its result could not be
-// stored) is first answered in the log as interrupted, once, so the request
-// stays one a strict provider accepts.
+// Run passes the user's message through prompt:submit, appends it and
+// steps until the turn ends. It returns the model's last text. A turn a
+// hook stopped returns an error wrapping ErrStopped. A tool call of an
+// earlier turn left without a result (the process was killed while it ran,
+// or its result could not be stored) is first answered in the log as
+// interrupted, once, so the request stays one a strict provider accepts.
 func (s *Session) Run(ctx context.Context, prompt string) (answer string, err error) {
 	if tel := s.k.cfg.Telemetry; tel != nil {
 		var span trace.Span
@@ -222,7 +260,8 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 	if _, err := session.RepairInterrupted(ctx, s.log); err != nil {
 		return "", fmt.Errorf("session %s: %w", s.ID(), err)
 	}
-	if err := s.append(ctx, session.Event{Type: session.User, Text: prompt}); err != nil {
+	s.continued, s.stopped = false, false
+	if err := s.submit(ctx, prompt); err != nil {
 		return "", err
 	}
 	for step := 1; ; step++ {
@@ -236,10 +275,44 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 	}
 }
 
+// submit runs prompt:submit and appends the prompt with the contexts the
+// handlers added, unless one blocked it: then nothing is appended.
+func (s *Session) submit(ctx context.Context, prompt string) error {
+	ds, err := PromptSubmit.Dispatch(s.watch(ctx), s.k.hooks, PromptSubmitIn{SessionID: s.ID(), Prompt: prompt})
+	if err != nil {
+		return fmt.Errorf("prompt:submit: %w", err)
+	}
+	var blocked, contexts []string
+	for _, d := range ds {
+		if d.Block {
+			blocked = append(blocked, cmp.Or(strings.TrimSpace(d.Reason), "no reason given"))
+		}
+		contexts = append(contexts, d.Context)
+	}
+	if len(blocked) > 0 {
+		return fmt.Errorf("%w: the prompt was blocked and not sent: %s", ErrStopped, strings.Join(blocked, "; "))
+	}
+	evs := []session.Event{{Type: session.User, Text: prompt}}
+	text := strings.Join(nonEmpty(contexts), "\n\n")
+	if text != "" {
+		evs = append(evs, session.Event{Type: session.Injected, Provenance: "prompt:submit", Text: text})
+	}
+	if err := s.append(ctx, evs...); err != nil {
+		return err
+	}
+	if text != "" {
+		s.observe(Update{Kind: UpdateInjected, Text: text})
+	}
+	return nil
+}
+
 // Step runs one step: catalog injection, context:prepare, the model
-// request, each tool call through tool:before, turn:end, and compaction
-// when the view is over budget. It reports whether the turn ended.
+// request, each tool call through tool:before and tool:after, turn:end,
+// and compaction when the view is over budget. It reports whether the turn
+// ended. A turn a hook stopped ends with an error wrapping ErrStopped,
+// once every call of the step has its result.
 func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, error) {
+	ctx = s.watch(ctx)
 	cat := s.k.Catalog(ctx)
 	tools, hasSkillTool := s.tools(ctx, cat)
 
@@ -288,6 +361,10 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		if err := s.runTool(ctx, tools, c); err != nil {
 			return model.Response{}, false, err
 		}
+	}
+	if s.stopped {
+		s.stopped = false
+		return resp, true, fmt.Errorf("%w: %s", ErrStopped, cmp.Or(strings.TrimSpace(s.stopReason), "no reason given"))
 	}
 
 	end, err := s.turnEnds(ctx, step, resp)
@@ -406,6 +483,9 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // "unknown_tool", "tool_error" (the tool's own error result or a Go error),
 // "hook_error", or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
+	if s.stopped {
+		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+	}
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
 	in := toolBeforeIn(s.ID(), c)
 	if i >= 0 {
@@ -417,6 +497,10 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	}
 	args := c.Arguments
 	if decided {
+		if d.Stop {
+			s.stop(d.StopReason)
+			return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+		}
 		if d.Deny {
 			reason := d.Reason
 			if reason == "" {
@@ -427,6 +511,11 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 		if len(d.Args) > 0 {
 			args = d.Args
 		}
+		if d.Ask {
+			if why := s.confirm(ctx, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, d.Reason); why != "" {
+				return contract.ErrorResult("tool call %s denied: %s", c.Name, why), "denied"
+			}
+		}
 	}
 	if i < 0 {
 		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
@@ -435,13 +524,58 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 		args = json.RawMessage("{}")
 	}
 	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
+	errType := ""
+	switch {
+	case err != nil:
+		res, errType = contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
+	case res.IsError:
+		errType = "tool_error"
+	}
+	return s.toolAfter(ctx, c, args, res), errType
+}
+
+// confirm asks the person whether call may run, for a tool:before handler
+// that wants it confirmed. It returns "" when the person allowed it, else
+// why the call is denied, for the model.
+func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string) string {
+	if s.cfg.Confirm == nil {
+		return "a hook asks the person to confirm this call, and no one can be asked in this run (it is not interactive)"
+	}
+	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason})
+	switch {
+	case err != nil:
+		return fmt.Sprintf("a hook asks the person to confirm this call, and asking failed: %v", err)
+	case !ok:
+		return "the person did not allow it"
+	}
+	return ""
+}
+
+// toolAfter runs tool:after on a call that ran and returns its result with
+// the handlers' contexts appended, in dispatch order.
+func (s *Session) toolAfter(ctx context.Context, c model.ToolCall, args json.RawMessage, res contract.ToolResult) contract.ToolResult {
+	fs, err := ToolAfter.Dispatch(ctx, s.k.hooks, toolAfterIn(s.ID(), c, args, res))
 	if err != nil {
-		return contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
+		return res // the context ended: the result stands as it is
 	}
-	if res.IsError {
-		return res, "tool_error"
+	texts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if f.Stop {
+			s.stop(f.StopReason)
+		}
+		texts = append(texts, f.Context)
 	}
-	return res, ""
+	if text := strings.Join(nonEmpty(texts), "\n\n"); text != "" {
+		res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + text
+	}
+	return res
+}
+
+// stop records that a hook stopped the turn; the first reason is kept.
+func (s *Session) stop(reason string) {
+	if !s.stopped {
+		s.stopped, s.stopReason = true, reason
+	}
 }
 
 // safeCall runs a tool, turning a panic into an error.
@@ -458,17 +592,26 @@ func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res c
 // no tool calls. The step limit ends the turn whatever a handler decided: a
 // handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
-	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp))
+	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp, s.continued))
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
 	if step >= s.cfg.MaxSteps {
 		return true, nil
 	}
-	if decided {
-		return d.End, nil
+	if !decided {
+		return len(resp.ToolCalls) == 0, nil
 	}
-	return len(resp.ToolCalls) == 0, nil
+	if !d.End {
+		s.continued = true
+		if text := strings.TrimSpace(d.Reason); text != "" {
+			if err := s.append(ctx, session.Event{Type: session.Injected, Provenance: "turn:end", Text: text}); err != nil {
+				return false, err
+			}
+			s.observe(Update{Kind: UpdateInjected, Text: text})
+		}
+	}
+	return d.End, nil
 }
 
 // maybeCompact runs context:compact when the model view is over budget and
@@ -477,6 +620,9 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 	size := s.viewSize + s.stepGrowth
 	if size <= s.cfg.ContextBudget {
 		return nil
+	}
+	if err := CompactBefore.Dispatch(ctx, s.hooks, CompactBeforeIn{SessionID: s.ID(), ViewBytes: size, Budget: s.cfg.ContextBudget}); err != nil {
+		return err
 	}
 	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
 	if err != nil || !decided {
@@ -517,6 +663,18 @@ func (s *Session) observe(u Update) {
 	if s.cfg.Observe != nil {
 		s.cfg.Observe(u)
 	}
+}
+
+// watch returns ctx with a warnings function (contract.WithWarnings) that
+// tells Observe of each warning raised while the session dispatches: a
+// hook handler that failed, a hook command that timed out.
+func (s *Session) watch(ctx context.Context) context.Context {
+	if s.cfg.Observe == nil {
+		return ctx
+	}
+	return contract.WithWarnings(ctx, func(w contract.Warning) {
+		s.observe(Update{Kind: UpdateWarning, Text: w.String()})
+	})
 }
 
 // toUsage is the usage a session records.

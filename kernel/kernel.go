@@ -37,6 +37,10 @@ type Config struct {
 	Project skills.Provider
 	// Capabilities are in-process capabilities; their mounts are builtins.
 	Capabilities []Capability
+	// CommandHooks run the person's own hook commands (caps/cmdhooks, the
+	// config's "hooks" key): their mounts run after every builtin of the
+	// same point and before every plugin, with origin "command".
+	CommandHooks []Capability
 	// Plugins are out-of-process capabilities; their mounts always run after
 	// every builtin of the same point.
 	Plugins []Capability
@@ -168,6 +172,9 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	for _, c := range cfg.Capabilities {
 		k.caps = append(k.caps, installed{c, hooks.Builtin, false})
+	}
+	for _, c := range cfg.CommandHooks {
+		k.caps = append(k.caps, installed{c, hooks.Command, false})
 	}
 	for _, c := range cfg.Plugins {
 		k.caps = append(k.caps, installed{c, hooks.Plugin, false})
@@ -301,7 +308,7 @@ func (k *Kernel) SkillRoots() []string {
 }
 
 // Capabilities returns the installed capabilities in capability order:
-// the project's, the builtins, then the plugins.
+// the project's, the builtins, the command hooks, then the plugins.
 func (k *Kernel) Capabilities() []Capability {
 	out := make([]Capability, len(k.caps))
 	for i, c := range k.caps {

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
@@ -14,17 +15,28 @@ var (
 	// SessionStart runs once when a new session opens; the texts are joined
 	// into one injected message at the start of the log.
 	SessionStart = hooks.NewConcat[SessionStartIn, string](hooks.SessionStart)
+	// PromptSubmit runs with each prompt before it enters the log: any
+	// handler may block it; the contexts follow it.
+	PromptSubmit = hooks.NewConcat[PromptSubmitIn, PromptDecision](hooks.PromptSubmit)
 	// ContextPrepare runs before each model request; the texts are added to
 	// that request's system prompt.
 	ContextPrepare = hooks.NewConcat[PrepareIn, string](hooks.ContextPrepare)
+	// CompactBefore tells every handler that the model view passed the
+	// context budget, before ContextCompact runs.
+	CompactBefore = hooks.NewNotify[CompactBeforeIn](hooks.CompactBefore)
 	// ContextCompact runs when the model view passes the context budget;
 	// the builtin compactor decides first whenever it can.
 	ContextCompact = hooks.NewFirstWin[CompactIn, Compaction](hooks.ContextCompact)
 	// ToolBefore runs before each tool call: deny it, rewrite its
-	// arguments, or pass.
+	// arguments, have the person confirm it, or pass.
 	ToolBefore = hooks.NewFirstWin[ToolBeforeIn, ToolDecision](hooks.ToolBefore)
+	// ToolAfter runs after each tool call that ran; the contexts are
+	// appended to the result the model reads.
+	ToolAfter = hooks.NewConcat[ToolAfterIn, ToolFeedback](hooks.ToolAfter)
 	// TurnEnd decides whether the turn ends after a step.
 	TurnEnd = hooks.NewFirstWin[TurnEndIn, TurnDecision](hooks.TurnEnd)
+	// SessionEnd tells every handler that the session was closed.
+	SessionEnd = hooks.NewNotify[SessionEndIn](hooks.SessionEnd)
 )
 
 // The payloads and results of the standard points: the types of package
@@ -33,8 +45,14 @@ var (
 type (
 	// SessionStartIn is the session:start payload.
 	SessionStartIn = hookdata.SessionStartIn
+	// PromptSubmitIn is the prompt:submit payload.
+	PromptSubmitIn = hookdata.PromptSubmitIn
+	// PromptDecision is a prompt:submit result.
+	PromptDecision = hookdata.PromptDecision
 	// PrepareIn is the context:prepare payload.
 	PrepareIn = hookdata.PrepareIn
+	// CompactBeforeIn is the compact:before payload.
+	CompactBeforeIn = hookdata.CompactBeforeIn
 	// CompactIn is the context:compact payload.
 	CompactIn = hookdata.CompactIn
 	// Compaction is a context:compact result.
@@ -43,10 +61,16 @@ type (
 	ToolBeforeIn = hookdata.ToolBeforeIn
 	// ToolDecision is a tool:before result.
 	ToolDecision = hookdata.ToolDecision
+	// ToolAfterIn is the tool:after payload.
+	ToolAfterIn = hookdata.ToolAfterIn
+	// ToolFeedback is a tool:after result.
+	ToolFeedback = hookdata.ToolFeedback
 	// TurnEndIn is the turn:end payload.
 	TurnEndIn = hookdata.TurnEndIn
 	// TurnDecision is a turn:end result.
 	TurnDecision = hookdata.TurnDecision
+	// SessionEndIn is the session:end payload.
+	SessionEndIn = hookdata.SessionEndIn
 )
 
 // prepareIn is the context:prepare payload of a step: the entries of cat
@@ -66,9 +90,16 @@ func toolBeforeIn(sessionID string, c model.ToolCall) ToolBeforeIn {
 	return ToolBeforeIn{SessionID: sessionID, Call: hookdata.ToolCall(c)}
 }
 
-// turnEndIn is the turn:end payload of a step the model answered with resp.
-func turnEndIn(sessionID string, step int, resp model.Response) TurnEndIn {
-	in := TurnEndIn{SessionID: sessionID, Step: step, Text: resp.Text, ToolCalls: make([]hookdata.ToolCall, len(resp.ToolCalls))}
+// toolAfterIn is the tool:after payload of call c, which ran with args and
+// gave res.
+func toolAfterIn(sessionID string, c model.ToolCall, args []byte, res contract.ToolResult) ToolAfterIn {
+	return ToolAfterIn{SessionID: sessionID, Call: hookdata.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, Content: res.Content, IsError: res.IsError}
+}
+
+// turnEndIn is the turn:end payload of a step the model answered with resp;
+// continued says a turn:end handler kept the turn going before.
+func turnEndIn(sessionID string, step int, resp model.Response, continued bool) TurnEndIn {
+	in := TurnEndIn{SessionID: sessionID, Step: step, Text: resp.Text, Continued: continued, ToolCalls: make([]hookdata.ToolCall, len(resp.ToolCalls))}
 	for i, c := range resp.ToolCalls {
 		in.ToolCalls[i] = hookdata.ToolCall(c)
 	}

@@ -67,8 +67,8 @@ func runChat(cmd *cobra.Command, g *globals) error {
 		cfg.Notices, cfg.ConfigIgnored = c.notices, c.ignored != ""
 	}
 	if cfg.NoModel == nil {
-		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update)) (tui.Session, error) {
-			s, err := k.OpenSession(ctx, kernel.SessionConfig{Observe: observe})
+		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update), confirm tui.Confirm) (tui.Session, error) {
+			s, err := k.OpenSession(ctx, kernel.SessionConfig{Observe: observe, Confirm: confirm})
 			if err != nil {
 				return nil, err
 			}

@@ -86,6 +86,9 @@ func (p *progress) update(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		p.endText()
 		fmt.Fprintln(p.w, "· context compacted")
+	case kernel.UpdateWarning:
+		p.endText()
+		fmt.Fprintf(p.w, "! %s\n", sanitize.Text(u.Text))
 	}
 }
 
@@ -151,7 +154,7 @@ func thousands(n int) string {
 func updateJSON(u kernel.Update) map[string]any {
 	kinds := map[kernel.UpdateKind]string{
 		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
-		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateUsage: "usage",
+		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning", kernel.UpdateUsage: "usage",
 	}
 	m := map[string]any{"kind": kinds[u.Kind]}
 	if u.Kind == kernel.UpdateUsage {

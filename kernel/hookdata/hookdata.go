@@ -118,15 +118,27 @@ type ToolCall struct {
 }
 
 // ToolDecision is a tool:before result: deny the call with a Reason the
-// model reads as the tool's error result, or run it with Args replacing the
-// model's arguments. Args must be JSON.
+// model reads as the tool's error result, run it with Args replacing the
+// model's arguments, or have the person confirm it first (Ask). Args must
+// be JSON. Stop ends the turn once this step's calls have their results,
+// whatever else the decision says; the calls after this one are not run.
 type ToolDecision struct {
 	// Deny refuses the call.
 	Deny bool
-	// Reason says why, to the model ("denied by policy" when empty).
+	// Reason says why, to the model ("denied by policy" when empty); with
+	// Ask it is the question's reason, shown to the person.
 	Reason string
 	// Args, when set and Deny is not, replace the model's arguments.
 	Args json.RawMessage
+	// Ask, when Deny is not set, runs the call only if the person allows
+	// it. A session nobody can be asked in (a non-interactive run) denies
+	// the call, saying so to the model.
+	Ask bool
+	// Stop ends the turn after this step (the call itself is not run);
+	// StopReason tells the person why, never the model.
+	Stop bool
+	// StopReason says why the turn stopped, to the person.
+	StopReason string
 }
 
 // TurnEndIn is the turn:end payload (firstWin, run scope): after each step,
@@ -143,10 +155,91 @@ type TurnEndIn struct {
 	Text string
 	// ToolCalls are the calls it asked for (already run).
 	ToolCalls []ToolCall
+	// Continued says a turn:end handler already kept this turn going at an
+	// earlier step (Claude Code's stop_hook_active): a handler that asks
+	// for more work can check it and not loop.
+	Continued bool
 }
 
 // TurnDecision is a turn:end result.
 type TurnDecision struct {
 	// End ends the turn; false asks for another step.
 	End bool
+	// Reason, when End is false, is added as a message the model reads at
+	// the next step: what is left to do. Empty adds nothing.
+	Reason string
+}
+
+// PromptSubmitIn is the prompt:submit payload (concat, run scope): once per
+// turn, with the person's prompt, before it enters the log. Every handler
+// runs, in dispatch order. If any result blocks, the prompt is dropped (it
+// never reaches the log or the model) and the turn ends at once with the
+// Reasons, for the person; otherwise the results' Contexts are joined, in
+// dispatch order, into one message after the prompt.
+type PromptSubmitIn struct {
+	// SessionID is the session the prompt is for.
+	SessionID string
+	// Prompt is what the person wrote.
+	Prompt string
+}
+
+// PromptDecision is a prompt:submit result.
+type PromptDecision struct {
+	// Block drops the prompt and ends the turn.
+	Block bool
+	// Reason says why, to the person (never to the model).
+	Reason string
+	// Context is text the model reads after the prompt.
+	Context string
+}
+
+// ToolAfterIn is the tool:after payload (concat, run scope): after each
+// call that ran (a call denied or of an unknown tool did not), with the
+// result the model is about to read. Every handler runs, in dispatch order;
+// the Contexts of the results are appended, in that order, to the call's
+// result. A result with Stop ends the turn once this step's calls have
+// their results; the calls after this one are not run.
+type ToolAfterIn struct {
+	// SessionID is the session the call is in.
+	SessionID string
+	// Call is the call as it ran (arguments rewritten by tool:before).
+	Call ToolCall
+	// Content is the call's result, as the model reads it.
+	Content string
+	// IsError marks a failed call.
+	IsError bool
+}
+
+// ToolFeedback is a tool:after result.
+type ToolFeedback struct {
+	// Context is text the model reads after the call's result.
+	Context string
+	// Stop ends the turn after this step; StopReason tells the person why,
+	// never the model.
+	Stop bool
+	// StopReason says why the turn stopped, to the person.
+	StopReason string
+}
+
+// CompactBeforeIn is the compact:before payload (notification, session
+// scope): once each time the model view passed the context budget, before
+// context:compact decides how to compact it. Every handler runs, in
+// dispatch order; none can change what follows.
+type CompactBeforeIn struct {
+	// SessionID is the session whose context is about to be compacted.
+	SessionID string
+	// ViewBytes is the size of the model view.
+	ViewBytes int
+	// Budget is the configured limit it passed.
+	Budget int
+}
+
+// SessionEndIn is the session:end payload (notification, session scope):
+// once, when the session is closed. Every handler runs, in dispatch order;
+// none can keep the session open.
+type SessionEndIn struct {
+	// SessionID is the session that ends.
+	SessionID string
+	// WorkDir is the agent's absolute work dir.
+	WorkDir string
 }

@@ -176,19 +176,22 @@ func outcome(handled bool, err error) string {
 	return telemetry.OutcomePassed
 }
 
-// warn reports the failure of m's handler to the logger and the warning
-// sink, naming point, handler and origin.
+// warn reports the failure of m's handler to the logger, the warning sink
+// and the warnings function of ctx (contract.WithWarnings), naming point,
+// handler and origin.
 func (r *Registry) warn(ctx context.Context, m *Mount, err error) {
 	r.logger.WarnContext(ctx, "hook handler failed; continuing with the next handler",
 		slog.String("point", m.Point),
 		slog.String("handler", m.Name),
 		slog.String("origin", m.Origin.String()),
 		slog.Any("error", err))
-	if r.onWarning != nil {
-		r.onWarning(contract.Warning{
-			Source:  "hook",
-			Path:    m.Point,
-			Message: fmt.Sprintf("%s handler %q failed: %v", m.Origin, m.Name, err),
-		})
+	w := contract.Warning{
+		Source:  "hook",
+		Path:    m.Point,
+		Message: fmt.Sprintf("%s handler %q failed: %v", m.Origin, m.Name, err),
 	}
+	if r.onWarning != nil {
+		r.onWarning(w)
+	}
+	contract.Warn(ctx, w)
 }

@@ -3,12 +3,15 @@
 // A mount point has a name, a kind and a scope:
 //
 //   - Concat points run every handler, in order, and join their results in
-//     that order (context:prepare, session:start).
+//     that order (session:start, prompt:submit, context:prepare,
+//     tool:after). A notification point is a concat point whose handlers
+//     return nothing (compact:before, session:end).
 //   - FirstWin points run handlers in order until one says it handled the
 //     call; later handlers are never called (context:compact, tool:before,
 //     turn:end). A handler that has nothing to decide passes explicitly.
 //
 // Order is structural, not numeric: every builtin mount of a point runs before
+// every command mount (the person's own hook commands), and those before
 // every plugin mount, whatever order the Mount calls came in; inside a band,
 // registration order. There are no priorities and no way for a plugin to jump
 // ahead: a plugin ahead of the builtin compactor on a firstWin point would stop

@@ -62,17 +62,23 @@ const (
 	// Builtin handlers come from the kernel and in-process capabilities.
 	Builtin Origin = iota
 	// Plugin handlers come from out-of-process plugins; they always run after
-	// every builtin of the same point.
+	// every builtin and every command handler of the same point.
 	Plugin
+	// Command handlers run the person's own hook commands (the config's
+	// "hooks" key): after every builtin of the same point and before every
+	// plugin.
+	Command
 )
 
-// String returns "builtin" or "plugin".
+// String returns "builtin", "plugin" or "command".
 func (o Origin) String() string {
 	switch o {
 	case Builtin:
 		return "builtin"
 	case Plugin:
 		return "plugin"
+	case Command:
+		return "command"
 	}
 	return fmt.Sprintf("Origin(%d)", int(o))
 }
@@ -91,21 +97,33 @@ type Point struct {
 var (
 	// SessionStart runs once when a session opens; results are joined.
 	SessionStart = Point{"session:start", Concat, ScopeSession}
+	// PromptSubmit runs once per turn with the person's prompt; every
+	// handler may add context or block the prompt.
+	PromptSubmit = Point{"prompt:submit", Concat, ScopeRun}
 	// ContextPrepare runs before each model request; every handler may add
 	// context, joined in dispatch order (the model sees that order).
 	ContextPrepare = Point{"context:prepare", Concat, ScopeRun}
+	// CompactBefore tells every handler that the context passed its
+	// budget, before context:compact decides; it returns nothing.
+	CompactBefore = Point{"compact:before", Concat, ScopeSession}
 	// ContextCompact runs when the context passes its budget. The builtin
 	// compactor decides when it can; plugins only get the call when it passes.
 	ContextCompact = Point{"context:compact", FirstWin, ScopeSession}
 	// ToolBefore runs before each tool call; the first handler that decides
-	// (deny or rewrite) wins.
+	// (deny, rewrite or ask) wins.
 	ToolBefore = Point{"tool:before", FirstWin, ScopeRun}
+	// ToolAfter runs after each tool call that ran; every handler may add
+	// text to the result the model reads.
+	ToolAfter = Point{"tool:after", Concat, ScopeRun}
 	// TurnEnd decides whether the turn ends; the first handler that decides wins.
 	TurnEnd = Point{"turn:end", FirstWin, ScopeRun}
+	// SessionEnd tells every handler that the session was closed; it
+	// returns nothing.
+	SessionEnd = Point{"session:end", Concat, ScopeSession}
 )
 
 // standard is the standard points in lifecycle order.
-var standard = [...]Point{SessionStart, ContextPrepare, ContextCompact, ToolBefore, TurnEnd}
+var standard = [...]Point{SessionStart, PromptSubmit, ContextPrepare, CompactBefore, ContextCompact, ToolBefore, ToolAfter, TurnEnd, SessionEnd}
 
 // StandardPoints lists the standard points in lifecycle order.
 func StandardPoints() []Point {
@@ -195,6 +213,7 @@ type Registry struct {
 type point struct {
 	Point
 	builtins []Mount // under Registry.mu
+	commands []Mount // under Registry.mu
 	plugins  []Mount // under Registry.mu
 	// dispatch is the mounts in dispatch order. Mount publishes a new slice
 	// and never writes to one it published, so a dispatch reads it without
@@ -204,8 +223,9 @@ type point struct {
 
 // publish makes the point's dispatch order from its bands and publishes it.
 func (p *point) publish() {
-	ms := make([]Mount, 0, len(p.builtins)+len(p.plugins))
+	ms := make([]Mount, 0, len(p.builtins)+len(p.commands)+len(p.plugins))
 	ms = append(ms, p.builtins...)
+	ms = append(ms, p.commands...)
 	ms = append(ms, p.plugins...)
 	p.dispatch.Store(&ms)
 }
@@ -285,6 +305,8 @@ func (r *Registry) Mount(m Mount) error {
 	switch m.Origin {
 	case Builtin:
 		p.builtins = append(p.builtins, m)
+	case Command:
+		p.commands = append(p.commands, m)
 	case Plugin:
 		p.plugins = append(p.plugins, m)
 	default:
@@ -332,7 +354,7 @@ type PointInfo struct {
 type HandlerInfo struct {
 	// Name is the handler's name ("<capability>/<mount>" for a plugin's named mount).
 	Name string `json:"name"`
-	// Origin is "builtin" or "plugin".
+	// Origin is "builtin", "command" or "plugin".
 	Origin string `json:"origin"`
 }
 

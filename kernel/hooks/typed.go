@@ -112,3 +112,33 @@ func (p FirstWinPoint[In, Out]) Dispatch(ctx context.Context, r *Registry, in In
 	}
 	return won, true, nil
 }
+
+// NotifyPoint is a typed view of a concat point whose handlers return
+// nothing (compact:before, session:end): every handler is told, in order,
+// and none can change what follows.
+type NotifyPoint[In any] struct {
+	Point
+}
+
+// NewNotify types a notification point (a concat point).
+func NewNotify[In any](p Point) NotifyPoint[In] {
+	if p.Kind != Concat {
+		panic(fmt.Sprintf("type notification point %q: it is %s", p.Name, p.Kind))
+	}
+	return NotifyPoint[In]{p}
+}
+
+// Bind makes a notification handler into a Mount on this point, for a
+// capability's Mounts (the kernel sets its Origin from how the capability
+// was installed). An error is reported as a warning, like any handler's.
+func (p NotifyPoint[In]) Bind(name string, h func(ctx context.Context, in In) error) Mount {
+	return bind(p.Name, name, func(ctx context.Context, in In) (struct{}, bool, error) {
+		return struct{}{}, false, h(ctx, in)
+	})
+}
+
+// Dispatch calls every handler in order.
+func (p NotifyPoint[In]) Dispatch(ctx context.Context, r *Registry, in In) error {
+	_, _, _, err := dispatch[In, struct{}](ctx, r, p.Name, Concat, in, true)
+	return err
+}

@@ -54,5 +54,5 @@ func ExampleNew() {
 	fmt.Printf("%v %+v %v\n", res.Handled, res.Value, err)
 	// Output:
 	// guard: Refuses rm -rf. [{tool:before no-rm-rf}]
-	// true {Deny:true Reason:no rm -rf Args:[]} <nil>
+	// true {Deny:true Reason:no rm -rf Args:[] Ask:false Stop:false StopReason:} <nil>
 }

@@ -93,3 +93,37 @@ func ToolBefore(name string, h func(ctx context.Context, in ToolBeforeIn) (ToolD
 func TurnEnd(name string, h func(ctx context.Context, in TurnEndIn) (TurnDecision, bool, error)) Hook {
 	return On(hooks.TurnEnd.Name, name, h)
 }
+
+// PromptSubmit runs with each prompt before it enters the log (concat):
+// block it with handled=true and Block, or add Context the model reads
+// after it.
+func PromptSubmit(name string, h func(ctx context.Context, in PromptSubmitIn) (PromptDecision, bool, error)) Hook {
+	return On(hooks.PromptSubmit.Name, name, h)
+}
+
+// ToolAfter runs after each tool call that ran (concat): Context returned
+// with handled=true is appended to the result the model reads, after the
+// builtins'.
+func ToolAfter(name string, h func(ctx context.Context, in ToolAfterIn) (ToolFeedback, bool, error)) Hook {
+	return On(hooks.ToolAfter.Name, name, h)
+}
+
+// CompactBefore tells the plugin that the context passed its budget, before
+// it is compacted (a notification: nothing the handler does changes what
+// follows).
+func CompactBefore(name string, h func(ctx context.Context, in CompactBeforeIn) error) Hook {
+	return notify(hooks.CompactBefore.Name, name, h)
+}
+
+// SessionEnd tells the plugin that a session was closed (a notification).
+func SessionEnd(name string, h func(ctx context.Context, in SessionEndIn) error) Hook {
+	return notify(hooks.SessionEnd.Name, name, h)
+}
+
+// notify builds a hook on a notification point: the handler's error is
+// reported, and it never has a result.
+func notify[In any](point, name string, h func(ctx context.Context, in In) error) Hook {
+	return On(point, name, func(ctx context.Context, in In) (struct{}, bool, error) {
+		return struct{}{}, false, h(ctx, in)
+	})
+}

@@ -55,4 +55,18 @@ type (
 	TurnEndIn = hookdata.TurnEndIn
 	// TurnDecision is a turn:end result.
 	TurnDecision = hookdata.TurnDecision
+	// PromptSubmitIn is the prompt:submit payload: the person's prompt.
+	PromptSubmitIn = hookdata.PromptSubmitIn
+	// PromptDecision is a prompt:submit result: block the prompt, or add
+	// context after it.
+	PromptDecision = hookdata.PromptDecision
+	// ToolAfterIn is the tool:after payload: a call that ran and its
+	// result.
+	ToolAfterIn = hookdata.ToolAfterIn
+	// ToolFeedback is a tool:after result: text added to the call's result.
+	ToolFeedback = hookdata.ToolFeedback
+	// CompactBeforeIn is the compact:before payload.
+	CompactBeforeIn = hookdata.CompactBeforeIn
+	// SessionEndIn is the session:end payload.
+	SessionEndIn = hookdata.SessionEndIn
 )

@@ -58,7 +58,9 @@
 // mean anything) and the canary (a mutant of the canary package beside this
 // file that must be CAUGHT; if it is not, the runner itself is broken and every
 // ESCAPED would be a lie). The baseline has no -timeout: it may be the run that
-// fills the build cache.
+// fills the build cache; go test still gets a limit of its own (40 minutes for
+// the baseline, a minute past -timeout for a mutant) in place of its default
+// 10 minutes, which the whole unit suite can pass on a busy machine.
 //
 // The unit suite keeps the catalogue honest between mutation runs:
 // TestCatalogueIsFresh fails as soon as an entry's find text stops matching

@@ -20,6 +20,10 @@ type testRun struct {
 	timeout  time.Duration
 }
 
+// baselineLimit bounds the unmutated run of the selected packages: the
+// whole of ./test/unit takes several minutes on a busy two-core machine.
+const baselineLimit = 40 * time.Minute
+
 // goTest runs go test -json on pkgs from root, with the overlay file if one is
 // given. A timeout of 0 means none. The error is for a go command that could
 // not be started and for ctx being done (the run was interrupted); a timeout
@@ -31,7 +35,15 @@ func goTest(ctx context.Context, root string, env []string, overlay string, pkgs
 	}
 	defer cancel()
 
-	args := []string{"test", "-count=1", "-vet=off", "-json"}
+	// go test's own limit (10 minutes unless told) must not end a run
+	// before the runner does: a minute past the mutant's timeout, and for
+	// the baseline, which has none, baselineLimit, so that a hung test is
+	// named by go test rather than left to CI's clock.
+	limit := baselineLimit
+	if timeout > 0 {
+		limit = timeout + time.Minute
+	}
+	args := []string{"test", "-count=1", "-vet=off", "-json", "-timeout=" + limit.String()}
 	if overlay != "" {
 		args = append(args, "-overlay="+overlay)
 		// Also through GOFLAGS, so that go commands the tests run themselves

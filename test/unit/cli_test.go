@@ -354,12 +354,13 @@ func TestCLISkillsValidateConfiguredRoots(t *testing.T) {
 	cliExpect(t, r, 0)
 }
 
-// Protects: `hooks describe --json` lists the five standard points, always,
+// Protects: `hooks describe --json` lists the nine standard points, always,
 // in lifecycle order with their kinds, and handlers as [] (never null).
 func TestCLIHooksDescribe(t *testing.T) {
 	wantPoints := [][2]string{
-		{"session:start", "concat"}, {"context:prepare", "concat"},
-		{"context:compact", "firstWin"}, {"tool:before", "firstWin"}, {"turn:end", "firstWin"},
+		{"session:start", "concat"}, {"prompt:submit", "concat"}, {"context:prepare", "concat"},
+		{"compact:before", "concat"}, {"context:compact", "firstWin"}, {"tool:before", "firstWin"},
+		{"tool:after", "concat"}, {"turn:end", "firstWin"}, {"session:end", "concat"},
 	}
 	w := newCLIWorld(t)
 	runs := map[string]cliResult{
@@ -375,10 +376,10 @@ func TestCLIHooksDescribe(t *testing.T) {
 			for _, p := range got.Points {
 				gotPoints = append(gotPoints, [2]string{p.Name, p.Kind})
 				for _, h := range p.Handlers {
-					assert.Contains(t, []string{"builtin", "plugin"}, h.Origin, "point %s: handler %s origin", p.Name, h.Name)
+					assert.Contains(t, []string{"builtin", "command", "plugin"}, h.Origin, "point %s: handler %s origin", p.Name, h.Name)
 				}
 			}
-			require.GreaterOrEqual(t, len(gotPoints), len(wantPoints), "points = %v; want at least the five standard points", gotPoints)
+			require.GreaterOrEqual(t, len(gotPoints), len(wantPoints), "points = %v; want at least the nine standard points", gotPoints)
 			assert.Empty(t, cmp.Diff(wantPoints, gotPoints[:len(wantPoints)]), "standard points (-want +got)")
 
 			var m map[string]any

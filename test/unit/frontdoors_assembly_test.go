@@ -261,6 +261,14 @@ func TestFrontDoorTypedBindPoints(t *testing.T) {
 		{kernel.TurnEnd.Bind("h", func(context.Context, kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 			return kernel.TurnDecision{}, false, nil
 		}).Point, "turn:end"},
+		{kernel.PromptSubmit.Bind("h", func(context.Context, kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
+			return kernel.PromptDecision{}, false, nil
+		}).Point, "prompt:submit"},
+		{kernel.ToolAfter.Bind("h", func(context.Context, kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+			return kernel.ToolFeedback{}, false, nil
+		}).Point, "tool:after"},
+		{kernel.CompactBefore.Bind("h", func(context.Context, kernel.CompactBeforeIn) error { return nil }).Point, "compact:before"},
+		{kernel.SessionEnd.Bind("h", func(context.Context, kernel.SessionEndIn) error { return nil }).Point, "session:end"},
 	}
 	require.Len(t, tests, len(hooks.StandardPoints()), "every standard point has a typed Bind")
 	for _, tt := range tests {

@@ -446,30 +446,38 @@ func TestHooksFirstWinStopsAtFirstHandled(t *testing.T) {
 func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
 	assert.Empty(t, cmp.Diff([]hooks.Point{
 		{Name: "session:start", Kind: hooks.Concat, Scope: hooks.ScopeSession},
+		{Name: "prompt:submit", Kind: hooks.Concat, Scope: hooks.ScopeRun},
 		{Name: "context:prepare", Kind: hooks.Concat, Scope: hooks.ScopeRun},
+		{Name: "compact:before", Kind: hooks.Concat, Scope: hooks.ScopeSession},
 		{Name: "context:compact", Kind: hooks.FirstWin, Scope: hooks.ScopeSession},
 		{Name: "tool:before", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
+		{Name: "tool:after", Kind: hooks.Concat, Scope: hooks.ScopeRun},
 		{Name: "turn:end", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
+		{Name: "session:end", Kind: hooks.Concat, Scope: hooks.ScopeSession},
 	}, hooks.StandardPoints()), "StandardPoints() in lifecycle order (-want +got)")
 
 	custom := map[hooks.Scope]hooks.Point{
 		hooks.ScopeRun:     {Name: "review:after", Kind: hooks.FirstWin, Scope: hooks.ScopeRun},
-		hooks.ScopeSession: {Name: "session:end", Kind: hooks.Concat, Scope: hooks.ScopeSession},
+		hooks.ScopeSession: {Name: "session:archived", Kind: hooks.Concat, Scope: hooks.ScopeSession},
 	}
 	tests := []struct {
 		scope hooks.Scope
 		want  []hooks.PointInfo
 	}{
 		{hooks.ScopeRun, []hooks.PointInfo{
+			{Name: "prompt:submit", Kind: "concat", Scope: "run"},
 			{Name: "context:prepare", Kind: "concat", Scope: "run"},
 			{Name: "tool:before", Kind: "firstWin", Scope: "run"},
+			{Name: "tool:after", Kind: "concat", Scope: "run"},
 			{Name: "turn:end", Kind: "firstWin", Scope: "run"},
 			{Name: "review:after", Kind: "firstWin", Scope: "run"},
 		}},
 		{hooks.ScopeSession, []hooks.PointInfo{
 			{Name: "session:start", Kind: "concat", Scope: "session"},
+			{Name: "compact:before", Kind: "concat", Scope: "session"},
 			{Name: "context:compact", Kind: "firstWin", Scope: "session"},
 			{Name: "session:end", Kind: "concat", Scope: "session"},
+			{Name: "session:archived", Kind: "concat", Scope: "session"},
 		}},
 	}
 	for _, tt := range tests {
@@ -488,7 +496,7 @@ func TestHooksDescribeMatchesDispatchOrder(t *testing.T) {
 				pi := &tt.want[i]
 				pi.Handlers = nil
 				var bands [2][]hooks.HandlerInfo
-				for _, n := range orders[i] {
+				for _, n := range orders[i%len(orders)] {
 					name := fmt.Sprintf("%s#%s", pi.Name, n)
 					origin := hooksOriginOf(n)
 					h.mount(t, pi.Name, hooksSpec{name: name, origin: origin, res: hooks.Pass})
@@ -768,6 +776,9 @@ func TestHooksSplitByScopeKeepsOrder(t *testing.T) {
 		"turn:end":        {"builtin", "m6"},
 		"session:start":   {"builtin", "m3"},
 		"context:compact": {"builtin", "m1", "m5"},
+		// The points no split mount went to hold only the builtin.
+		"prompt:submit": {"builtin"}, "tool:after": {"builtin"},
+		"compact:before": {"builtin"}, "session:end": {"builtin"},
 	}
 	got := map[string][]string{}
 	for _, reg := range []*hooks.Registry{runReg, sessReg} {

@@ -55,8 +55,10 @@ type Config struct {
 	Kernel Kernel
 	// OpenSession opens the conversation's session at the first prompt or
 	// skill load (so starting the UI and leaving creates nothing), telling
-	// observe what happens as it happens. Nil means no model.
-	OpenSession func(ctx context.Context, observe func(kernel.Update)) (Session, error)
+	// observe what happens as it happens; confirm asks the person whether a
+	// tool call a hook wants confirmed may run (kernel.SessionConfig's
+	// Confirm). Nil means no model.
+	OpenSession func(ctx context.Context, observe func(kernel.Update), confirm Confirm) (Session, error)
 	// NoModel says why there is no model (the config key or variable to
 	// set); the UI shows it in a banner, refuses prompts, and still browses
 	// and loads skills. Nil with a non-nil OpenSession: a model is configured.
@@ -76,6 +78,10 @@ type Config struct {
 	// one. Nil shows text as it is.
 	Redact func(string) string
 }
+
+// Confirm asks the person whether a tool call may run: the UI shows the
+// question and waits for y or n.
+type Confirm = func(ctx context.Context, q kernel.Confirmation) (bool, error)
 
 // Result is what a UI run leaves behind.
 type Result struct {
@@ -97,6 +103,12 @@ type (
 	}
 	// updateMsg is one thing that happened in the running turn.
 	updateMsg kernel.Update
+	// confirmMsg asks whether a tool call may run; the answer goes to
+	// reply (buffered), which the running turn waits on.
+	confirmMsg struct {
+		q     kernel.Confirmation
+		reply chan<- bool
+	}
 	// turnDoneMsg ends a turn; it travels behind the turn's updates.
 	turnDoneMsg struct{ err error }
 	// skillLoadedMsg is the result of a /skill: load.
@@ -138,6 +150,9 @@ type Model struct {
 	pop popup
 	// usage sums the session's model requests, for the status line.
 	usage session.Usage
+
+	// asking is the question a hook asks, until the person answers it.
+	asking *confirmMsg
 
 	closed bool
 }
@@ -187,7 +202,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case updateMsg:
 		m.applyUpdate(kernel.Update(msg))
 		cmd = m.rt.waitEvent()
+	case confirmMsg:
+		m.closeText()
+		q := msg.q
+		text := fmt.Sprintf("A hook asks before %s %s runs", q.Call.Name, string(q.Call.Arguments))
+		if r := strings.TrimSpace(q.Reason); r != "" {
+			text += ": " + r
+		}
+		m.add(entry{kind: noteEntry, text: text + ". Allow it? y / n"})
+		m.asking = &msg
+		cmd = m.rt.waitEvent()
 	case turnDoneMsg:
+		m.asking = nil // a cancelled turn stopped waiting
 		m.turnDone(msg)
 		cmd = m.rt.waitEvent()
 	case skillLoadedMsg:
@@ -229,6 +255,9 @@ func (m *Model) quit() tea.Cmd {
 // key handles a key press: the UI's own keys first, the rest edits the
 // draft.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	if m.asking != nil {
+		return m.answer(k)
+	}
 	popupOpen := m.popupVisible()
 	switch k.String() {
 	case "ctrl+c":
@@ -427,9 +456,35 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	case kernel.UpdateCompacted:
 		m.closeText()
 		m.add(entry{kind: injectedEntry, text: "context compacted"})
+	case kernel.UpdateWarning:
+		m.closeText()
+		m.add(entry{kind: noteEntry, text: "warning: " + u.Text})
 	case kernel.UpdateUsage:
 		m.usage = m.usage.Add(u.Usage)
 	}
+}
+
+// answer takes the person's answer to the question a hook asks: y allows
+// the call, n or Esc denies it; other keys wait (Ctrl-C still quits).
+func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
+	var ok bool
+	switch k.String() {
+	case "ctrl+c":
+		return m.quit()
+	case "y", "Y":
+		ok = true
+	case "n", "N", "esc":
+	default:
+		return nil
+	}
+	m.asking.reply <- ok
+	m.asking = nil
+	if ok {
+		m.add(entry{kind: noteEntry, text: "Allowed."})
+	} else {
+		m.add(entry{kind: noteEntry, text: "Denied."})
+	}
+	return nil
 }
 
 // closeText ends the streaming answer, if any.
@@ -477,7 +532,7 @@ func noModelText(err error) string {
 // runtime first, so closing can cancel and wait for them.
 type runtime struct {
 	kernel Kernel
-	open   func(ctx context.Context, observe func(kernel.Update)) (Session, error)
+	open   func(ctx context.Context, observe func(kernel.Update), confirm Confirm) (Session, error)
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -570,7 +625,7 @@ func (rt *runtime) session() (Session, error) {
 	if rt.open == nil {
 		return nil, kernel.ErrNoModel
 	}
-	s, err := rt.open(rt.ctx, rt.observe)
+	s, err := rt.open(rt.ctx, rt.observe, rt.confirm)
 	if err != nil {
 		return nil, err
 	}
@@ -582,6 +637,21 @@ func (rt *runtime) session() (Session, error) {
 
 // observe passes a session update to the program, in order.
 func (rt *runtime) observe(u kernel.Update) { rt.post(updateMsg(u)) }
+
+// confirm asks the person through the program and waits for the answer;
+// a turn cancelled (Esc) or a UI closed meanwhile denies.
+func (rt *runtime) confirm(ctx context.Context, q kernel.Confirmation) (bool, error) {
+	reply := make(chan bool, 1)
+	rt.post(confirmMsg{q: q, reply: reply})
+	select {
+	case ok := <-reply:
+		return ok, nil
+	case <-ctx.Done():
+		return false, context.Cause(ctx)
+	case <-rt.done:
+		return false, errors.New("the UI was closed")
+	}
+}
 
 func (rt *runtime) post(msg tea.Msg) {
 	select {

@@ -571,15 +571,16 @@ type fakeSession struct {
 	id       string
 	mu       sync.Mutex
 	observe  func(kernel.Update)
+	confirm  Confirm
 	injected []string
 	closed   bool
 	run      func(ctx context.Context, observe func(kernel.Update), prompt string) error
 }
 
-func (s *fakeSession) open(_ context.Context, observe func(kernel.Update)) (Session, error) {
+func (s *fakeSession) open(_ context.Context, observe func(kernel.Update), confirm Confirm) (Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.observe = observe
+	s.observe, s.confirm = observe, confirm
 	return s, nil
 }
 
@@ -619,4 +620,46 @@ func (s *fakeSession) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed
+}
+
+// Protects: M466's TUI half — a call a hook wants confirmed waits for the
+// person: the question names the call and the hook's reason, y allows, n
+// denies, and the turn goes on after the answer.
+func TestTUIConfirmAsksThePerson(t *testing.T) {
+	for _, tc := range []struct {
+		key  rune
+		want bool
+		note string
+	}{{'y', true, "Allowed."}, {'n', false, "Denied."}} {
+		t.Run(string(tc.key), func(t *testing.T) {
+			k := newFakeKernel()
+			var got []bool
+			sess := &fakeSession{id: "s-ask"}
+			sess.run = func(ctx context.Context, _ func(kernel.Update), _ string) error {
+				sess.mu.Lock()
+				confirm := sess.confirm
+				sess.mu.Unlock()
+				ok, err := confirm(ctx, kernel.Confirmation{Call: model.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"make deploy"}`)}, Reason: "this deploys"})
+				got = append(got, ok)
+				return err
+			}
+			m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open})
+			tuiType(m, "ship it")
+			_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+			go cmd()
+			msg := m.rt.waitEvent()()
+			_, isQuestion := msg.(confirmMsg)
+			require.True(t, isQuestion, "first event is the question, got %T", msg)
+			m.Update(msg)
+			s := tuiScreen(m)
+			assert.Contains(t, s, `A hook asks before Bash {"command":"make deploy"} runs: this deploys. Allow it? y / n`)
+			tuiType(m, "x") // another key waits
+			require.NotNil(t, m.asking, "a key other than y or n answered")
+			tuiType(m, string(tc.key))
+			tuiDrain(t, m)
+			assert.Equal(t, []bool{tc.want}, got)
+			assert.Contains(t, tuiScreen(m), tc.note)
+			assert.Equal(t, idle, m.busy)
+		})
+	}
 }

@@ -645,6 +645,10 @@ type HandleRequest struct {
 	//	*HandleRequest_ToolBefore
 	//	*HandleRequest_TurnEnd
 	//	*HandleRequest_Compact
+	//	*HandleRequest_PromptSubmit
+	//	*HandleRequest_ToolAfter
+	//	*HandleRequest_CompactBefore
+	//	*HandleRequest_SessionEnd
 	Input         isHandleRequest_Input `protobuf_oneof:"input"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -755,6 +759,42 @@ func (x *HandleRequest) GetCompact() *Compact {
 	return nil
 }
 
+func (x *HandleRequest) GetPromptSubmit() *PromptSubmit {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_PromptSubmit); ok {
+			return x.PromptSubmit
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetToolAfter() *ToolAfter {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_ToolAfter); ok {
+			return x.ToolAfter
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetCompactBefore() *CompactBefore {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_CompactBefore); ok {
+			return x.CompactBefore
+		}
+	}
+	return nil
+}
+
+func (x *HandleRequest) GetSessionEnd() *SessionEnd {
+	if x != nil {
+		if x, ok := x.Input.(*HandleRequest_SessionEnd); ok {
+			return x.SessionEnd
+		}
+	}
+	return nil
+}
+
 type isHandleRequest_Input interface {
 	isHandleRequest_Input()
 }
@@ -783,6 +823,22 @@ type HandleRequest_Compact struct {
 	Compact *Compact `protobuf:"bytes,8,opt,name=compact,proto3,oneof"`
 }
 
+type HandleRequest_PromptSubmit struct {
+	PromptSubmit *PromptSubmit `protobuf:"bytes,9,opt,name=prompt_submit,json=promptSubmit,proto3,oneof"`
+}
+
+type HandleRequest_ToolAfter struct {
+	ToolAfter *ToolAfter `protobuf:"bytes,10,opt,name=tool_after,json=toolAfter,proto3,oneof"`
+}
+
+type HandleRequest_CompactBefore struct {
+	CompactBefore *CompactBefore `protobuf:"bytes,11,opt,name=compact_before,json=compactBefore,proto3,oneof"`
+}
+
+type HandleRequest_SessionEnd struct {
+	SessionEnd *SessionEnd `protobuf:"bytes,12,opt,name=session_end,json=sessionEnd,proto3,oneof"`
+}
+
 func (*HandleRequest_Payload) isHandleRequest_Input() {}
 
 func (*HandleRequest_SessionStart) isHandleRequest_Input() {}
@@ -795,6 +851,14 @@ func (*HandleRequest_TurnEnd) isHandleRequest_Input() {}
 
 func (*HandleRequest_Compact) isHandleRequest_Input() {}
 
+func (*HandleRequest_PromptSubmit) isHandleRequest_Input() {}
+
+func (*HandleRequest_ToolAfter) isHandleRequest_Input() {}
+
+func (*HandleRequest_CompactBefore) isHandleRequest_Input() {}
+
+func (*HandleRequest_SessionEnd) isHandleRequest_Input() {}
+
 type HandleResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// handled is the explicit "I decided" (firstWin) or "I contribute"
@@ -804,7 +868,8 @@ type HandleResponse struct {
 	// output is the point's result, read only when handled: the typed field
 	// of a standard point's result, or, for any other point, its JSON in
 	// result. A handled answer without output, or with another point's, is
-	// an error.
+	// an error. The notification points (compact:before, session:end) have
+	// no result: their output is left empty and never read.
 	//
 	// Types that are valid to be assigned to Output:
 	//
@@ -813,6 +878,8 @@ type HandleResponse struct {
 	//	*HandleResponse_ToolDecision
 	//	*HandleResponse_TurnDecision
 	//	*HandleResponse_Compaction
+	//	*HandleResponse_PromptDecision
+	//	*HandleResponse_ToolFeedback
 	Output        isHandleResponse_Output `protobuf_oneof:"output"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -907,6 +974,24 @@ func (x *HandleResponse) GetCompaction() *Compaction {
 	return nil
 }
 
+func (x *HandleResponse) GetPromptDecision() *PromptDecision {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_PromptDecision); ok {
+			return x.PromptDecision
+		}
+	}
+	return nil
+}
+
+func (x *HandleResponse) GetToolFeedback() *ToolFeedback {
+	if x != nil {
+		if x, ok := x.Output.(*HandleResponse_ToolFeedback); ok {
+			return x.ToolFeedback
+		}
+	}
+	return nil
+}
+
 type isHandleResponse_Output interface {
 	isHandleResponse_Output()
 }
@@ -932,6 +1017,14 @@ type HandleResponse_Compaction struct {
 	Compaction *Compaction `protobuf:"bytes,6,opt,name=compaction,proto3,oneof"`
 }
 
+type HandleResponse_PromptDecision struct {
+	PromptDecision *PromptDecision `protobuf:"bytes,7,opt,name=prompt_decision,json=promptDecision,proto3,oneof"`
+}
+
+type HandleResponse_ToolFeedback struct {
+	ToolFeedback *ToolFeedback `protobuf:"bytes,8,opt,name=tool_feedback,json=toolFeedback,proto3,oneof"`
+}
+
 func (*HandleResponse_Result) isHandleResponse_Output() {}
 
 func (*HandleResponse_Text) isHandleResponse_Output() {}
@@ -941,6 +1034,10 @@ func (*HandleResponse_ToolDecision) isHandleResponse_Output() {}
 func (*HandleResponse_TurnDecision) isHandleResponse_Output() {}
 
 func (*HandleResponse_Compaction) isHandleResponse_Output() {}
+
+func (*HandleResponse_PromptDecision) isHandleResponse_Output() {}
+
+func (*HandleResponse_ToolFeedback) isHandleResponse_Output() {}
 
 // SessionStart is the session:start payload.
 type SessionStart struct {
@@ -1335,7 +1432,15 @@ type ToolDecision struct {
 	Deny   bool                   `protobuf:"varint,1,opt,name=deny,proto3" json:"deny,omitempty"`
 	Reason string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	// args, when set and deny is not, replace the model's arguments; JSON.
-	Args          []byte `protobuf:"bytes,3,opt,name=args,proto3" json:"args,omitempty"`
+	Args []byte `protobuf:"bytes,3,opt,name=args,proto3" json:"args,omitempty"`
+	// ask, when deny is not set, runs the call only if the person allows it
+	// (reason is then the question's reason); where no one can be asked the
+	// call is denied.
+	Ask bool `protobuf:"varint,4,opt,name=ask,proto3" json:"ask,omitempty"`
+	// stop ends the turn after this step without running the call;
+	// stop_reason is for the person, never the model.
+	Stop          bool   `protobuf:"varint,5,opt,name=stop,proto3" json:"stop,omitempty"`
+	StopReason    string `protobuf:"bytes,6,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1391,13 +1496,36 @@ func (x *ToolDecision) GetArgs() []byte {
 	return nil
 }
 
+func (x *ToolDecision) GetAsk() bool {
+	if x != nil {
+		return x.Ask
+	}
+	return false
+}
+
+func (x *ToolDecision) GetStop() bool {
+	if x != nil {
+		return x.Stop
+	}
+	return false
+}
+
+func (x *ToolDecision) GetStopReason() string {
+	if x != nil {
+		return x.StopReason
+	}
+	return ""
+}
+
 // TurnEnd is the turn:end payload.
 type TurnEnd struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Step          int64                  `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
-	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	ToolCalls     []*ToolCall            `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Step      int64                  `protobuf:"varint,2,opt,name=step,proto3" json:"step,omitempty"`
+	Text      string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	ToolCalls []*ToolCall            `protobuf:"bytes,4,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
+	// continued says a turn:end handler already kept this turn going.
+	Continued     bool `protobuf:"varint,5,opt,name=continued,proto3" json:"continued,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1460,10 +1588,20 @@ func (x *TurnEnd) GetToolCalls() []*ToolCall {
 	return nil
 }
 
+func (x *TurnEnd) GetContinued() bool {
+	if x != nil {
+		return x.Continued
+	}
+	return false
+}
+
 // TurnDecision is a turn:end result.
 type TurnDecision struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	End           bool                   `protobuf:"varint,1,opt,name=end,proto3" json:"end,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	End   bool                   `protobuf:"varint,1,opt,name=end,proto3" json:"end,omitempty"`
+	// reason, when end is false, is added as a message the model reads at
+	// the next step.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1505,6 +1643,376 @@ func (x *TurnDecision) GetEnd() bool {
 	return false
 }
 
+func (x *TurnDecision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// PromptSubmit is the prompt:submit payload: the person's prompt, before
+// it enters the log.
+type PromptSubmit struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Prompt        string                 `protobuf:"bytes,2,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromptSubmit) Reset() {
+	*x = PromptSubmit{}
+	mi := &file_helios_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromptSubmit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromptSubmit) ProtoMessage() {}
+
+func (x *PromptSubmit) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromptSubmit.ProtoReflect.Descriptor instead.
+func (*PromptSubmit) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PromptSubmit) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *PromptSubmit) GetPrompt() string {
+	if x != nil {
+		return x.Prompt
+	}
+	return ""
+}
+
+// PromptDecision is a prompt:submit result: block drops the prompt (reason
+// is for the person); context is text the model reads after the prompt.
+type PromptDecision struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Block         bool                   `protobuf:"varint,1,opt,name=block,proto3" json:"block,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	Context       string                 `protobuf:"bytes,3,opt,name=context,proto3" json:"context,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromptDecision) Reset() {
+	*x = PromptDecision{}
+	mi := &file_helios_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromptDecision) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromptDecision) ProtoMessage() {}
+
+func (x *PromptDecision) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromptDecision.ProtoReflect.Descriptor instead.
+func (*PromptDecision) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *PromptDecision) GetBlock() bool {
+	if x != nil {
+		return x.Block
+	}
+	return false
+}
+
+func (x *PromptDecision) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PromptDecision) GetContext() string {
+	if x != nil {
+		return x.Context
+	}
+	return ""
+}
+
+// ToolAfter is the tool:after payload: a call that ran and its result.
+type ToolAfter struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Call          *ToolCall              `protobuf:"bytes,2,opt,name=call,proto3" json:"call,omitempty"`
+	Content       string                 `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	IsError       bool                   `protobuf:"varint,4,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolAfter) Reset() {
+	*x = ToolAfter{}
+	mi := &file_helios_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolAfter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolAfter) ProtoMessage() {}
+
+func (x *ToolAfter) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolAfter.ProtoReflect.Descriptor instead.
+func (*ToolAfter) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ToolAfter) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ToolAfter) GetCall() *ToolCall {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *ToolAfter) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *ToolAfter) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+// ToolFeedback is a tool:after result: context is appended to the call's
+// result; stop ends the turn after this step (stop_reason is for the
+// person).
+type ToolFeedback struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Context       string                 `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	Stop          bool                   `protobuf:"varint,2,opt,name=stop,proto3" json:"stop,omitempty"`
+	StopReason    string                 `protobuf:"bytes,3,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolFeedback) Reset() {
+	*x = ToolFeedback{}
+	mi := &file_helios_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolFeedback) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolFeedback) ProtoMessage() {}
+
+func (x *ToolFeedback) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolFeedback.ProtoReflect.Descriptor instead.
+func (*ToolFeedback) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ToolFeedback) GetContext() string {
+	if x != nil {
+		return x.Context
+	}
+	return ""
+}
+
+func (x *ToolFeedback) GetStop() bool {
+	if x != nil {
+		return x.Stop
+	}
+	return false
+}
+
+func (x *ToolFeedback) GetStopReason() string {
+	if x != nil {
+		return x.StopReason
+	}
+	return ""
+}
+
+// CompactBefore is the compact:before payload: the model view passed the
+// context budget and is about to be compacted.
+type CompactBefore struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	ViewBytes     int64                  `protobuf:"varint,2,opt,name=view_bytes,json=viewBytes,proto3" json:"view_bytes,omitempty"`
+	Budget        int64                  `protobuf:"varint,3,opt,name=budget,proto3" json:"budget,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompactBefore) Reset() {
+	*x = CompactBefore{}
+	mi := &file_helios_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompactBefore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompactBefore) ProtoMessage() {}
+
+func (x *CompactBefore) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompactBefore.ProtoReflect.Descriptor instead.
+func (*CompactBefore) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *CompactBefore) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CompactBefore) GetViewBytes() int64 {
+	if x != nil {
+		return x.ViewBytes
+	}
+	return 0
+}
+
+func (x *CompactBefore) GetBudget() int64 {
+	if x != nil {
+		return x.Budget
+	}
+	return 0
+}
+
+// SessionEnd is the session:end payload: the session was closed.
+type SessionEnd struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	WorkDir       string                 `protobuf:"bytes,2,opt,name=work_dir,json=workDir,proto3" json:"work_dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionEnd) Reset() {
+	*x = SessionEnd{}
+	mi := &file_helios_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionEnd) ProtoMessage() {}
+
+func (x *SessionEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_helios_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionEnd.ProtoReflect.Descriptor instead.
+func (*SessionEnd) Descriptor() ([]byte, []int) {
+	return file_helios_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SessionEnd) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionEnd) GetWorkDir() string {
+	if x != nil {
+		return x.WorkDir
+	}
+	return ""
+}
+
 // Compact is the context:compact payload: the model view's events.
 type Compact struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1518,7 +2026,7 @@ type Compact struct {
 
 func (x *Compact) Reset() {
 	*x = Compact{}
-	mi := &file_helios_proto_msgTypes[21]
+	mi := &file_helios_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1530,7 +2038,7 @@ func (x *Compact) String() string {
 func (*Compact) ProtoMessage() {}
 
 func (x *Compact) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[21]
+	mi := &file_helios_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1543,7 +2051,7 @@ func (x *Compact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compact.ProtoReflect.Descriptor instead.
 func (*Compact) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{21}
+	return file_helios_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Compact) GetSessionId() string {
@@ -1593,7 +2101,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_helios_proto_msgTypes[22]
+	mi := &file_helios_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +2113,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[22]
+	mi := &file_helios_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +2126,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{22}
+	return file_helios_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Event) GetSeq() int64 {
@@ -1690,7 +2198,7 @@ type Compaction struct {
 
 func (x *Compaction) Reset() {
 	*x = Compaction{}
-	mi := &file_helios_proto_msgTypes[23]
+	mi := &file_helios_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1702,7 +2210,7 @@ func (x *Compaction) String() string {
 func (*Compaction) ProtoMessage() {}
 
 func (x *Compaction) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[23]
+	mi := &file_helios_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1715,7 +2223,7 @@ func (x *Compaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Compaction.ProtoReflect.Descriptor instead.
 func (*Compaction) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{23}
+	return file_helios_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Compaction) GetFrom() int64 {
@@ -1747,7 +2255,7 @@ type WatchSkillsRequest struct {
 
 func (x *WatchSkillsRequest) Reset() {
 	*x = WatchSkillsRequest{}
-	mi := &file_helios_proto_msgTypes[24]
+	mi := &file_helios_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1759,7 +2267,7 @@ func (x *WatchSkillsRequest) String() string {
 func (*WatchSkillsRequest) ProtoMessage() {}
 
 func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[24]
+	mi := &file_helios_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1772,7 +2280,7 @@ func (x *WatchSkillsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSkillsRequest.ProtoReflect.Descriptor instead.
 func (*WatchSkillsRequest) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{24}
+	return file_helios_proto_rawDescGZIP(), []int{30}
 }
 
 type SkillsChanged struct {
@@ -1783,7 +2291,7 @@ type SkillsChanged struct {
 
 func (x *SkillsChanged) Reset() {
 	*x = SkillsChanged{}
-	mi := &file_helios_proto_msgTypes[25]
+	mi := &file_helios_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1795,7 +2303,7 @@ func (x *SkillsChanged) String() string {
 func (*SkillsChanged) ProtoMessage() {}
 
 func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
-	mi := &file_helios_proto_msgTypes[25]
+	mi := &file_helios_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1808,7 +2316,7 @@ func (x *SkillsChanged) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkillsChanged.ProtoReflect.Descriptor instead.
 func (*SkillsChanged) Descriptor() ([]byte, []int) {
-	return file_helios_proto_rawDescGZIP(), []int{25}
+	return file_helios_proto_rawDescGZIP(), []int{31}
 }
 
 var File_helios_proto protoreflect.FileDescriptor
@@ -1852,7 +2360,7 @@ const file_helios_proto_rawDesc = "" +
 	"\targuments\x18\x02 \x01(\fR\targuments\"G\n" +
 	"\x10CallToolResponse\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x19\n" +
-	"\bis_error\x18\x02 \x01(\bR\aisError\"\x8e\x03\n" +
+	"\bis_error\x18\x02 \x01(\bR\aisError\"\x9e\x05\n" +
 	"\rHandleRequest\x12\x14\n" +
 	"\x05point\x18\x01 \x01(\tR\x05point\x12\x14\n" +
 	"\x05mount\x18\x02 \x01(\tR\x05mount\x12\x1a\n" +
@@ -1862,8 +2370,15 @@ const file_helios_proto_rawDesc = "" +
 	"\vtool_before\x18\x06 \x01(\v2\x1c.helios.plugin.v1.ToolBeforeH\x00R\n" +
 	"toolBefore\x126\n" +
 	"\bturn_end\x18\a \x01(\v2\x19.helios.plugin.v1.TurnEndH\x00R\aturnEnd\x125\n" +
-	"\acompact\x18\b \x01(\v2\x19.helios.plugin.v1.CompactH\x00R\acompactB\a\n" +
-	"\x05input\"\xb2\x02\n" +
+	"\acompact\x18\b \x01(\v2\x19.helios.plugin.v1.CompactH\x00R\acompact\x12E\n" +
+	"\rprompt_submit\x18\t \x01(\v2\x1e.helios.plugin.v1.PromptSubmitH\x00R\fpromptSubmit\x12<\n" +
+	"\n" +
+	"tool_after\x18\n" +
+	" \x01(\v2\x1b.helios.plugin.v1.ToolAfterH\x00R\ttoolAfter\x12H\n" +
+	"\x0ecompact_before\x18\v \x01(\v2\x1f.helios.plugin.v1.CompactBeforeH\x00R\rcompactBefore\x12?\n" +
+	"\vsession_end\x18\f \x01(\v2\x1c.helios.plugin.v1.SessionEndH\x00R\n" +
+	"sessionEndB\a\n" +
+	"\x05input\"\xc6\x03\n" +
 	"\x0eHandleResponse\x12\x18\n" +
 	"\ahandled\x18\x01 \x01(\bR\ahandled\x12\x18\n" +
 	"\x06result\x18\x02 \x01(\fH\x00R\x06result\x12\x14\n" +
@@ -1872,7 +2387,9 @@ const file_helios_proto_rawDesc = "" +
 	"\rturn_decision\x18\x05 \x01(\v2\x1e.helios.plugin.v1.TurnDecisionH\x00R\fturnDecision\x12>\n" +
 	"\n" +
 	"compaction\x18\x06 \x01(\v2\x1c.helios.plugin.v1.CompactionH\x00R\n" +
-	"compactionB\b\n" +
+	"compaction\x12K\n" +
+	"\x0fprompt_decision\x18\a \x01(\v2 .helios.plugin.v1.PromptDecisionH\x00R\x0epromptDecision\x12E\n" +
+	"\rtool_feedback\x18\b \x01(\v2\x1e.helios.plugin.v1.ToolFeedbackH\x00R\ftoolFeedbackB\b\n" +
 	"\x06output\"H\n" +
 	"\fSessionStart\x12\x1d\n" +
 	"\n" +
@@ -1906,20 +2423,56 @@ const file_helios_proto_rawDesc = "" +
 	"idempotent\x18\x04 \x01(\bR\n" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
-	"open_world\x18\x05 \x01(\bR\topenWorld\"N\n" +
+	"open_world\x18\x05 \x01(\bR\topenWorld\"\x95\x01\n" +
 	"\fToolDecision\x12\x12\n" +
 	"\x04deny\x18\x01 \x01(\bR\x04deny\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x12\n" +
-	"\x04args\x18\x03 \x01(\fR\x04args\"\x8b\x01\n" +
+	"\x04args\x18\x03 \x01(\fR\x04args\x12\x10\n" +
+	"\x03ask\x18\x04 \x01(\bR\x03ask\x12\x12\n" +
+	"\x04stop\x18\x05 \x01(\bR\x04stop\x12\x1f\n" +
+	"\vstop_reason\x18\x06 \x01(\tR\n" +
+	"stopReason\"\xa9\x01\n" +
 	"\aTurnEnd\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
 	"\x04step\x18\x02 \x01(\x03R\x04step\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x129\n" +
 	"\n" +
-	"tool_calls\x18\x04 \x03(\v2\x1a.helios.plugin.v1.ToolCallR\ttoolCalls\" \n" +
+	"tool_calls\x18\x04 \x03(\v2\x1a.helios.plugin.v1.ToolCallR\ttoolCalls\x12\x1c\n" +
+	"\tcontinued\x18\x05 \x01(\bR\tcontinued\"8\n" +
 	"\fTurnDecision\x12\x10\n" +
-	"\x03end\x18\x01 \x01(\bR\x03end\"\x90\x01\n" +
+	"\x03end\x18\x01 \x01(\bR\x03end\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"E\n" +
+	"\fPromptSubmit\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
+	"\x06prompt\x18\x02 \x01(\tR\x06prompt\"X\n" +
+	"\x0ePromptDecision\x12\x14\n" +
+	"\x05block\x18\x01 \x01(\bR\x05block\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n" +
+	"\acontext\x18\x03 \x01(\tR\acontext\"\x8f\x01\n" +
+	"\tToolAfter\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12.\n" +
+	"\x04call\x18\x02 \x01(\v2\x1a.helios.plugin.v1.ToolCallR\x04call\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x19\n" +
+	"\bis_error\x18\x04 \x01(\bR\aisError\"]\n" +
+	"\fToolFeedback\x12\x18\n" +
+	"\acontext\x18\x01 \x01(\tR\acontext\x12\x12\n" +
+	"\x04stop\x18\x02 \x01(\bR\x04stop\x12\x1f\n" +
+	"\vstop_reason\x18\x03 \x01(\tR\n" +
+	"stopReason\"e\n" +
+	"\rCompactBefore\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"view_bytes\x18\x02 \x01(\x03R\tviewBytes\x12\x16\n" +
+	"\x06budget\x18\x03 \x01(\x03R\x06budget\"F\n" +
+	"\n" +
+	"SessionEnd\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
+	"\bwork_dir\x18\x02 \x01(\tR\aworkDir\"\x90\x01\n" +
 	"\aCompact\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -1963,7 +2516,7 @@ func file_helios_proto_rawDescGZIP() []byte {
 	return file_helios_proto_rawDescData
 }
 
-var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_helios_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_helios_proto_goTypes = []any{
 	(*DescribeRequest)(nil),    // 0: helios.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),   // 1: helios.plugin.v1.DescribeResponse
@@ -1986,11 +2539,17 @@ var file_helios_proto_goTypes = []any{
 	(*ToolDecision)(nil),       // 18: helios.plugin.v1.ToolDecision
 	(*TurnEnd)(nil),            // 19: helios.plugin.v1.TurnEnd
 	(*TurnDecision)(nil),       // 20: helios.plugin.v1.TurnDecision
-	(*Compact)(nil),            // 21: helios.plugin.v1.Compact
-	(*Event)(nil),              // 22: helios.plugin.v1.Event
-	(*Compaction)(nil),         // 23: helios.plugin.v1.Compaction
-	(*WatchSkillsRequest)(nil), // 24: helios.plugin.v1.WatchSkillsRequest
-	(*SkillsChanged)(nil),      // 25: helios.plugin.v1.SkillsChanged
+	(*PromptSubmit)(nil),       // 21: helios.plugin.v1.PromptSubmit
+	(*PromptDecision)(nil),     // 22: helios.plugin.v1.PromptDecision
+	(*ToolAfter)(nil),          // 23: helios.plugin.v1.ToolAfter
+	(*ToolFeedback)(nil),       // 24: helios.plugin.v1.ToolFeedback
+	(*CompactBefore)(nil),      // 25: helios.plugin.v1.CompactBefore
+	(*SessionEnd)(nil),         // 26: helios.plugin.v1.SessionEnd
+	(*Compact)(nil),            // 27: helios.plugin.v1.Compact
+	(*Event)(nil),              // 28: helios.plugin.v1.Event
+	(*Compaction)(nil),         // 29: helios.plugin.v1.Compaction
+	(*WatchSkillsRequest)(nil), // 30: helios.plugin.v1.WatchSkillsRequest
+	(*SkillsChanged)(nil),      // 31: helios.plugin.v1.SkillsChanged
 }
 var file_helios_proto_depIdxs = []int32{
 	2,  // 0: helios.plugin.v1.DescribeResponse.mounts:type_name -> helios.plugin.v1.Mount
@@ -2001,30 +2560,37 @@ var file_helios_proto_depIdxs = []int32{
 	13, // 5: helios.plugin.v1.HandleRequest.prepare:type_name -> helios.plugin.v1.Prepare
 	16, // 6: helios.plugin.v1.HandleRequest.tool_before:type_name -> helios.plugin.v1.ToolBefore
 	19, // 7: helios.plugin.v1.HandleRequest.turn_end:type_name -> helios.plugin.v1.TurnEnd
-	21, // 8: helios.plugin.v1.HandleRequest.compact:type_name -> helios.plugin.v1.Compact
-	18, // 9: helios.plugin.v1.HandleResponse.tool_decision:type_name -> helios.plugin.v1.ToolDecision
-	20, // 10: helios.plugin.v1.HandleResponse.turn_decision:type_name -> helios.plugin.v1.TurnDecision
-	23, // 11: helios.plugin.v1.HandleResponse.compaction:type_name -> helios.plugin.v1.Compaction
-	14, // 12: helios.plugin.v1.Prepare.skills:type_name -> helios.plugin.v1.CatalogSkill
-	15, // 13: helios.plugin.v1.ToolBefore.call:type_name -> helios.plugin.v1.ToolCall
-	17, // 14: helios.plugin.v1.ToolBefore.annotations:type_name -> helios.plugin.v1.ToolAnnotations
-	15, // 15: helios.plugin.v1.TurnEnd.tool_calls:type_name -> helios.plugin.v1.ToolCall
-	22, // 16: helios.plugin.v1.Compact.events:type_name -> helios.plugin.v1.Event
-	0,  // 17: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
-	6,  // 18: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
-	8,  // 19: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
-	10, // 20: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
-	24, // 21: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
-	1,  // 22: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
-	7,  // 23: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
-	9,  // 24: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
-	11, // 25: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
-	25, // 26: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
-	22, // [22:27] is the sub-list for method output_type
-	17, // [17:22] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	27, // 8: helios.plugin.v1.HandleRequest.compact:type_name -> helios.plugin.v1.Compact
+	21, // 9: helios.plugin.v1.HandleRequest.prompt_submit:type_name -> helios.plugin.v1.PromptSubmit
+	23, // 10: helios.plugin.v1.HandleRequest.tool_after:type_name -> helios.plugin.v1.ToolAfter
+	25, // 11: helios.plugin.v1.HandleRequest.compact_before:type_name -> helios.plugin.v1.CompactBefore
+	26, // 12: helios.plugin.v1.HandleRequest.session_end:type_name -> helios.plugin.v1.SessionEnd
+	18, // 13: helios.plugin.v1.HandleResponse.tool_decision:type_name -> helios.plugin.v1.ToolDecision
+	20, // 14: helios.plugin.v1.HandleResponse.turn_decision:type_name -> helios.plugin.v1.TurnDecision
+	29, // 15: helios.plugin.v1.HandleResponse.compaction:type_name -> helios.plugin.v1.Compaction
+	22, // 16: helios.plugin.v1.HandleResponse.prompt_decision:type_name -> helios.plugin.v1.PromptDecision
+	24, // 17: helios.plugin.v1.HandleResponse.tool_feedback:type_name -> helios.plugin.v1.ToolFeedback
+	14, // 18: helios.plugin.v1.Prepare.skills:type_name -> helios.plugin.v1.CatalogSkill
+	15, // 19: helios.plugin.v1.ToolBefore.call:type_name -> helios.plugin.v1.ToolCall
+	17, // 20: helios.plugin.v1.ToolBefore.annotations:type_name -> helios.plugin.v1.ToolAnnotations
+	15, // 21: helios.plugin.v1.TurnEnd.tool_calls:type_name -> helios.plugin.v1.ToolCall
+	15, // 22: helios.plugin.v1.ToolAfter.call:type_name -> helios.plugin.v1.ToolCall
+	28, // 23: helios.plugin.v1.Compact.events:type_name -> helios.plugin.v1.Event
+	0,  // 24: helios.plugin.v1.Capability.Describe:input_type -> helios.plugin.v1.DescribeRequest
+	6,  // 25: helios.plugin.v1.Capability.LoadSkill:input_type -> helios.plugin.v1.LoadSkillRequest
+	8,  // 26: helios.plugin.v1.Capability.CallTool:input_type -> helios.plugin.v1.CallToolRequest
+	10, // 27: helios.plugin.v1.Capability.Handle:input_type -> helios.plugin.v1.HandleRequest
+	30, // 28: helios.plugin.v1.Capability.WatchSkills:input_type -> helios.plugin.v1.WatchSkillsRequest
+	1,  // 29: helios.plugin.v1.Capability.Describe:output_type -> helios.plugin.v1.DescribeResponse
+	7,  // 30: helios.plugin.v1.Capability.LoadSkill:output_type -> helios.plugin.v1.LoadSkillResponse
+	9,  // 31: helios.plugin.v1.Capability.CallTool:output_type -> helios.plugin.v1.CallToolResponse
+	11, // 32: helios.plugin.v1.Capability.Handle:output_type -> helios.plugin.v1.HandleResponse
+	31, // 33: helios.plugin.v1.Capability.WatchSkills:output_type -> helios.plugin.v1.SkillsChanged
+	29, // [29:34] is the sub-list for method output_type
+	24, // [24:29] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_helios_proto_init() }
@@ -2039,6 +2605,10 @@ func file_helios_proto_init() {
 		(*HandleRequest_ToolBefore)(nil),
 		(*HandleRequest_TurnEnd)(nil),
 		(*HandleRequest_Compact)(nil),
+		(*HandleRequest_PromptSubmit)(nil),
+		(*HandleRequest_ToolAfter)(nil),
+		(*HandleRequest_CompactBefore)(nil),
+		(*HandleRequest_SessionEnd)(nil),
 	}
 	file_helios_proto_msgTypes[11].OneofWrappers = []any{
 		(*HandleResponse_Result)(nil),
@@ -2046,6 +2616,8 @@ func file_helios_proto_init() {
 		(*HandleResponse_ToolDecision)(nil),
 		(*HandleResponse_TurnDecision)(nil),
 		(*HandleResponse_Compaction)(nil),
+		(*HandleResponse_PromptDecision)(nil),
+		(*HandleResponse_ToolFeedback)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2053,7 +2625,7 @@ func file_helios_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_helios_proto_rawDesc), len(file_helios_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -38,6 +38,14 @@ func setInput(req *proto.HandleRequest, in any) error {
 		req.Input = &proto.HandleRequest_TurnEnd{TurnEnd: turnEndMsg(v)}
 	case hookdata.CompactIn:
 		req.Input = &proto.HandleRequest_Compact{Compact: compactMsg(v)}
+	case hookdata.PromptSubmitIn:
+		req.Input = &proto.HandleRequest_PromptSubmit{PromptSubmit: &proto.PromptSubmit{SessionId: text(v.SessionID), Prompt: text(v.Prompt)}}
+	case hookdata.ToolAfterIn:
+		req.Input = &proto.HandleRequest_ToolAfter{ToolAfter: &proto.ToolAfter{SessionId: text(v.SessionID), Call: toolCallMsg(v.Call), Content: text(v.Content), IsError: v.IsError}}
+	case hookdata.CompactBeforeIn:
+		req.Input = &proto.HandleRequest_CompactBefore{CompactBefore: &proto.CompactBefore{SessionId: text(v.SessionID), ViewBytes: int64(v.ViewBytes), Budget: int64(v.Budget)}}
+	case hookdata.SessionEndIn:
+		req.Input = &proto.HandleRequest_SessionEnd{SessionEnd: &proto.SessionEnd{SessionId: text(v.SessionID), WorkDir: text(v.WorkDir)}}
 	default:
 		if standard(req.Point) {
 			return fmt.Errorf("encode %s payload: got %T, which is not the point's payload", req.Point, in)
@@ -83,6 +91,16 @@ func input(req *proto.HandleRequest) (any, error) {
 		return turnEndIn(p.TurnEnd), nil
 	case *proto.HandleRequest_Compact:
 		return compactIn(p.Compact), nil
+	case *proto.HandleRequest_PromptSubmit:
+		return hookdata.PromptSubmitIn{SessionID: p.PromptSubmit.GetSessionId(), Prompt: p.PromptSubmit.GetPrompt()}, nil
+	case *proto.HandleRequest_ToolAfter:
+		m := p.ToolAfter
+		return hookdata.ToolAfterIn{SessionID: m.GetSessionId(), Call: toolCall(m.GetCall()), Content: m.GetContent(), IsError: m.GetIsError()}, nil
+	case *proto.HandleRequest_CompactBefore:
+		m := p.CompactBefore
+		return hookdata.CompactBeforeIn{SessionID: m.GetSessionId(), ViewBytes: int(m.GetViewBytes()), Budget: int(m.GetBudget())}, nil
+	case *proto.HandleRequest_SessionEnd:
+		return hookdata.SessionEndIn{SessionID: p.SessionEnd.GetSessionId(), WorkDir: p.SessionEnd.GetWorkDir()}, nil
 	}
 	return bad(errors.New("the kernel sent an unknown payload")) // inputPoint knows no other
 }
@@ -101,6 +119,14 @@ func inputPoint(req *proto.HandleRequest) string {
 		return hooks.TurnEnd.Name
 	case *proto.HandleRequest_Compact:
 		return hooks.ContextCompact.Name
+	case *proto.HandleRequest_PromptSubmit:
+		return hooks.PromptSubmit.Name
+	case *proto.HandleRequest_ToolAfter:
+		return hooks.ToolAfter.Name
+	case *proto.HandleRequest_CompactBefore:
+		return hooks.CompactBefore.Name
+	case *proto.HandleRequest_SessionEnd:
+		return hooks.SessionEnd.Name
 	}
 	return ""
 }
@@ -120,15 +146,32 @@ func setOutput(point string, v any) (*proto.HandleResponse, error) {
 	case hooks.ToolBefore.Name:
 		var d hookdata.ToolDecision
 		if d, ok = v.(hookdata.ToolDecision); ok {
-			r.Output = &proto.HandleResponse_ToolDecision{ToolDecision: &proto.ToolDecision{Deny: d.Deny, Reason: text(d.Reason), Args: d.Args}}
+			r.Output = &proto.HandleResponse_ToolDecision{ToolDecision: &proto.ToolDecision{Deny: d.Deny, Reason: text(d.Reason), Args: d.Args,
+				Ask: d.Ask, Stop: d.Stop, StopReason: text(d.StopReason)}}
 		}
 		want = d
 	case hooks.TurnEnd.Name:
 		var d hookdata.TurnDecision
 		if d, ok = v.(hookdata.TurnDecision); ok {
-			r.Output = &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: d.End}}
+			r.Output = &proto.HandleResponse_TurnDecision{TurnDecision: &proto.TurnDecision{End: d.End, Reason: text(d.Reason)}}
 		}
 		want = d
+	case hooks.PromptSubmit.Name:
+		var d hookdata.PromptDecision
+		if d, ok = v.(hookdata.PromptDecision); ok {
+			r.Output = &proto.HandleResponse_PromptDecision{PromptDecision: &proto.PromptDecision{Block: d.Block, Reason: text(d.Reason), Context: text(d.Context)}}
+		}
+		want = d
+	case hooks.ToolAfter.Name:
+		var f hookdata.ToolFeedback
+		if f, ok = v.(hookdata.ToolFeedback); ok {
+			r.Output = &proto.HandleResponse_ToolFeedback{ToolFeedback: &proto.ToolFeedback{Context: text(f.Context), Stop: f.Stop, StopReason: text(f.StopReason)}}
+		}
+		want = f
+	case hooks.CompactBefore.Name, hooks.SessionEnd.Name:
+		// A notification has no result: the answer carries none.
+		_, ok = v.(struct{})
+		want = struct{}{}
 	case hooks.ContextCompact.Name:
 		var c hookdata.Compaction
 		if c, ok = v.(hookdata.Compaction); ok {
@@ -157,6 +200,9 @@ func output(point string, r *proto.HandleResponse) (any, error) {
 	var got string
 	switch o := r.GetOutput().(type) {
 	case nil:
+		if point == hooks.CompactBefore.Name || point == hooks.SessionEnd.Name {
+			return struct{}{}, nil // a notification has no result
+		}
 		return bad(errors.New("the plugin handled the call but sent no result"))
 	case *proto.HandleResponse_Result:
 		if !standard(point) {
@@ -174,14 +220,27 @@ func output(point string, r *proto.HandleResponse) (any, error) {
 			if len(d.GetArgs()) > 0 && !json.Valid(d.GetArgs()) {
 				return bad(errors.New("the replaced arguments are not JSON"))
 			}
-			return hookdata.ToolDecision{Deny: d.GetDeny(), Reason: d.GetReason(), Args: d.GetArgs()}, nil
+			return hookdata.ToolDecision{Deny: d.GetDeny(), Reason: d.GetReason(), Args: d.GetArgs(),
+				Ask: d.GetAsk(), Stop: d.GetStop(), StopReason: d.GetStopReason()}, nil
 		}
 		got = "tool decision"
 	case *proto.HandleResponse_TurnDecision:
 		if point == hooks.TurnEnd.Name {
-			return hookdata.TurnDecision{End: o.TurnDecision.GetEnd()}, nil
+			return hookdata.TurnDecision{End: o.TurnDecision.GetEnd(), Reason: o.TurnDecision.GetReason()}, nil
 		}
 		got = "turn decision"
+	case *proto.HandleResponse_PromptDecision:
+		if point == hooks.PromptSubmit.Name {
+			d := o.PromptDecision
+			return hookdata.PromptDecision{Block: d.GetBlock(), Reason: d.GetReason(), Context: d.GetContext()}, nil
+		}
+		got = "prompt decision"
+	case *proto.HandleResponse_ToolFeedback:
+		if point == hooks.ToolAfter.Name {
+			f := o.ToolFeedback
+			return hookdata.ToolFeedback{Context: f.GetContext(), Stop: f.GetStop(), StopReason: f.GetStopReason()}, nil
+		}
+		got = "tool feedback"
 	case *proto.HandleResponse_Compaction:
 		if point == hooks.ContextCompact.Name {
 			c := o.Compaction
@@ -247,7 +306,7 @@ func annotations(m *proto.ToolAnnotations) *contract.ToolAnnotations {
 }
 
 func turnEndMsg(v hookdata.TurnEndIn) *proto.TurnEnd {
-	m := &proto.TurnEnd{SessionId: text(v.SessionID), Step: int64(v.Step), Text: text(v.Text), ToolCalls: make([]*proto.ToolCall, len(v.ToolCalls))}
+	m := &proto.TurnEnd{SessionId: text(v.SessionID), Step: int64(v.Step), Text: text(v.Text), Continued: v.Continued, ToolCalls: make([]*proto.ToolCall, len(v.ToolCalls))}
 	for i, c := range v.ToolCalls {
 		m.ToolCalls[i] = toolCallMsg(c)
 	}
@@ -255,7 +314,7 @@ func turnEndMsg(v hookdata.TurnEndIn) *proto.TurnEnd {
 }
 
 func turnEndIn(m *proto.TurnEnd) hookdata.TurnEndIn {
-	in := hookdata.TurnEndIn{SessionID: m.GetSessionId(), Step: int(m.GetStep()), Text: m.GetText(), ToolCalls: make([]hookdata.ToolCall, len(m.GetToolCalls()))}
+	in := hookdata.TurnEndIn{SessionID: m.GetSessionId(), Step: int(m.GetStep()), Text: m.GetText(), Continued: m.GetContinued(), ToolCalls: make([]hookdata.ToolCall, len(m.GetToolCalls()))}
 	for i, c := range m.GetToolCalls() {
 		in.ToolCalls[i] = toolCall(c)
 	}

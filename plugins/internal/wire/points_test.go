@@ -30,6 +30,10 @@ var pointTypes = []struct {
 	{hooks.ContextCompact.Name, hookdata.CompactIn{}, hookdata.Compaction{}},
 	{hooks.ToolBefore.Name, hookdata.ToolBeforeIn{}, hookdata.ToolDecision{}},
 	{hooks.TurnEnd.Name, hookdata.TurnEndIn{}, hookdata.TurnDecision{}},
+	{hooks.PromptSubmit.Name, hookdata.PromptSubmitIn{}, hookdata.PromptDecision{}},
+	{hooks.ToolAfter.Name, hookdata.ToolAfterIn{}, hookdata.ToolFeedback{}},
+	{hooks.CompactBefore.Name, hookdata.CompactBeforeIn{}, struct{}{}},
+	{hooks.SessionEnd.Name, hookdata.SessionEndIn{}, struct{}{}},
 }
 
 // Every standard point has its conversions: no point of the registry is
@@ -175,9 +179,12 @@ func TestMessagesCrossEveryField(t *testing.T) {
 
 		resp, err := setOutput(pt.point, pt.out)
 		require.NoError(t, err, pt.point)
-		if od := outputs.ByName(resp.ProtoReflect().WhichOneof(outputs.Get(0).ContainingOneof()).Name()); od.Kind() == protoreflect.MessageKind {
-			fillProto(resp.ProtoReflect().Mutable(od).Message())
-		} else {
+		switch which := resp.ProtoReflect().WhichOneof(outputs.Get(0).ContainingOneof()); {
+		case which == nil:
+			// A notification has no result to fill.
+		case which.Kind() == protoreflect.MessageKind:
+			fillProto(resp.ProtoReflect().Mutable(outputs.ByName(which.Name())).Message())
+		default:
 			resp.Output = &proto.HandleResponse_Text{Text: "text ünï"}
 		}
 		v, err := output(pt.point, resp)

@@ -1,0 +1,404 @@
+package cmdhooks
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/sanitize"
+)
+
+// Config configures the capability. Only Settings and WorkDir are needed.
+type Config struct {
+	// Settings are the hooks, as configured (Check must find nothing wrong).
+	Settings Settings
+	// WorkDir is the agent's absolute work dir: the commands' working
+	// directory, CLAUDE_PROJECT_DIR, HELIOS_PROJECT_DIR and "cwd".
+	WorkDir string
+	// Env is the commands' environment before the project variables (the
+	// allowlisted one the model's commands get). Nil: only the project
+	// variables.
+	Env []string
+	// Transcript returns the session file of a session, for
+	// "transcript_path"; nil or "" when the store keeps no file.
+	Transcript func(sessionID string) string
+	// Shell runs each command as Shell -c command. Default bash, or
+	// /bin/sh where there is no bash.
+	Shell string
+	// MaxOutput bounds what is kept of each stream of a command. Default
+	// DefaultMaxOutput.
+	MaxOutput int
+	// Logger receives the warnings. Nil discards.
+	Logger *slog.Logger
+	// OnWarning also receives them (the kernel's hook-handler failures go
+	// there too).
+	OnWarning func(contract.Warning)
+}
+
+// DefaultMaxOutput is how much of a command's stdout, and of its stderr,
+// is kept: a hook answers in a few lines.
+const DefaultMaxOutput = 1 << 20
+
+// Name is the capability's name.
+const Name = "hooks"
+
+// Hooks is the capability: one handler per configured command.
+type Hooks struct {
+	hooks      []*hook
+	workDir    string
+	env        []string
+	transcript func(string) string
+	shell      string
+	maxOutput  int
+	logger     *slog.Logger
+	onWarning  func(contract.Warning)
+}
+
+var _ kernel.HookProvider = (*Hooks)(nil)
+
+// hook is one configured command.
+type hook struct {
+	event   string
+	at      string // its JSON path: hooks.PreToolUse[0].hooks[1]
+	command string
+	timeout time.Duration
+	match   func(string) bool
+}
+
+// name is the handler's name: the JSON path and the command, shortened.
+func (h *hook) name() string {
+	c := strings.Join(strings.Fields(h.command), " ")
+	if r := []rune(c); len(r) > 60 {
+		c = string(r[:59]) + "…"
+	}
+	return h.at + " (" + c + ")"
+}
+
+// New checks the settings and makes the capability. The events Helios does
+// not run are left out; Unknown lists them.
+func New(cfg Config) (*Hooks, error) {
+	if p := Check(cfg.Settings); len(p) > 0 {
+		return nil, fmt.Errorf("hooks: %s", strings.Join(p, "; "))
+	}
+	c := &Hooks{
+		workDir:    cfg.WorkDir,
+		transcript: cfg.Transcript,
+		shell:      cfg.Shell,
+		maxOutput:  cmp.Or(cfg.MaxOutput, DefaultMaxOutput),
+		logger:     cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
+		onWarning:  cfg.OnWarning,
+	}
+	if c.shell == "" {
+		c.shell = "/bin/sh"
+		if p, err := exec.LookPath("bash"); err == nil {
+			c.shell = p
+		}
+	}
+	c.env = append(append([]string(nil), cfg.Env...),
+		"CLAUDE_PROJECT_DIR="+cfg.WorkDir, "HELIOS_PROJECT_DIR="+cfg.WorkDir)
+	for _, event := range events {
+		for i, g := range cfg.Settings[event] {
+			match, _ := compileMatcher(g.Matcher) // Check compiled it
+			for j, cmd := range g.Hooks {
+				c.hooks = append(c.hooks, &hook{
+					event:   event,
+					at:      fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j),
+					command: cmd.Command,
+					timeout: timeoutOf(cmd),
+					match:   match,
+				})
+			}
+		}
+	}
+	return c, nil
+}
+
+// Unknown lists the events of s that Helios does not run, sorted: each is
+// a warning, not an error, so that a settings file written for a newer
+// Claude Code still works.
+func Unknown(s Settings) []string {
+	var out []string
+	for event := range s {
+		if !slices.Contains(events, event) {
+			out = append(out, event)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Name returns "hooks".
+func (c *Hooks) Name() string { return Name }
+
+// Mounts returns one handler per command, in config order, each on its
+// event's mount point.
+func (c *Hooks) Mounts() []hooks.Mount {
+	ms := make([]hooks.Mount, 0, len(c.hooks))
+	for _, h := range c.hooks {
+		ms = append(ms, c.mount(h))
+	}
+	return ms
+}
+
+// mount binds h's handler on its event's point.
+func (c *Hooks) mount(h *hook) hooks.Mount {
+	switch h.event {
+	case SessionStart:
+		return kernel.SessionStart.Bind(h.name(), func(ctx context.Context, in kernel.SessionStartIn) (string, bool, error) {
+			return c.sessionStart(ctx, h, in)
+		})
+	case UserPromptSubmit:
+		return kernel.PromptSubmit.Bind(h.name(), func(ctx context.Context, in kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
+			return c.promptSubmit(ctx, h, in)
+		})
+	case PreToolUse:
+		return kernel.ToolBefore.Bind(h.name(), func(ctx context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+			return c.preToolUse(ctx, h, in)
+		})
+	case PostToolUse:
+		return kernel.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+			return c.postToolUse(ctx, h, in)
+		})
+	case Stop:
+		return kernel.TurnEnd.Bind(h.name(), func(ctx context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+			return c.stop(ctx, h, in)
+		})
+	case PreCompact:
+		return kernel.CompactBefore.Bind(h.name(), func(ctx context.Context, in kernel.CompactBeforeIn) error {
+			return c.notify(ctx, h, "auto", c.common(in.SessionID, PreCompact, input{Trigger: "auto", CustomInstructions: new(string)}))
+		})
+	case SessionEnd:
+		return kernel.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
+			return c.notify(ctx, h, "other", c.common(in.SessionID, SessionEnd, input{Reason: "other"}))
+		})
+	}
+	panic("cmdhooks: no mount point for event " + h.event) // events lists only the events above
+}
+
+// common fills the fields every event's input has.
+func (c *Hooks) common(sessionID, event string, in input) input {
+	in.SessionID, in.CWD, in.HookEventName = sessionID, c.workDir, event
+	if c.transcript != nil {
+		in.TranscriptPath = c.transcript(sessionID)
+	}
+	return in
+}
+
+// call runs h with in and reads what it answered. It returns an error
+// (which the kernel reports as a warning, the call going on) when the
+// command did not finish or exited with a status other than 0 and 2.
+func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
+	o, err := c.run(ctx, h, encode(in))
+	if err != nil {
+		return result{}, err
+	}
+	switch o.code {
+	case 0:
+		r, text, isJSON := c.read(ctx, h, o)
+		return result{reply: r, text: text, isJSON: isJSON}, nil
+	case 2:
+		return result{blocked: true, stderr: errText(o, "")}, nil
+	}
+	return result{}, failed(o)
+}
+
+// result is what a command answered.
+type result struct {
+	// blocked: it exited 2; stderr is what it printed there.
+	blocked bool
+	stderr  string
+	// reply is its JSON answer when isJSON, else text is its stdout.
+	reply  reply
+	text   string
+	isJSON bool
+}
+
+// context is the text a command adds to the model's context: its
+// additionalContext, or its plain stdout where plain stdout is context.
+func (r result) context(plainIsContext bool) string {
+	if r.isJSON {
+		return strings.TrimSpace(r.reply.Specific.AdditionalContext)
+	}
+	if plainIsContext {
+		return strings.TrimSpace(r.text)
+	}
+	return ""
+}
+
+func (c *Hooks) sessionStart(ctx context.Context, h *hook, in kernel.SessionStartIn) (string, bool, error) {
+	const source = "startup" // session:start runs when a new session opens
+	if !h.match(source) {
+		return "", false, nil
+	}
+	r, err := c.call(ctx, h, c.common(in.SessionID, SessionStart, input{Source: source}))
+	if err != nil {
+		return "", false, err
+	}
+	if r.blocked {
+		return "", false, errors.New("it exited with status 2, which cannot block a session start: " + cmp.Or(r.stderr, "no stderr output"))
+	}
+	text := r.context(true)
+	return text, text != "", nil
+}
+
+func (c *Hooks) promptSubmit(ctx context.Context, h *hook, in kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
+	r, err := c.call(ctx, h, c.common(in.SessionID, UserPromptSubmit, input{Prompt: &in.Prompt}))
+	switch {
+	case err != nil:
+		return kernel.PromptDecision{}, false, err
+	case r.blocked:
+		return kernel.PromptDecision{Block: true, Reason: cmp.Or(r.stderr, h.name()+" exited with status 2")}, true, nil
+	case r.reply.stops():
+		return kernel.PromptDecision{Block: true, Reason: cmp.Or(r.reply.StopReason, h.name()+` answered "continue": false`)}, true, nil
+	case r.reply.Decision == "block":
+		return kernel.PromptDecision{Block: true, Reason: cmp.Or(r.reply.Reason, h.name()+" blocked the prompt")}, true, nil
+	}
+	text := r.context(true)
+	return kernel.PromptDecision{Context: text}, text != "", nil
+}
+
+func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	if !h.match(in.Call.Name) {
+		return kernel.ToolDecision{}, false, nil
+	}
+	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
+	r, err := c.call(ctx, h, c.common(in.SessionID, PreToolUse, input{ToolName: in.Call.Name, ToolInput: given, ToolUseID: in.Call.ID}))
+	switch {
+	case err != nil:
+		return kernel.ToolDecision{}, false, err
+	case r.blocked:
+		return kernel.ToolDecision{Deny: true, Reason: cmp.Or(r.stderr, h.name()+" blocked the call")}, true, nil
+	case r.reply.stops():
+		return kernel.ToolDecision{Stop: true, StopReason: cmp.Or(r.reply.StopReason, h.name()+` answered "continue": false`)}, true, nil
+	case !r.isJSON:
+		return kernel.ToolDecision{}, false, nil
+	}
+	s := r.reply.Specific
+	decision, reason := s.PermissionDecision, s.PermissionDecisionReason
+	if decision == "" { // the older spelling
+		switch r.reply.Decision {
+		case "approve":
+			decision = "allow"
+		case "block":
+			decision = "deny"
+		}
+		reason = r.reply.Reason
+	}
+	var d kernel.ToolDecision
+	if len(s.UpdatedInput) > 0 && string(s.UpdatedInput) != "null" {
+		args, ok := heliosInput(in.Call.Name, s.UpdatedInput, given)
+		if !ok {
+			return d, false, errors.New("its updatedInput is not a JSON object: the call runs as the model wrote it")
+		}
+		d.Args = args
+	}
+	switch decision {
+	case "deny":
+		return kernel.ToolDecision{Deny: true, Reason: cmp.Or(reason, h.name()+" denied the call")}, true, nil
+	case "ask":
+		d.Ask, d.Reason = true, reason
+		return d, true, nil
+	case "", "allow":
+		// Helios has no permission prompt for "allow" to skip: the call
+		// runs (with updatedInput, if any), and without one the next
+		// handlers still see it.
+		return d, d.Args != nil, nil
+	}
+	return kernel.ToolDecision{}, false, fmt.Errorf(`its permissionDecision %q is none of "allow", "deny", "ask": ignored`, decision)
+}
+
+func (c *Hooks) postToolUse(ctx context.Context, h *hook, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+	if !h.match(in.Call.Name) {
+		return kernel.ToolFeedback{}, false, nil
+	}
+	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
+	r, err := c.call(ctx, h, c.common(in.SessionID, PostToolUse, input{
+		ToolName: in.Call.Name, ToolInput: given, ToolUseID: in.Call.ID,
+		ToolResponse: toolResponse(in.Call.Name, given, in.Content, in.IsError),
+	}))
+	var f kernel.ToolFeedback
+	switch {
+	case err != nil:
+		return f, false, err
+	case r.blocked:
+		// The call already ran: stderr is feedback for the model.
+		f.Context = cmp.Or(r.stderr, h.name()+" exited with status 2")
+	case r.isJSON:
+		if r.reply.Decision == "block" {
+			f.Context = cmp.Or(strings.TrimSpace(r.reply.Reason), h.name()+" flagged the result")
+		}
+		if more := r.context(false); more != "" {
+			f.Context = strings.TrimSpace(f.Context + "\n\n" + more)
+		}
+		if r.reply.stops() {
+			f.Stop, f.StopReason = true, cmp.Or(r.reply.StopReason, h.name()+` answered "continue": false`)
+		}
+	}
+	return f, f.Context != "" || f.Stop, nil
+}
+
+func (c *Hooks) stop(ctx context.Context, h *hook, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+	if len(in.ToolCalls) > 0 {
+		// The model asked for tools: the turn goes on anyway, and Claude
+		// Code runs Stop only when the model stops.
+		return kernel.TurnDecision{}, false, nil
+	}
+	active := in.Continued
+	r, err := c.call(ctx, h, c.common(in.SessionID, Stop, input{StopHookActive: &active}))
+	switch {
+	case err != nil:
+		return kernel.TurnDecision{}, false, err
+	case r.blocked:
+		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.stderr, h.name()+" asks to go on")}, true, nil
+	case r.reply.stops():
+		return kernel.TurnDecision{End: true}, true, nil
+	case r.reply.Decision == "block":
+		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.reply.Reason, h.name()+" asks to go on")}, true, nil
+	}
+	return kernel.TurnDecision{}, false, nil
+}
+
+// notify runs h on an event nothing can block (PreCompact, SessionEnd),
+// when its matcher selects what.
+func (c *Hooks) notify(ctx context.Context, h *hook, what string, in input) error {
+	if !h.match(what) {
+		return nil
+	}
+	r, err := c.call(ctx, h, in)
+	if err == nil && r.blocked {
+		err = fmt.Errorf("it exited with status 2, which cannot block %s: %s", h.event, cmp.Or(r.stderr, "no stderr output"))
+	}
+	return err
+}
+
+// warn reports a problem with h's answer that does not fail it: to the
+// logger, OnWarning and whoever watches the session.
+func (c *Hooks) warn(ctx context.Context, h *hook, msg string) {
+	w := contract.Warning{Source: "hook", Path: h.at, Message: sanitize.Text(fmt.Sprintf("hook command %s %s", h.name(), msg))}
+	c.logger.WarnContext(ctx, "hook command", slog.String("hook", h.at), slog.String("message", w.Message))
+	if c.onWarning != nil {
+		c.onWarning(w)
+	}
+	contract.Warn(ctx, w)
+}
+
+// Configured says whether s has a command for an event Helios runs.
+func Configured(s Settings) bool {
+	for _, event := range events {
+		for _, g := range s[event] {
+			if len(g.Hooks) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}

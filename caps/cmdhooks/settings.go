@@ -1,0 +1,154 @@
+package cmdhooks
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Settings is the "hooks" key of helios.config.json, in the shape of the
+// "hooks" object of Claude Code's settings: an event name, then its matcher
+// groups in order, each with its commands in order.
+//
+//	"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 10}]}]}
+type Settings map[string][]Group
+
+// Group is one matcher group of an event.
+type Group struct {
+	// Matcher selects what the hooks run for: a tool name for PreToolUse
+	// and PostToolUse, the source for SessionStart ("startup"), the trigger
+	// for PreCompact ("auto"), the reason for SessionEnd ("other").
+	// UserPromptSubmit and Stop ignore it. "" and "*" match everything; a
+	// matcher of letters, digits, "_" and "|" is a list of exact names
+	// ("Edit|Write"); anything else is a regular expression (Go's RE2
+	// syntax) that matches anywhere in the name unless anchored.
+	Matcher string `json:"matcher"`
+	// Hooks are the commands, run one after another in this order.
+	Hooks []Command `json:"hooks"`
+}
+
+// Command is one hook.
+type Command struct {
+	// Type must be "command".
+	Type string `json:"type"`
+	// Command is run with bash -c (sh -c where there is no bash) in the
+	// work dir.
+	Command string `json:"command"`
+	// Timeout is the most seconds the command may run; unset means 60.
+	// Past it the command and its process group are killed and the call
+	// goes on without it.
+	Timeout *float64 `json:"timeout"`
+	// StatusMessage is what Claude Code shows while the command runs;
+	// Helios shows no spinner for a hook and ignores it.
+	StatusMessage string `json:"statusMessage"`
+	// Prompt is Claude Code's prompt hooks' key (type "prompt"), which
+	// Helios does not run: a hook with a prompt is a config error.
+	Prompt string `json:"prompt"`
+}
+
+// The events Helios runs, as Claude Code names them, and the mount point
+// each runs on.
+const (
+	SessionStart     = "SessionStart"     // session:start
+	UserPromptSubmit = "UserPromptSubmit" // prompt:submit
+	PreToolUse       = "PreToolUse"       // tool:before
+	PostToolUse      = "PostToolUse"      // tool:after
+	Stop             = "Stop"             // turn:end
+	PreCompact       = "PreCompact"       // compact:before
+	SessionEnd       = "SessionEnd"       // session:end
+)
+
+// events are the events Helios runs, in lifecycle order.
+var events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, PreCompact, SessionEnd}
+
+// Events lists the events Helios runs, in lifecycle order.
+func Events() []string { return slices.Clone(events) }
+
+// DefaultTimeout is how long a command may run when its timeout is unset.
+const DefaultTimeout = 60 * time.Second
+
+// maxTimeout bounds a timeout, so that seconds always convert to a
+// time.Duration.
+const maxTimeout = 24 * time.Hour
+
+// Check lists what is wrong with s, each problem as "json.path: reason"
+// under the key "hooks": a type other than "command", a missing command, a
+// matcher that is not a valid regular expression, a timeout that is not a
+// positive number of seconds. Events Helios does not run are not checked
+// (New warns about them instead).
+func Check(s Settings) []string {
+	var out []string
+	for _, event := range events {
+		for i, g := range s[event] {
+			at := fmt.Sprintf("hooks.%s[%d]", event, i)
+			if _, err := compileMatcher(g.Matcher); err != nil {
+				out = append(out, fmt.Sprintf("%s.matcher: %v", at, err))
+			}
+			for j, c := range g.Hooks {
+				out = append(out, checkCommand(fmt.Sprintf("%s.hooks[%d]", at, j), c)...)
+			}
+		}
+	}
+	return out
+}
+
+// checkCommand lists what is wrong with the command at path.
+func checkCommand(path string, c Command) []string {
+	var out []string
+	switch c.Type {
+	case "command":
+	case "":
+		out = append(out, path+`.type: missing (want "command")`)
+	default:
+		out = append(out, fmt.Sprintf(`%s.type: %q hooks are not supported: Helios runs "command" hooks only`, path, c.Type))
+	}
+	if c.Type == "command" && strings.TrimSpace(c.Command) == "" {
+		out = append(out, path+".command: missing")
+	}
+	if c.Prompt != "" && c.Type == "command" {
+		out = append(out, path+`.prompt: a "command" hook has no prompt`)
+	}
+	if c.Timeout != nil {
+		switch t := *c.Timeout; {
+		case t < 0:
+			out = append(out, fmt.Sprintf("%s.timeout: negative (%v seconds)", path, t))
+		case t == 0:
+			out = append(out, path+".timeout: 0 seconds: give a positive number of seconds, or leave it out for 60")
+		case t > maxTimeout.Seconds():
+			out = append(out, fmt.Sprintf("%s.timeout: %v seconds is over the limit of %v (one day)", path, t, maxTimeout.Seconds()))
+		}
+	}
+	return out
+}
+
+// timeoutOf is c's timeout as a duration (Check has vetted it).
+func timeoutOf(c Command) time.Duration {
+	if c.Timeout == nil {
+		return DefaultTimeout
+	}
+	return time.Duration(math.Round(*c.Timeout * float64(time.Second)))
+}
+
+// simpleMatcher is a matcher Claude Code reads as a list of exact names.
+var simpleMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+
+// compileMatcher makes m into a test of a name: everything for "" and
+// "*", one of the listed names for a simple matcher ("Edit|Write"), else a
+// regular expression.
+func compileMatcher(m string) (func(string) bool, error) {
+	switch {
+	case m == "" || m == "*":
+		return func(string) bool { return true }, nil
+	case simpleMatcher.MatchString(m):
+		names := strings.Split(m, "|")
+		return func(name string) bool { return slices.Contains(names, name) }, nil
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid regular expression: %w", err)
+	}
+	return re.MatchString, nil
+}
