@@ -188,12 +188,12 @@ type SandboxConfig struct {
 type SkillsConfig struct {
 	// Mode is "catalog" (default) or "tools".
 	Mode Enum `json:"mode"`
-	// UserRoots replaces the user-level roots (default ~/.helios/skills then
-	// ~/.agents/skills). A leading ~/ is the home directory. An empty list
-	// reads no user-level skills.
+	// UserRoots replaces the user-level roots (default ~/.helios/skills,
+	// ~/.agents/skills, then ~/.claude/skills). A leading ~/ is the home
+	// directory. An empty list reads no user-level skills.
 	UserRoots *[]string `json:"userRoots"`
 	// ProjectRoots replaces the project roots, relative to the work dir
-	// (default .helios/skills then .agents/skills).
+	// (default .helios/skills, .agents/skills, then .claude/skills).
 	ProjectRoots *[]string `json:"projectRoots"`
 	// Watch configures how long-running commands keep the catalog fresh.
 	Watch WatchConfig `json:"watch"`

@@ -104,6 +104,9 @@ type Session struct {
 	// ID across the whole log, and some servers number calls afresh in
 	// every response.
 	callIDs map[string]bool
+	// budget is the kernel's catalog budget with the skills loaded recently
+	// in this work dir, read when the session was opened.
+	budget skills.Budget
 	// viewSize is the model view's size at the step's request; stepGrowth
 	// what the step appended since.
 	viewSize, stepGrowth int
@@ -181,7 +184,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}, budget: k.SessionBudget(ctx)}
 	if cfg.Resume != "" {
 		if s.log, err = cfg.Store.Open(ctx, cfg.Resume); err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", cfg.Resume, err)
@@ -313,8 +316,8 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	cat := s.k.Catalog(ctx)
 	tools, hasSkillTool := s.tools(ctx, cat)
 
-	s.k.CatalogView(cat) // tells a person, once per change, what the budget cut
-	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.k.budget); inj.Append {
+	s.k.catalogView(cat, s.budget) // tells a person, once per change, what the budget cut
+	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}
@@ -427,7 +430,7 @@ func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
 // warning, and AllowedTools filters. It reports whether the skill tool of
 // catalog mode is visible.
 func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
-	all, warns := s.k.Tools(ctx, cat)
+	all, warns := s.k.tools(ctx, cat, s.budget)
 	for _, w := range warns {
 		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
 	}
@@ -459,7 +462,8 @@ func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.To
 	s.observe(Update{Kind: UpdateToolCall, Call: c})
 	res := s.callTool(ctx, tools, c)
 	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
-	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError})
+	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
+		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)})
 }
 
 func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {

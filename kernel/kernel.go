@@ -93,14 +93,16 @@ type Config struct {
 	Secrets *redact.Secrets
 }
 
-// DefaultUserSkillRoots returns ~/.helios/skills then ~/.agents/skills, with
-// the home directory from os.UserHomeDir (so HOME decides).
+// DefaultUserSkillRoots returns ~/.helios/skills, ~/.agents/skills, then
+// ~/.claude/skills (where Claude Code users keep theirs: read after
+// Helios's own roots, so a name there never shadows one of them), with the
+// home directory from os.UserHomeDir (so HOME decides).
 func DefaultUserSkillRoots() ([]string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil, fmt.Errorf("user skill roots: %w", err)
 	}
-	return []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}, nil
+	return []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}, nil
 }
 
 // Kernel is an assembled kernel.
@@ -121,6 +123,11 @@ type Kernel struct {
 	outcomeMu  sync.Mutex
 	outcome    string
 	outcomeCut bool
+
+	// recentErr is the last error reading the store for recency, warned
+	// about once.
+	recentMu  sync.Mutex
+	recentErr string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -379,12 +386,19 @@ func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
 func (k *Kernel) Telemetry() *telemetry.T { return k.cfg.Telemetry }
 
 // SkillTools returns the tools through which the model reaches skills (the
-// one exit, skills.ToSkillTools), for the given catalog.
+// one exit, skills.ToSkillTools), for the given catalog: in catalog mode the
+// skill tool then skill_search.
 func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	tools, warns := skills.ToSkillToolsWithin(cat.Skills, k.cfg.SkillsMode, k.budget)
+	return k.skillTools(cat, k.budget)
+}
+
+func (k *Kernel) skillTools(cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
+	tools, warns := cat.Tools(k.cfg.SkillsMode, b)
 	if tel := k.cfg.Telemetry; tel != nil {
 		for i := range tools {
-			tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
+			if tools[i].Name != skills.SearchToolName || k.cfg.SkillsMode == skills.ModeTools {
+				tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
+			}
 		}
 	}
 	return tools, warns
@@ -437,6 +451,7 @@ func resolveBudget(b skills.Budget) skills.Budget {
 		b.ToolsMax = 0
 	}
 	b.Pinned = slices.Clone(b.Pinned)
+	b.Recent = slices.Clone(b.Recent)
 	return b
 }
 
@@ -445,6 +460,7 @@ func resolveBudget(b skills.Budget) skills.Budget {
 func (k *Kernel) CatalogBudget() skills.Budget {
 	b := k.budget
 	b.Pinned = slices.Clone(b.Pinned)
+	b.Recent = slices.Clone(b.Recent)
 	return b
 }
 
@@ -462,7 +478,18 @@ func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
 // outcome rather than at every step; when a cut catalog fits again, that is
 // logged too.
 func (k *Kernel) CatalogView(cat skills.Catalog) skills.CatalogView {
-	v := cat.View(k.budget, k.cfg.SkillsMode)
+	return k.catalogView(cat, k.budget)
+}
+
+// CatalogViewNow is CatalogView as a session opened now would see it: with
+// the skills loaded recently in this work dir (SessionBudget). It is what
+// `helios skills catalog` prints.
+func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skills.CatalogView {
+	return k.catalogView(cat, k.SessionBudget(ctx))
+}
+
+func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skills.CatalogView {
+	v := cat.View(b, k.cfg.SkillsMode)
 	if cat.Complete {
 		k.logOutcome(v)
 	}
@@ -494,7 +521,11 @@ func (k *Kernel) logOutcome(v skills.CatalogView) {
 // capability's tools in capability order. A capability whose Tools fails
 // costs only its own tools, with a warning.
 func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	tools, warns := k.SkillTools(cat)
+	return k.tools(ctx, cat, k.budget)
+}
+
+func (k *Kernel) tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
+	tools, warns := k.skillTools(cat, b)
 	for _, c := range k.caps {
 		tp, ok := c.Capability.(ToolProvider)
 		if !ok {

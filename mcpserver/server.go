@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -23,7 +24,8 @@ const ExtensionID = "io.modelcontextprotocol/skills"
 
 // Tool names.
 const (
-	SkillToolName    = skills.SkillToolName // "skill"
+	SkillToolName    = skills.SkillToolName  // "skill"
+	SearchToolName   = skills.SearchToolName // "skill_search"
 	ResourceToolName = "skill_resource"
 )
 
@@ -36,8 +38,18 @@ var (
 	resourceToolDescription string
 
 	//go:embed instructions.md
-	instructions string
+	instructionsMD string
+	instructions   = strings.TrimRight(instructionsMD, "\n")
+
+	//go:embed skill_tool_note.md
+	skillToolNoteMD string
+	skillToolNote   = strings.TrimRight(skillToolNoteMD, "\n")
 )
+
+// MaxToolDescription bounds the skill tool's description, in characters:
+// Claude Code cuts MCP tool descriptions at 4,096 characters, so the
+// catalog in it is budgeted to fit, whatever skills.catalog.budget allows.
+const MaxToolDescription = 4096
 
 // Kernel is what the server needs of a kernel: its merged catalog, read at
 // call time, and its registry's bare "skills changed" signal.
@@ -75,6 +87,7 @@ type Server struct {
 	mu        sync.Mutex
 	published string   // digest of the catalog the lists describe
 	toolDesc  string   // the skill tool's current description
+	instr     string   // the instructions a client initializing now gets
 	uris      []string // the resources registered with the SDK
 	prompts   []string // the prompts registered with the SDK
 	subs      map[string]*subscription
@@ -119,6 +132,11 @@ func New(cfg Config) (*Server, error) {
 		UnsubscribeHandler: s.unsubscribe,
 		Instructions:       instructions,
 	})
+	// A client initializing gets the catalog as it is then: the SDK's
+	// instructions are fixed at construction, so the result is completed
+	// here.
+	s.mcp.AddReceivingMiddleware(s.currentInstructions)
+	s.mcp.AddTool(&mcp.Tool{Name: SearchToolName, Description: skills.SearchToolDescription(), InputSchema: searchSchema}, s.callSearch)
 	s.mcp.AddTool(&mcp.Tool{Name: ResourceToolName, Description: resourceToolDescription, InputSchema: resourceSchema}, s.callResource)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "skill-file",
@@ -230,6 +248,7 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	}
 	s.published = digest
 
+	s.instr = serverInstructions(cat, s.k.CatalogBudget())
 	if desc := skillToolDescription(cat, s.k.CatalogBudget()); desc != s.toolDesc {
 		s.toolDesc = desc
 		s.mcp.AddTool(&mcp.Tool{Name: SkillToolName, Description: desc, InputSchema: skillSchema}, s.callSkill)
@@ -293,10 +312,42 @@ func publishable(sk skills.Skill) error {
 	return nil
 }
 
-// skillToolDescription is the skill tool's description: its role, then the
-// catalog the model may see, held to the kernel's catalog budget by the same
-// rule as the catalog message (skills.BudgetCatalog): when skills are left
-// out, it ends saying how many, and the tool still loads them by name.
+// currentInstructions is a receiving middleware: it gives an initialize
+// (or discover) result the instructions of the catalog published last.
+func (s *Server) currentInstructions(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			s.mu.Lock()
+			r.Instructions = s.instr
+			s.mu.Unlock()
+		case *mcp.DiscoverResult:
+			s.mu.Lock()
+			r.Instructions = s.instr
+			s.mu.Unlock()
+		}
+		return res, err
+	}
+}
+
+// serverInstructions is what a client initializing gets as instructions:
+// the server's role, then the catalog message the kernel's model would get
+// (the same budget and rule, so bounded by skills.catalog.budget). MCP
+// clients that hide tools behind a search (Claude Code) still show them.
+func serverInstructions(cat skills.Catalog, budget skills.Budget) string {
+	return instructions + "\n\n" + skills.BudgetCatalog(cat.Skills, budget, skills.MessageFrame()).Message
+}
+
+// skillToolDescription is the skill tool's description: when skills are
+// left out, first the sentence saying how many and that skill_search finds
+// them (a client cutting the description keeps it); then the tool's role
+// and the catalog the model may see, held to the kernel's catalog budget,
+// and never over MaxToolDescription, by the same rule as the catalog
+// message (skills.BudgetCatalog).
 func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	var head strings.Builder
 	if err := skillToolTmpl().Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
@@ -306,6 +357,13 @@ func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	frame.Head = head.String()
 	frame.Tail = "</available_skills>"
 	frame.Empty = head.String() + "</available_skills>"
+	frame.Note = func(omitted int) string {
+		return strings.ReplaceAll(skillToolNote, "{omitted}", strconv.Itoa(omitted)) + "\n\n"
+	}
+	frame.NoteFirst = true
+	if budget.Chars <= 0 || budget.Chars > MaxToolDescription {
+		budget.Chars = MaxToolDescription
+	}
 	return skills.BudgetCatalog(cat.Skills, budget, frame).Message
 }
 

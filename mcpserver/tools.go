@@ -13,6 +13,7 @@ import (
 
 var (
 	skillSchema    = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
+	searchSchema   = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
 	resourceSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."},"path":{"type":"string","description":"The file's path relative to the skill's folder, e.g. references/GUIDE.md."}},"required":["name","path"],"additionalProperties":false}`)
 )
 
@@ -31,6 +32,22 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 		return res, nil
 	}
 	text, err := loadText(ctx, sk)
+	if err != nil {
+		return errorResult(err.Error()), nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+}
+
+// callSearch is the skill_search tool: the kernel's answer (skills.SearchText)
+// over the catalog as it is now, every skill the model may see included.
+func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Query *string `json:"query"`
+	}
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Query == nil {
+		return errorResult(`the skill_search tool takes {"query": "<a few words>"}`), nil
+	}
+	text, err := skills.SearchText(s.k.Catalog(ctx), *in.Query)
 	if err != nil {
 		return errorResult(err.Error()), nil
 	}

@@ -1,5 +1,6 @@
 // Package skills is the project-level skills capability: it provides the
-// skills under <workDir>/.helios/skills then <workDir>/.agents/skills, read
+// skills under <workDir>/.helios/skills, <workDir>/.agents/skills, then
+// <workDir>/.claude/skills, read
 // through the guarded work-dir port so that a bundle symlinked to a folder
 // outside the work dir is refused rather than followed.
 //

@@ -8,8 +8,9 @@ import (
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
-// DefaultRoots are the project roots, relative to the work dir, in merge order.
-var DefaultRoots = []string{".helios/skills", ".agents/skills"}
+// DefaultRoots are the project roots, relative to the work dir, in merge
+// order: Helios's own, then Claude Code's .claude/skills.
+var DefaultRoots = []string{".helios/skills", ".agents/skills", ".claude/skills"}
 
 // Capability provides project skills.
 type Capability struct {

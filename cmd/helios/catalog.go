@@ -28,12 +28,15 @@ func skillsCatalogCmd(g *globals) *cobra.Command {
 		Long: "Print exactly the catalog message the model would receive now (skills.catalog.budget applied), then a\n" +
 			"summary: the budget, the characters used, and how many skills were included, shortened and omitted.\n" +
 			"In tools mode, the skill tools the model would get (bounded by skills.tools.max).\n" +
-			"--json prints {\"mode\", \"message\", \"budget\", \"used\", \"total\", \"included\", \"shortened\", \"omitted\", \"complete\"}.",
+			"The order: pinned skills, project skills, skills loaded recently in this work dir (from the session\n" +
+			"store), then the rest by source and name.\n" +
+			"--json prints {\"mode\", \"message\", \"budget\", \"used\", \"total\", \"included\", \"shortened\", \"omitted\",\n" +
+			"\"listed\": [{\"name\", \"why\": \"pinned\"|\"project\"|\"recent\"|\"name\"}], \"complete\"}.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				cat := k.Catalog(cmd.Context())
-				v := k.CatalogView(cat)
+				v := k.CatalogViewNow(cmd.Context(), cat)
 				w := cmd.OutOrStdout()
 				if g.json {
 					return writeJSON(w, catalogJSON{Mode: v.Mode.String(), Message: v.Message, BudgetSummary: v.Summary, Complete: cat.Complete})

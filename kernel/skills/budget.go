@@ -50,10 +50,14 @@ type Budget struct {
 	Pinned []string
 	// ToolsMax bounds the tools of ModeTools. Zero or less: no bound.
 	ToolsMax int
+	// Recent names the skills loaded recently in this work dir, most
+	// recent first (the kernel reads them from its session store). They
+	// come after pinned and project skills and before the rest.
+	Recent []string
 }
 
 func (b Budget) equal(o Budget) bool {
-	return b.Chars == o.Chars && b.ContextWindow == o.ContextWindow && b.ToolsMax == o.ToolsMax && slices.Equal(b.Pinned, o.Pinned)
+	return b.Chars == o.Chars && b.ContextWindow == o.ContextWindow && b.ToolsMax == o.ToolsMax && slices.Equal(b.Pinned, o.Pinned) && slices.Equal(b.Recent, o.Recent)
 }
 
 // Frame is the fixed text around the skill lines of a budgeted catalog; it
@@ -67,6 +71,10 @@ type Frame struct {
 	// Note is appended after Tail when skills are omitted: it says how many
 	// and how to reach them.
 	Note func(omitted int) string
+	// NoteFirst puts the note before Head instead, for a consumer whose
+	// reader may cut the text at a length (an MCP client cutting a tool
+	// description) and must still learn that skills were left out.
+	NoteFirst bool
 }
 
 // The catalog message's text lives in these files; a file's trailing
@@ -112,9 +120,27 @@ type BudgetSummary struct {
 	Shortened int `json:"shortened"`
 	// Omitted names the skills left out, in catalog order.
 	Omitted []string `json:"omitted"`
+	// Listed says, for each skill shown, in catalog order, why it has its
+	// place: "pinned", "project", "recent" (loaded recently in this work
+	// dir) or "name" (the rest, by source then name).
+	Listed []Listed `json:"listed"`
 	// CharsCut is the characters cut from the shortened lines.
 	CharsCut int `json:"-"`
 }
+
+// Listed is one skill shown and why it has its place in the order.
+type Listed struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+// Why a skill has its place in the catalog order (Listed.Why).
+const (
+	WhyPinned  = "pinned"
+	WhyProject = "project"
+	WhyRecent  = "recent"
+	WhyName    = "name"
+)
 
 // CatalogView is what the model sees of a catalog under a budget.
 type CatalogView struct {
@@ -148,6 +174,10 @@ type renderMemo struct {
 	budget Budget
 	mode   Mode
 	view   CatalogView
+
+	// indexOnce builds the catalog's search index at its first search.
+	indexOnce sync.Once
+	index     *searchIndex
 }
 
 // View returns what the model sees of c under b in mode: in catalog mode
@@ -163,7 +193,7 @@ func (c Catalog) View(b Budget, mode Mode) CatalogView {
 	defer m.mu.Unlock()
 	if !m.ok || m.mode != mode || !m.budget.equal(b) {
 		m.view = view(c.Skills, b, mode)
-		m.budget, m.mode, m.ok = Budget{Chars: b.Chars, ContextWindow: b.ContextWindow, ToolsMax: b.ToolsMax, Pinned: slices.Clone(b.Pinned)}, mode, true
+		m.budget, m.mode, m.ok = Budget{Chars: b.Chars, ContextWindow: b.ContextWindow, ToolsMax: b.ToolsMax, Pinned: slices.Clone(b.Pinned), Recent: slices.Clone(b.Recent)}, mode, true
 	}
 	return m.view
 }
@@ -185,14 +215,15 @@ func view(all []Skill, b Budget, mode Mode) CatalogView {
 
 // entry is one visible skill being budgeted.
 type entry struct {
-	s     *Skill
-	pin   int // index in Budget.Pinned; len(Pinned) when not pinned
-	rank  int // source: project, user, capability
-	name  string
-	nameW int    // characters of the escaped name
-	fullW int    // characters of the escaped description of a full line
-	line  int    // what its line costs; 0: omitted
-	body  string // the description shown; "": the name alone
+	s      *Skill
+	pin    int // index in Budget.Pinned; len(Pinned) when not pinned
+	pinned bool
+	rank   int // project, recent, user, capability (see order)
+	name   string
+	nameW  int    // characters of the escaped name
+	fullW  int    // characters of the escaped description of a full line
+	line   int    // what its line costs; 0: omitted
+	body   string // the description shown; "": the name alone
 }
 
 // desc is the collapsed description, not yet cut or escaped.
@@ -270,22 +301,51 @@ func collapsedWidth(s string) (n, w int) {
 	return n, w
 }
 
+// Ranks after pinning: project skills, then recently loaded ones, then
+// user and capability skills.
+const (
+	rankProject = iota
+	rankRecent
+	rankUser
+	rankCapability
+)
+
 func sourceRank(src string) int {
 	switch src {
 	case SourceProject:
-		return 0
+		return rankProject
 	case SourceUser:
-		return 1
+		return rankUser
 	}
-	return 2
+	return rankCapability
+}
+
+// why names the reason an entry has its place.
+func (e *entry) why() string {
+	switch {
+	case e.pinned:
+		return WhyPinned
+	case e.rank == rankProject:
+		return WhyProject
+	case e.rank == rankRecent:
+		return WhyRecent
+	}
+	return WhyName
 }
 
 // order returns the skills the model may see in catalog order: pinned (in
-// the order of Budget.Pinned), then project, user and capability skills,
-// then by name (code point); the remaining ties are broken by every other
-// field, so any permutation of the input gives the same order. It also
-// returns the warnings about pinned names.
-func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
+// the order of Budget.Pinned), then project skills, then those loaded
+// recently (in the order of Budget.Recent, most recent first), then user
+// and capability skills, then by name (code point); the remaining ties are
+// broken by every other field, so any permutation of the input gives the
+// same order. It also returns the warnings about pinned names.
+func order(all []Skill, pinned, recent []string) ([]entry, []contract.Warning) {
+	recentAt := make(map[string]int, len(recent))
+	for i, n := range recent {
+		if _, dup := recentAt[n]; !dup {
+			recentAt[n] = i
+		}
+	}
 	pinAt := make(map[string]int, len(pinned))
 	for i, p := range pinned {
 		if _, dup := pinAt[p]; !dup {
@@ -293,8 +353,8 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 		}
 	}
 	type key struct {
-		pin, rank int32
-		s         *Skill
+		pin, rank, recent int32
+		s                 *Skill
 	}
 	keys := make([]key, 0, len(all))
 	found := make(map[string]bool, len(pinAt))
@@ -314,7 +374,11 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 		if s.DisableModelInvocation {
 			continue
 		}
-		keys = append(keys, key{int32(pin), int32(sourceRank(s.Source)), s})
+		rank, at := sourceRank(s.Source), 0
+		if i, ok := recentAt[s.Name]; ok && rank != rankProject {
+			rank, at = rankRecent, i
+		}
+		keys = append(keys, key{int32(pin), int32(rank), int32(at), s})
 	}
 	for _, p := range pinned {
 		if !found[p] {
@@ -324,10 +388,11 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 		}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if a.pin != b.pin || a.rank != b.rank {
+		if a.pin != b.pin || a.rank != b.rank || a.recent != b.recent {
 			return cmp.Or(
 				cmp.Compare(a.pin, b.pin),
-				cmp.Compare(a.rank, b.rank))
+				cmp.Compare(a.rank, b.rank),
+				cmp.Compare(a.recent, b.recent))
 		}
 		if c := strings.Compare(a.s.Name, b.s.Name); c != 0 {
 			return c
@@ -340,7 +405,7 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 	})
 	es := make([]entry, len(keys))
 	for i, k := range keys {
-		es[i] = entry{s: k.s, pin: int(k.pin), rank: int(k.rank)}
+		es[i] = entry{s: k.s, pin: int(k.pin), pinned: int(k.pin) < len(pinned), rank: int(k.rank)}
 	}
 	slices.SortStableFunc(warns, func(a, b contract.Warning) int { return strings.Compare(a.Message, b.Message) })
 	return es, warns
@@ -363,8 +428,8 @@ func order(all []Skill, pinned []string) ([]entry, []contract.Warning) {
 //
 // Characters are Unicode code points of the rendered text (after escaping).
 func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
-	es, warns := order(all, b.Pinned)
-	v := CatalogView{Mode: ModeCatalog, Summary: BudgetSummary{Budget: max(b.Chars, 0), Total: len(es), Omitted: []string{}}}
+	es, warns := order(all, b.Pinned, b.Recent)
+	v := CatalogView{Mode: ModeCatalog, Summary: BudgetSummary{Budget: max(b.Chars, 0), Total: len(es), Omitted: []string{}, Listed: []Listed{}}}
 	if len(es) == 0 {
 		v.Message = f.Empty
 		v.Summary.Used = utf8.RuneCountInString(f.Empty)
@@ -394,6 +459,7 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 			continue
 		}
 		included++
+		v.Summary.Listed = append(v.Summary.Listed, Listed{Name: e.s.Name, Why: e.why()})
 		if full := fullLine(e); e.line < full {
 			shortened++
 			cutChars += full - e.line
@@ -409,7 +475,11 @@ func BudgetCatalog(all []Skill, b Budget, f Frame) CatalogView {
 	v.Text = text.String()
 	msg := f.Head + v.Text + f.Tail
 	if n := len(v.Summary.Omitted); n > 0 && f.Note != nil {
-		msg += f.Note(n)
+		if f.NoteFirst {
+			msg = f.Note(n) + msg
+		} else {
+			msg += f.Note(n)
+		}
 	}
 	v.Message = msg
 	v.Digest = TextDigest(msg)
@@ -620,12 +690,13 @@ func width(s string, escaped bool) int {
 // toolsView is the tools-mode view: the tools ToSkillToolsWithin gives the
 // model, bounded by b.ToolsMax.
 func toolsView(all []Skill, b Budget) CatalogView {
-	included, omitted, warns := boundTools(all, b)
+	included, whys, omitted, warns := boundTools(all, b)
 	v := CatalogView{Mode: ModeTools, Summary: BudgetSummary{Budget: max(b.ToolsMax, 0), Used: len(included),
-		Total: len(included) + len(omitted), Included: len(included), Omitted: []string{}}}
+		Total: len(included) + len(omitted), Included: len(included), Omitted: []string{}, Listed: []Listed{}}}
 	var text strings.Builder
-	for _, s := range included {
+	for i, s := range included {
 		fmt.Fprintf(&text, "- %s: %s\n", s.Name, collapse(toolDescription(*s)))
+		v.Summary.Listed = append(v.Summary.Listed, Listed{Name: s.Name, Why: whys[i]})
 	}
 	for _, s := range omitted {
 		v.Summary.Omitted = append(v.Summary.Omitted, s.Name)
@@ -640,21 +711,22 @@ func toolsView(all []Skill, b Budget) CatalogView {
 }
 
 // boundTools orders the skills of tools mode like the catalog and keeps the
-// first b.ToolsMax whose names are valid tool names. It returns the
-// warnings about pinned names (not the invalid names: ToSkillToolsWithin
-// reports those).
-func boundTools(all []Skill, b Budget) (included, omitted []*Skill, warns []contract.Warning) {
-	es, warns := order(all, b.Pinned)
+// first b.ToolsMax whose names are valid tool names, with why each has its
+// place. It returns the warnings about pinned names (not the invalid
+// names: ToSkillToolsWithin reports those).
+func boundTools(all []Skill, b Budget) (included []*Skill, whys []string, omitted []*Skill, warns []contract.Warning) {
+	es, warns := order(all, b.Pinned, b.Recent)
 	for _, e := range es {
 		switch {
 		case !ValidToolName(e.s.Name):
 		case b.ToolsMax <= 0 || len(included) < b.ToolsMax:
 			included = append(included, e.s)
+			whys = append(whys, e.why())
 		default:
 			omitted = append(omitted, e.s)
 		}
 	}
-	return included, omitted, warns
+	return included, whys, omitted, warns
 }
 
 // budgetWarning is the one warning a person gets when the catalog budget

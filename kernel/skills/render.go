@@ -7,14 +7,18 @@ import (
 	"strings"
 )
 
-// CatalogDescriptionLimit is where a description is cut in the catalog text.
-const CatalogDescriptionLimit = 250
+// CatalogDescriptionLimit is where a description is cut in a full catalog
+// line: the spec's limit, so a description within the spec is shown whole
+// whenever the budget allows; a budget that cannot hold the full lines
+// shortens them (BudgetCatalog).
+const CatalogDescriptionLimit = 1024
 
 // RenderCatalog renders the skills the model may see as the text that goes
 // between <available_skills> tags, without a budget: one line per skill in
 // catalog order (see BudgetCatalog; by code point of the name within a
-// source), whitespace collapsed, descriptions cut at CatalogDescriptionLimit
-// at a word end with an ellipsis, markup escaped. Bodies never appear, so a
+// source), whitespace collapsed, descriptions whole up to
+// CatalogDescriptionLimit (longer ones cut at a word end with an ellipsis),
+// markup escaped. Bodies never appear, so a
 // body-only edit never changes the text or its digest.
 // The kernel renders through Catalog.View; this is exported so that a front
 // end (an MCP server, a UI) can show exactly the text the model reads.

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -57,7 +58,29 @@ const skillToolDescription = "Load a skill: a folder of instructions, scripts an
 
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
 
+var querySchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
+
+// The skill_search tool's text lives in these files.
+var (
+	//go:embed skill_search.md
+	searchToolMD string
+	//go:embed skill_search_result.md
+	searchResultMD string
+	//go:embed skill_search_none.md
+	searchNoneMD string
+
+	searchToolDescription = strings.TrimRight(searchToolMD, "\n")
+	searchResultHead      = strings.TrimRight(searchResultMD, "\n")
+	searchNone            = strings.TrimRight(searchNoneMD, "\n")
+)
+
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// Tools is ToSkillToolsWithin over c's skills; its skill_search tool
+// searches c's index, built once per catalog (see Catalog.Search).
+func (c Catalog) Tools(mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
+	return toSkillTools(c, mode, b)
+}
 
 // ToSkillTools is ToSkillToolsWithin without a budget.
 func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
@@ -66,13 +89,20 @@ func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warnin
 
 // ToSkillToolsWithin is the only place skills become what the model sees.
 // Skills with DisableModelInvocation are left out. In ModeCatalog it returns
-// the one skill tool, which loads every visible skill by its exact name,
-// those the catalog budget omitted too. In ModeTools a skill whose name is
+// the skill tool, which loads every visible skill by its exact name, those
+// the catalog budget omitted too, then the skill_search tool, which finds
+// any of them by words of its name and description (Catalog.Search). In
+// ModeTools a skill whose name is
 // not a valid tool name is left out with a warning, and the tools come in
 // catalog order (pinned, project, user, capability, name), at most
 // b.ToolsMax of them; the view of the catalog (Catalog.View) reports what
 // the bound omitted.
 func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
+	return toSkillTools(Catalog{Skills: skills}, mode, b)
+}
+
+func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
+	skills := c.Skills
 	if mode == ModeCatalog {
 		visible := make([]Skill, 0, len(skills))
 		for _, s := range skills {
@@ -80,7 +110,7 @@ func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, [
 				visible = append(visible, s)
 			}
 		}
-		return []contract.Tool{catalogTool(visible)}, nil
+		return []contract.Tool{catalogTool(visible), searchTool(c)}, nil
 	}
 	var warns []contract.Warning
 	for _, s := range skills {
@@ -89,7 +119,7 @@ func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, [
 				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
 		}
 	}
-	included, _, _ := boundTools(skills, b)
+	included, _, _, _ := boundTools(skills, b)
 	tools := make([]contract.Tool, 0, len(included))
 	for _, s := range included {
 		s := *s
@@ -132,6 +162,53 @@ func catalogTool(visible []Skill) contract.Tool {
 			return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
 		},
 	}
+}
+
+func searchTool(c Catalog) contract.Tool {
+	return contract.Tool{
+		Name:        SearchToolName,
+		Description: searchToolDescription,
+		Schema:      querySchema,
+		Call: func(_ context.Context, args json.RawMessage) (contract.ToolResult, error) {
+			var in struct {
+				Query *string `json:"query"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil || in.Query == nil {
+				return contract.ErrorResult(`the skill_search tool takes {"query": "<a few words>"}`), nil
+			}
+			text, err := SearchText(c, *in.Query)
+			if err != nil {
+				return contract.ErrorResult("%v", err), nil
+			}
+			return contract.ToolResult{Content: text}, nil
+		},
+	}
+}
+
+// SearchToolDescription is the skill_search tool's description, for a front
+// end offering the same tool (the MCP server).
+func SearchToolDescription() string { return searchToolDescription }
+
+// SearchText is what the skill_search tool answers for query: the best
+// DefaultSearchLimit skills, one "- name (source): description" line each
+// (the description whole, whitespace collapsed), or a sentence saying none
+// matched. A bad query (ErrBadQuery) is an error naming the limit.
+// Exported so that a front end (the MCP server) answers with the same text.
+func SearchText(c Catalog, query string) (string, error) {
+	hits, err := c.Search(query, DefaultSearchLimit)
+	if err != nil {
+		return "", fmt.Errorf("skill_search: %w", err)
+	}
+	q := fmt.Sprintf("%q", collapse(query))
+	if len(hits) == 0 {
+		return strings.ReplaceAll(searchNone, "{query}", q), nil
+	}
+	var b strings.Builder
+	b.WriteString(strings.ReplaceAll(searchResultHead, "{query}", q))
+	for _, h := range hits {
+		fmt.Fprintf(&b, "\n- %s (%s): %s", h.Skill.Name, h.Skill.Source, collapse(h.Skill.Description))
+	}
+	return b.String(), nil
 }
 
 // loadResult loads a skill for the model. A load that fails is a tool result

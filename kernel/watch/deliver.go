@@ -44,12 +44,25 @@ func (p *pending) addEntry(at time.Time, name string) {
 	}
 }
 
-// due is when the batch's callback should run: Coalesce after its last event,
-// but no later than 10×Coalesce after its first, so a steady trickle of
-// events cannot postpone it for ever.
-func (p *pending) due(coalesce time.Duration) time.Time {
+// leadingDelay is how long the first change after a quiet period waits
+// before its callback: long enough for the other events of the same file
+// system operation (a rename's two halves, read from inotify together) to
+// join it, short enough that a new skill is visible within a few
+// milliseconds.
+const leadingDelay = time.Millisecond
+
+// due is when the batch's callback should run. On the leading edge (the
+// batch's first event came at least Coalesce after the last callback,
+// lastTake) it runs at once, leadingDelay after that event; otherwise the
+// batch is part of a burst and runs Coalesce after its last event, but no
+// later than 10×Coalesce after its first, so a steady trickle of events
+// cannot postpone it for ever.
+func (p *pending) due(coalesce time.Duration, lastTake time.Time) time.Time {
 	if p.now {
 		return p.last
+	}
+	if p.first.Sub(lastTake) >= coalesce {
+		return p.first.Add(leadingDelay)
 	}
 	due := p.last.Add(coalesce)
 	if limit := p.first.Add(10 * coalesce); limit.Before(due) {
@@ -123,7 +136,7 @@ func (s *Subscription) rearmLocked() {
 	}
 	var due time.Time
 	if !s.pend.empty() {
-		due = s.pend.due(s.w.cfg.Coalesce)
+		due = s.pend.due(s.w.cfg.Coalesce, s.lastTake)
 	}
 	for _, u := range s.unstable {
 		if due.IsZero() || u.due.Before(due) {
@@ -221,7 +234,7 @@ func (s *Subscription) settleLocked() {
 // has already been recovered from (the recovery Rescan follows at once).
 func (s *Subscription) takeLocked(now time.Time) []Change {
 	p := &s.pend
-	if p.empty() || now.Before(p.due(s.w.cfg.Coalesce)) {
+	if p.empty() || now.Before(p.due(s.w.cfg.Coalesce, s.lastTake)) {
 		return nil
 	}
 	healthy := s.healthy.Load()
@@ -235,6 +248,7 @@ func (s *Subscription) takeLocked(now time.Time) []Change {
 	}
 	stickyIncomplete := p.incomplete
 	s.pend = pending{}
+	s.lastTake = now
 	switch {
 	case ch.Incomplete:
 		s.owes = true

@@ -27,8 +27,12 @@
 // through its ancestor again, and Rescan is reported. A PollInterval check
 // backs this up, and also retries watches that could not be added.
 //
-// Events are coalesced: a burst becomes one callback, Coalesce after its last
-// event (and at the latest 10×Coalesce after its first). With WriteStability,
+// Changes are published on the leading edge: the first event after a quiet
+// period (no callback for Coalesce) is delivered at once, a millisecond
+// later so the other half of a rename joins it. The events that follow are
+// coalesced: the rest of a burst becomes one callback, Coalesce after its
+// last event (and at the latest 10×Coalesce after its first), so a checkout
+// renaming thousands of files yields a handful of callbacks. With WriteStability,
 // an entry is reported only once its skill file's size and mtime have stayed
 // the same for that long, so an editor's half-written save (or a vim
 // rename-and-rewrite) is seen once, finished.

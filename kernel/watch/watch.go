@@ -63,9 +63,10 @@ type Config struct {
 	// reported. Removals wait too: a save that removes and rewrites the file
 	// must not look like a deletion. 0 reports at once.
 	WriteStability time.Duration
-	// Coalesce is the burst window: events closer together than this become
-	// one callback, sent Coalesce after the last of them (at the latest
-	// 10×Coalesce after the first). 0 means 50ms.
+	// Coalesce is the burst window. The first event after a quiet period of
+	// Coalesce is delivered at once (the leading edge); events that follow
+	// within it become one callback, sent Coalesce after the last of them
+	// (at the latest 10×Coalesce after the first). 0 means 50ms.
 	Coalesce time.Duration
 	// FollowSymlinks makes a root child that is a symlink count as what it
 	// points to: for a directory, the target's SKILL.md is watched; for a
@@ -481,6 +482,7 @@ type Subscription struct {
 	accepting bool       // active: changes are recorded
 	closed    bool       // no callback may start
 	pend      pending
+	lastTake  time.Time            // when the last batch was taken: the burst's leading edge is past until Coalesce after it
 	unstable  map[string]*unstable // WriteStability holds, by root+"\x00"+entry
 	owes      bool                 // an Incomplete was delivered; the recovery Rescan is owed
 	timer     *time.Timer

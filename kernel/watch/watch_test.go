@@ -474,13 +474,18 @@ func TestPendingBatch(t *testing.T) {
 	p.addEntry(t0.Add(10*time.Millisecond), "b")
 	p.addEntry(t0.Add(20*time.Millisecond), "a")
 	assert.Empty(t, cmp.Diff(map[string]struct{}{"a": {}, "b": {}}, p.entries), "entries (-want +got)")
-	got, want := p.due(window), t0.Add(70*time.Millisecond)
+	// The leading edge: the first event after a quiet window is due at once.
+	got, want := p.due(window, t0.Add(-window)), t0.Add(leadingDelay)
+	assert.True(t, got.Equal(want), "due after a quiet window = %v, want the first event + %s = %v", got, leadingDelay, want)
+	// Within the window of the last callback: coalesced.
+	lastTake := t0.Add(-window / 2)
+	got, want = p.due(window, lastTake), t0.Add(70*time.Millisecond)
 	assert.True(t, got.Equal(want), "due = %v, want the last event + the window = %v", got, want)
 	// A steady trickle cannot postpone the callback past 10 windows.
 	for i := range 40 {
 		p.addEntry(t0.Add(time.Duration(i)*20*time.Millisecond), "c")
 	}
-	got, want = p.due(window), t0.Add(10*window)
+	got, want = p.due(window, lastTake), t0.Add(10*window)
 	assert.True(t, got.Equal(want), "due under a trickle = %v, want first + 10 windows = %v", got, want)
 
 	// Too many entries become a Rescan, which names none.
@@ -503,13 +508,16 @@ func TestTooManyEntriesBecomeRescan(t *testing.T) {
 	rec := newRecorder(t, cfg)
 	// The files are written aside and renamed in: a rename is one cheap
 	// call, so the whole burst lands well inside one window even on a
-	// loaded machine, where writing 522 files could stall past it.
+	// loaded machine, where writing them could stall past it. The leading
+	// edge delivers the first few at once; twice maxEntries and more make
+	// sure the batch after it is still too big to name.
+	const n = 2*maxEntries + 10
 	staging := tempDir(t)
-	for i := range maxEntries + 10 {
+	for i := range n {
 		writeFile(t, filepath.Join(staging, fmt.Sprintf("s%04d.md", i)), "x")
 	}
 	rec.watch(w, root)
-	for i := range maxEntries + 10 {
+	for i := range n {
 		name := fmt.Sprintf("s%04d.md", i)
 		require.NoError(t, os.Rename(filepath.Join(staging, name), filepath.Join(root, name)))
 	}

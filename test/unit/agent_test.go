@@ -238,7 +238,7 @@ func TestAgentExtensionsManifest(t *testing.T) {
 }
 
 // Protects: the tools offered (C3, C8): the skill tool of catalog mode
-// first, then each capability's tools in capability order (builtins, then
+// first and skill_search (C23), then each capability's tools in capability order (builtins, then
 // plugins); a later tool with a taken name is dropped, and a call reaches
 // the first one; AllowedTools filters what is offered and what can be
 // called; without the skill tool no catalog is injected.
@@ -252,7 +252,8 @@ func TestAgentToolsOffered(t *testing.T) {
 		{
 			name: "all",
 			wantTools: []model.Tool{
-				{Name: "skill"}, {Name: "Alpha", Description: "A's Alpha."}, {Name: "Beta", Description: "A's Beta."},
+				{Name: "skill"}, {Name: "skill_search", Description: skills.SearchToolDescription()},
+				{Name: "Alpha", Description: "A's Alpha."}, {Name: "Beta", Description: "A's Beta."},
 				{Name: "Gamma", Description: "B's Gamma."}, {Name: "Delta", Description: "Plugin's Delta."},
 			},
 			wantCatalog: true,

@@ -138,8 +138,9 @@ func TestAssemblyDurationMarshalAndNull(t *testing.T) {
 }
 
 // Protects: no config at all (and an empty or {} config) is a working kernel:
-// user roots from HOME (.helios then .agents), project roots .helios/skills
-// then .agents/skills of the work dir (the current directory), catalog mode.
+// user roots from HOME (.helios, .agents, then .claude), project roots
+// .helios/skills, .agents/skills, then .claude/skills of the work dir (the
+// current directory), catalog mode.
 func TestAssemblyDefaultsWithoutConfig(t *testing.T) {
 	home := asmTempDir(t)
 	t.Setenv("HOME", home)
@@ -148,6 +149,8 @@ func TestAssemblyDefaultsWithoutConfig(t *testing.T) {
 	asmSkill(t, filepath.Join(home, ".agents", "skills"), "user-two")
 	asmSkill(t, filepath.Join(work, ".helios", "skills"), "proj-one")
 	asmSkill(t, filepath.Join(work, ".agents", "skills"), "proj-two")
+	asmSkill(t, filepath.Join(home, ".claude", "skills"), "user-three")
+	asmSkill(t, filepath.Join(work, ".claude", "skills"), "proj-three")
 	// Decoys at roots that are not the defaults.
 	asmSkill(t, filepath.Join(home, "skills"), "decoy-home")
 	asmSkill(t, filepath.Join(work, "skills"), "decoy-work")
@@ -155,11 +158,13 @@ func TestAssemblyDefaultsWithoutConfig(t *testing.T) {
 
 	want := []asmEntry{
 		{"user-one", "user", filepath.Join(home, ".helios", "skills", "user-one")},
+		{"user-three", "user", filepath.Join(home, ".claude", "skills", "user-three")},
 		{"user-two", "user", filepath.Join(home, ".agents", "skills", "user-two")},
 		{"proj-one", "project", filepath.Join(work, ".helios", "skills", "proj-one")},
+		{"proj-three", "project", filepath.Join(work, ".claude", "skills", "proj-three")},
 		{"proj-two", "project", filepath.Join(work, ".agents", "skills", "proj-two")},
 	}
-	wantUserRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}
+	wantUserRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
 
 	cfgDir := asmTempDir(t) // a config outside the work dir: workDir defaults to cwd, not here
 	tests := []struct {

@@ -69,6 +69,9 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 		}
 		seen[name] = true
 		words := make([]string, 1+r.IntN(60))
+		if r.IntN(8) == 0 { // long descriptions, up to the spec's 1,024
+			words = make([]string, 60+r.IntN(80))
+		}
 		for i := range words {
 			words[i] = budWords[r.IntN(len(budWords))]
 		}
@@ -83,7 +86,9 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 // budget; any permutation of the input gives the same message; every pinned
 // skill is present (with its full line) whenever the pinned lines fit;
 // included + omitted = total; no cut inside a rune, and every shortened
-// description is a prefix of the full one ending at a word end.
+// description is a prefix of the full one ending at a word end. C23: a
+// description within the spec's 1,024 characters is whole in a full line,
+// and nothing is shortened or omitted unless the full lines do not fit.
 func TestCatalogBudgetProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 2026))
 	frame := skills.MessageFrame()
@@ -118,6 +123,20 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		}
 		v := skills.BudgetCatalog(ss, b, frame)
 		name := fmt.Sprintf("iter %d: %d skills, budget %d", iter, len(ss), b.Chars)
+		if v.Cut() {
+			assert.Greater(t, runes(unlimited.Message), b.Chars, "%s: cut although the full lines fit", name)
+		} else {
+			assert.Equal(t, unlimited.Message, v.Message, "%s: nothing cut, yet not the full lines", name)
+		}
+		for _, s := range ss {
+			if !s.DisableModelInvocation {
+				whole := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(strings.Join(strings.Fields(s.Description), " "))
+				if !strings.Contains(unlimited.Text, "- "+s.Name+": "+whole+"\n") {
+					t.Errorf("%s: the description of %q (%d characters) is not whole in its full line", name, s.Name, runes(s.Description))
+					break // one per iteration is enough
+				}
+			}
+		}
 
 		assert.LessOrEqual(t, runes(v.Message), b.Chars, name)
 		assert.Equal(t, runes(v.Message), v.Summary.Used, name)
@@ -255,8 +274,8 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	})
 }
 
-// C13: the note says how many more exist and that the skill tool loads any
-// skill by its exact name; it is counted in the budget, and there is none
+// C13, C23: the note says how many more exist, that skill_search finds
+// them and that the skill tool loads any skill by its exact name; it is counted in the budget, and there is none
 // when nothing is omitted.
 func TestCatalogBudgetTrailingNote(t *testing.T) {
 	var ss []skills.Skill
@@ -269,6 +288,7 @@ func TestCatalogBudgetTrailingNote(t *testing.T) {
 	last := v.Message[strings.LastIndex(v.Message, "\n")+1:]
 	assert.Contains(t, last, "27 more skills")
 	assert.Contains(t, last, "skill tool loads any skill by its exact name")
+	assert.Contains(t, last, "find them with skill_search", "the note names the tool that finds them")
 	assert.LessOrEqual(t, runes(v.Message), b.Chars)
 
 	all := skills.BudgetCatalog(ss, skills.Budget{}, skills.MessageFrame())
@@ -288,7 +308,7 @@ func TestCatalogBudgetOmittedSkillLoadsByName(t *testing.T) {
 	require.NotContains(t, v.Message, omitted)
 
 	tools, _ := skills.ToSkillToolsWithin(ss, skills.ModeCatalog, b)
-	require.Len(t, tools, 1)
+	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(context.Background(), json.RawMessage(`{"name":"`+omitted+`"}`))
 	require.NoError(t, err)
 	assert.False(t, res.IsError, res.Content)

@@ -153,7 +153,7 @@ func TestInjectCatalogDigestOverVisibleText(t *testing.T) {
 // C7: rendering — one line per skill by code point, whitespace collapsed,
 // long descriptions cut with an ellipsis, markup escaped.
 func TestRenderCatalog(t *testing.T) {
-	long := strings.Repeat("word ", 200)
+	long := strings.Repeat("word ", 300) // over the spec's 1,024
 	got := skills.RenderCatalog([]skills.Skill{
 		injSkill("zeta", "Last\n  of   all."),
 		injSkill("Alpha", "Capital."),

@@ -481,19 +481,21 @@ func TestSkillsKernelSourceOrder(t *testing.T) {
 }
 
 // Protects: M11 (project root scanned at the wrong path). The project roots
-// are exactly <workDir>/.helios/skills then <workDir>/.agents/skills, and
-// .helios wins a conflict.
+// are exactly <workDir>/.helios/skills, <workDir>/.agents/skills, then
+// <workDir>/.claude/skills (C23), and the earlier root wins a conflict.
 func TestSkillsProjectRoots(t *testing.T) {
 	work := skTempDir(t)
 	hf := skWriteSkill(t, filepath.Join(work, ".helios", "skills"), "both", "name: both\ndescription: From .helios.", "")
 	skWriteSkill(t, filepath.Join(work, ".helios", "skills"), "helios-only", "name: helios-only\ndescription: Only in .helios.", "")
 	af := skWriteSkill(t, filepath.Join(work, ".agents", "skills"), "both", "name: both\ndescription: From .agents.", "")
 	skWriteSkill(t, filepath.Join(work, ".agents", "skills"), "agents-only", "name: agents-only\ndescription: Only in .agents.", "")
+	skWriteSkill(t, filepath.Join(work, ".claude", "skills"), "both", "name: both\ndescription: From .claude.", "")
+	skWriteSkill(t, filepath.Join(work, ".claude", "skills"), "claude-only", "name: claude-only\ndescription: Only in .claude.", "")
 	skWriteSkill(t, filepath.Join(work, ".helios", "policies"), "policy", "name: policy\ndescription: Not a skills root.", "")
 	skWriteSkill(t, filepath.Join(work, "skills"), "loose", "name: loose\ndescription: Not a skills root.", "")
 
 	p := skProject(t, work)
-	wantRoots := []string{filepath.Join(work, ".helios", "skills"), filepath.Join(work, ".agents", "skills")}
+	wantRoots := []string{filepath.Join(work, ".helios", "skills"), filepath.Join(work, ".agents", "skills"), filepath.Join(work, ".claude", "skills")}
 	assert.Empty(t, cmp.Diff(wantRoots, p.Roots()), "project roots (-want +got)")
 	k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: p})
 	cat := k.Catalog(context.Background())
@@ -505,13 +507,15 @@ func TestSkillsProjectRoots(t *testing.T) {
 		"both":        "project: From .helios.",
 		"helios-only": "project: Only in .helios.",
 		"agents-only": "project: Only in .agents.",
+		"claude-only": "project: Only in .claude.",
 	}
 	assert.Empty(t, cmp.Diff(want, got), "project skills (-want +got)")
 	skRequireWarning(t, cat.Warnings, af, `"both"`, hf, af)
 }
 
 // Protects: M6 (user-level not scanned). With UserSkillRoots nil the kernel
-// reads ~/.helios/skills then ~/.agents/skills, home from os.UserHomeDir.
+// reads ~/.helios/skills, ~/.agents/skills, then ~/.claude/skills (C23),
+// home from os.UserHomeDir.
 func TestSkillsUserRootsFromHome(t *testing.T) {
 	home := skTempDir(t)
 	t.Setenv("HOME", home)
@@ -519,9 +523,11 @@ func TestSkillsUserRootsFromHome(t *testing.T) {
 	skWriteSkill(t, filepath.Join(home, ".helios", "skills"), "helios-user", "name: helios-user\ndescription: Only in ~/.helios.", "")
 	af := skWriteSkill(t, filepath.Join(home, ".agents", "skills"), "both", "name: both\ndescription: From ~/.agents.", "")
 	skWriteSkill(t, filepath.Join(home, ".agents", "skills"), "agents-user", "name: agents-user\ndescription: Only in ~/.agents.", "")
+	skWriteSkill(t, filepath.Join(home, ".claude", "skills"), "helios-user", "name: helios-user\ndescription: From ~/.claude.", "")
+	skWriteSkill(t, filepath.Join(home, ".claude", "skills"), "claude-user", "name: claude-user\ndescription: Only in ~/.claude.", "")
 
 	roots, err := kernel.DefaultUserSkillRoots()
-	wantRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills")}
+	wantRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
 	assert.NoError(t, err, "DefaultUserSkillRoots")
 	assert.Equal(t, wantRoots, roots, "DefaultUserSkillRoots")
 
@@ -536,6 +542,7 @@ func TestSkillsUserRootsFromHome(t *testing.T) {
 	}
 	want := map[string]string{
 		"agents-user": "user: Only in ~/.agents.",
+		"claude-user": "user: Only in ~/.claude.",
 		"both":        "user: From ~/.helios.",
 		"helios-user": "user: Only in ~/.helios.",
 	}

@@ -482,7 +482,7 @@ func TestSkillsIOLoadLimit(t *testing.T) {
 
 	// What the model gets from the skill tool: an error result naming the limit.
 	tools, _ := skills.ToSkillTools(set.Skills, skills.ModeCatalog)
-	require.Len(t, tools, 1)
+	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(ctx, json.RawMessage(`{"name":"big"}`))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)

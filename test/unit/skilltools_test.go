@@ -73,14 +73,14 @@ func TestSkillToolsToolsMode(t *testing.T) {
 	}
 }
 
-// Catalog mode offers exactly one tool, "skill", that takes {"name"}. Model
+// Catalog mode offers the tool "skill", that takes {"name"}, then
+// skill_search (tested in catalogreach_test.go). Model
 // mistakes are tool results with IsError (never Go errors), and an unknown
 // name gets close matches. Names that cannot be tool names load here.
 func TestSkillToolsCatalogMode(t *testing.T) {
 	fx := skToolFixture(t)
 	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeCatalog)
-	require.Len(t, tools, 1, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
-	require.Equal(t, "skill", tools[0].Name, "catalog mode tools = %v, want exactly one tool named %q", skToolNames(tools), "skill")
+	require.Equal(t, []string{"skill", "skill_search"}, skToolNames(tools), "catalog mode tools")
 	assert.Empty(t, warns, "catalog mode warnings:\n%s", skWarningsText(warns))
 	tool := tools[0]
 
