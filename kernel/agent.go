@@ -184,11 +184,14 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}, budget: k.SessionBudget(ctx)}
+	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	// The catalog's recency is read once the log is open: a store that
+	// cannot be opened is then one error, not a recency warning before it.
 	if cfg.Resume != "" {
 		if s.log, err = cfg.Store.Open(ctx, cfg.Resume); err != nil {
 			return nil, fmt.Errorf("resume session %s: %w", cfg.Resume, err)
 		}
+		s.budget = k.SessionBudget(ctx)
 		for i := range s.log.Len() {
 			if ev := s.log.At(i); ev.Type == session.ToolUse {
 				s.callIDs[ev.ToolUseID] = true
@@ -199,6 +202,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if s.log, err = cfg.Store.Create(ctx); err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
+	s.budget = k.SessionBudget(ctx)
 	outs, err := SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("session:start: %w", err), s.log.Close())
