@@ -80,7 +80,7 @@ func fdBuildReadme(t *testing.T) map[string]string {
 	}
 	checkout := fdCheckout(t)
 	fdReadmeOnce.Do(func() {
-		dir, err := os.MkdirTemp(filepath.Dir(heliosBin), "readme-")
+		dir, err := os.MkdirTemp(binDir, "readme-")
 		if err != nil {
 			fdReadmeErr = err
 			return

@@ -6,15 +6,39 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/stretchr/testify/require"
 )
 
-// heliosBin is the helios binary built for the tests; peakRSSBin the small
+// binDir holds the binaries the tests build; peakRSSBin is the small
 // starter that reports a command's peak RSS (internal/proctest/peakrss).
-var heliosBin, peakRSSBin string
+var binDir, peakRSSBin string
+
+// heliosBuild builds the helios binary once, for the first test that runs
+// it: a run of tests that never start it (a mutant's focused tests, say)
+// does not pay for linking it.
+var heliosBuild = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "helios")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/helios").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building cmd/helios: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// heliosBin is the path of the helios binary built for the tests. A build
+// that fails ends the test binary: no test of the CLI could mean anything.
+func heliosBin() string {
+	bin, err := heliosBuild()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return bin
+}
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // the test binary is the confined commands' entry point
@@ -31,18 +55,16 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	binDir = dir
 	if os.Getenv(unprivilegedEnv) != "" {
 		return m.Run() // re-run as another user for tests that need no CLI (confinement_test.go)
 	}
-	heliosBin = filepath.Join(dir, "helios")
 	peakRSSBin = filepath.Join(dir, "peakrss")
-	for bin, pkg := range map[string]string{heliosBin: "../../cmd/helios", peakRSSBin: "../../internal/proctest/peakrss"} {
-		build := exec.Command("go", "build", "-o", bin, pkg)
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n", pkg, err)
-			return 1
-		}
+	build := exec.Command("go", "build", "-o", peakRSSBin, "../../internal/proctest/peakrss")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "building internal/proctest/peakrss: %v\n", err)
+		return 1
 	}
 	return m.Run()
 }
@@ -57,7 +79,7 @@ type cliResult struct {
 // under the test's control) in dir.
 func helios(t *testing.T, home, dir string, args ...string) cliResult {
 	t.Helper()
-	cmd := exec.Command(heliosBin, args...)
+	cmd := exec.Command(heliosBin(), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var out, errb bytes.Buffer

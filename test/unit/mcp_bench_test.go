@@ -50,8 +50,9 @@ func BenchmarkMCPSkillCallStdio(b *testing.B) {
 		}
 	})
 	b.Run("baseline=skills-load-process", func(b *testing.B) {
+		helios := heliosBin() // built before the loop's clock
 		for b.Loop() {
-			c := exec.Command(heliosBin, "--work-dir", work, "skills", "load", "demo")
+			c := exec.Command(helios, "--work-dir", work, "skills", "load", "demo")
 			c.Env = append(os.Environ(), "HOME="+home)
 			if out, err := c.Output(); err != nil || len(out) == 0 {
 				b.Fatal(err)

@@ -153,7 +153,7 @@ func TestMCPAliasBombMemoryBound(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, len(data), 1100, "the bomb is about 1 KB")
 
-	cmd := exec.Command(heliosBin, "--work-dir", work, "mcp")
+	cmd := exec.Command(heliosBin(), "--work-dir", work, "mcp")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var stderr testkit.SyncBuffer
 	cmd.Stderr = &stderr

@@ -40,7 +40,7 @@ func mcpCLIWorld(t *testing.T) (work, home string, dbg plDebug) {
 }
 
 func mcpCommand(work, home string, args ...string) *exec.Cmd {
-	cmd := exec.Command(heliosBin, append(mcpArgs(work), args...)...)
+	cmd := exec.Command(heliosBin(), append(mcpArgs(work), args...)...)
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	return cmd
@@ -258,9 +258,10 @@ func TestMCPHTTPTokenCheck(t *testing.T) {
 // hanging.
 func mcpRefused(t *testing.T, work, home string, args ...string) cliResult {
 	t.Helper()
+	bin := heliosBin() // built before the clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, heliosBin, append(mcpArgs(work), args...)...)
+	cmd := exec.CommandContext(ctx, bin, append(mcpArgs(work), args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -216,7 +216,7 @@ func TestMCPPublishedNamesSubprocess(t *testing.T) {
 	for _, sk := range mcpPublishedShapes[:3] {
 		mcpWriteNamed(t, root, sk)
 	}
-	cmd := exec.Command(heliosBin, "--work-dir", work, "mcp")
+	cmd := exec.Command(heliosBin(), "--work-dir", work, "mcp")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -25,7 +25,7 @@ func TestVersionFromBuild(t *testing.T) {
 	v, ok := strings.CutPrefix(strings.TrimSuffix(r.stdout, "\n"), "helios version ")
 	require.True(t, ok, "stdout: %q", r.stdout)
 
-	bi, err := buildinfo.ReadFile(heliosBin)
+	bi, err := buildinfo.ReadFile(heliosBin())
 	require.NoError(t, err)
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
@@ -41,7 +41,7 @@ func TestVersionFromBuild(t *testing.T) {
 		assert.Equal(t, "(devel)", v)
 	}
 
-	cmd := exec.Command(heliosBin, "--work-dir", t.TempDir(), "mcp")
+	cmd := exec.Command(heliosBin(), "--work-dir", t.TempDir(), "mcp")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)

@@ -451,11 +451,11 @@ func TestMCPClientHeliosAsServer(t *testing.T) {
 	writeFile(t, srvCfg, `{"skills": {"userRoots": []}}`)
 
 	t.Run("stdio", func(t *testing.T) {
-		mcpJSON := `{"servers": {"self": {"command": "` + heliosBin + `", "args": ["mcp", "--work-dir", "` + served + `", "--config", "` + srvCfg + `"], "env": {"HOME": "` + home + `"}}}}`
+		mcpJSON := `{"servers": {"self": {"command": "` + heliosBin() + `", "args": ["mcp", "--work-dir", "` + served + `", "--config", "` + srvCfg + `"], "env": {"HOME": "` + home + `"}}}}`
 		mcpcHeliosServer(t, mcpJSON)
 	})
 	t.Run("http", func(t *testing.T) {
-		cmd := exec.Command(heliosBin, "mcp", "--http", "127.0.0.1:0", "--work-dir", served, "--config", srvCfg)
+		cmd := exec.Command(heliosBin(), "mcp", "--http", "127.0.0.1:0", "--work-dir", served, "--config", srvCfg)
 		cmd.Env = append(os.Environ(), "HOME="+home)
 		stderr, err := cmd.StderrPipe()
 		require.NoError(t, err)

@@ -36,7 +36,7 @@ func throughHead(t *testing.T, home, dir string, args ...string) *pipeRun {
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	p := &pipeRun{exited: make(chan struct{})}
-	p.helios = exec.Command(heliosBin, args...)
+	p.helios = exec.Command(heliosBin(), args...)
 	p.helios.Dir = dir
 	p.helios.Env = append(os.Environ(), "HOME="+home)
 	p.helios.Stdout, p.helios.Stderr = pw, &p.stderr
@@ -126,7 +126,7 @@ func TestCLIRunOutputFails(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".helios", "skills", "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
 	srv := modeltest.NewServer(t) // any request fails the test
 	writeRunConfig(t, dir, srv.URL(), filepath.Join(home, "sessions"))
-	cmd := exec.Command(heliosBin, "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
+	cmd := exec.Command(heliosBin(), "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = full, &stderr

@@ -53,7 +53,7 @@ func plExample(t *testing.T) string {
 	t.Helper()
 	plBuildOnce.Do(func() {
 		src := filepath.Join("..", "..", "plugins", "examples", "release-notes")
-		plDir = filepath.Join(filepath.Dir(heliosBin), "plugins", "release-notes")
+		plDir = filepath.Join(binDir, "plugins", "release-notes")
 		build := exec.Command("go", "test", "-c", "-o", filepath.Join(plDir, "release-notes"), "./"+src)
 		if out, err := build.CombinedOutput(); err != nil {
 			plBuildErr = fmt.Errorf("building the example plugin: %v\n%s", err, out)
@@ -557,7 +557,7 @@ func TestPluginNoOrphans(t *testing.T) {
 		home, work := t.TempDir(), t.TempDir()
 		dbg := newPlDebug(t)
 		cfg := plConfig(t, work, `{"name": "release-notes", "command": %q, "env": {"RELEASE_NOTES_DEBUG_DIR": %q}}`, filepath.Join(plExample(t), "release-notes"), dbg.dir)
-		cmd := exec.Command(heliosBin, "--config", cfg, "skills", "watch", "--json")
+		cmd := exec.Command(heliosBin(), "--config", cfg, "skills", "watch", "--json")
 		cmd.Dir = work
 		cmd.Env = append(os.Environ(), "HOME="+home)
 		stdout, err := cmd.StdoutPipe()

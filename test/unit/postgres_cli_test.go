@@ -66,7 +66,7 @@ func TestPostgresCLIOneWriter(t *testing.T) {
 	require.NotNil(t, m, "no session id in:\n%s", r.stdout)
 	id := m[1]
 
-	first := exec.Command(heliosBin, "--config", filepath.Join(dir, "helios.config.json"), "run", "--resume", id, "again")
+	first := exec.Command(heliosBin(), "--config", filepath.Join(dir, "helios.config.json"), "run", "--resume", id, "again")
 	first.Dir, first.Env = dir, append(os.Environ(), "HOME="+home)
 	var firstOut, firstErr bytes.Buffer
 	first.Stdout, first.Stderr = &firstOut, &firstErr

@@ -156,7 +156,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
   "tools": {"sandbox": {"mode": "off"}},
   "sessions": `+sessions+`
 }`)
-			cmd := exec.Command(heliosBin, "--config", cfg, "run", "build it")
+			cmd := exec.Command(heliosBin(), "--config", cfg, "run", "build it")
 			cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
 			var out testkit.SyncBuffer // written by the process while the test reads it
 			cmd.Stdout, cmd.Stderr = &out, &out

@@ -67,7 +67,7 @@ func TestSkillsIOCLIListHugeSkillPeakRSS(t *testing.T) {
 	// test process is large (-race): helios is started by peakrss, a small
 	// program that reports the peak.
 	outFile := filepath.Join(t.TempDir(), "list.json")
-	cmd := exec.Command(peakRSSBin, outFile, heliosBin, "--work-dir", work, "skills", "list", "--json")
+	cmd := exec.Command(peakRSSBin, outFile, heliosBin(), "--work-dir", work, "skills", "list", "--json")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	report, err := cmd.Output()
 	require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestSkillsIOCLIListSameAtAnyGOMAXPROCS(t *testing.T) {
 
 	var first string
 	for _, procs := range []string{"1", "2", "8"} {
-		cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "list", "--json")
+		cmd := exec.Command(heliosBin(), "--work-dir", work, "skills", "list", "--json")
 		cmd.Env = append(os.Environ(), "HOME="+home, "GOMAXPROCS="+procs)
 		out, err := cmd.Output()
 		require.NoError(t, err)

@@ -38,6 +38,7 @@ import (
 //	go test -run '^$' -bench BenchmarkSkillsListProcess -benchtime 20x ./test/unit/
 func BenchmarkSkillsListProcess(b *testing.B) {
 	const n = 10_000
+	heliosPath := heliosBin() // built before any timing
 	bin := b.TempDir()
 	floorBin := filepath.Join(bin, "skillsfloor")
 	build := exec.Command("go", "build", "-o", floorBin, "../../internal/skillsfloor/cmd/skillsfloor")
@@ -74,14 +75,14 @@ func BenchmarkSkillsListProcess(b *testing.B) {
 				if got := strings.TrimSpace(out.String()); got != strconv.Itoa(n) {
 					b.Fatalf("the floor read %s files, want %d", got, n)
 				}
-				w, c = run(heliosBin, "skills", "list", "--json")
+				w, c = run(heliosPath, "skills", "list", "--json")
 				helios, heliosCPU = append(helios, w), append(heliosCPU, c)
 				if c := bytes.Count(out.Bytes(), []byte(`"baseDir"`)); c != n {
 					b.Fatalf("skills list --json listed %d skills, want %d", c, n)
 				}
 				srv := modeltest.NewServer(b, modeltest.Say("Ready."))
 				require.NoError(b, os.WriteFile(config, []byte(`{"model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""}}`), 0o600))
-				w, c = run(heliosBin, "--config", config, "run", "Which skills do you have?")
+				w, c = run(heliosPath, "--config", config, "run", "Which skills do you have?")
 				runs, runsCPU = append(runs, w), append(runsCPU, c)
 				srv.Close()
 				if !strings.Contains(out.String(), "Ready.") {

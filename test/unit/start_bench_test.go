@@ -50,9 +50,9 @@ func BenchmarkStartProcess(b *testing.B) {
 		want string // in its stdout
 	}{
 		{"minimal", []string{minimal}, "minimal"},
-		{"version", []string{heliosBin, "--version"}, "helios version"},
-		{"help", []string{heliosBin, "--help"}, "Usage:"},
-		{"skills-list", []string{heliosBin, "skills", "list"}, "No skills."},
+		{"version", []string{heliosBin(), "--version"}, "helios version"},
+		{"help", []string{heliosBin(), "--help"}, "Usage:"},
+		{"skills-list", []string{heliosBin(), "skills", "list"}, "No skills."},
 	}
 	wall := make([][]time.Duration, len(cmds))
 	cpu := make([][]time.Duration, len(cmds))

@@ -168,7 +168,7 @@ func tuiStartWith(t *testing.T, home, dir string, args ...string) *tuiProc {
 	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: rows, Cols: cols}))
 	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 	require.NoError(t, err)
-	cmd := exec.Command(heliosBin, args...)
+	cmd := exec.Command(heliosBin(), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home, "TERM=xterm-256color")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty

@@ -79,7 +79,7 @@ type watchEvent struct {
 // The caller stops the process.
 func startSkillsWatch(t *testing.T, work, home string, wait time.Duration) (*exec.Cmd, func(what string) watchEvent) {
 	t.Helper()
-	cmd := exec.Command(heliosBin, "--work-dir", work, "skills", "watch", "--json")
+	cmd := exec.Command(heliosBin(), "--work-dir", work, "skills", "watch", "--json")
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
