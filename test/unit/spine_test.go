@@ -81,7 +81,9 @@ func TestSpineEndToEnd(t *testing.T) {
 			return modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "w1", Name: "Write", Arguments: writeArgs}}}
 		},
 		// 2. The very next request carries the replacement catalog (the
-		// Write invalidated synchronously; the OS event is still on its way).
+		// Write invalidates synchronously; the watcher may also have seen
+		// it by now, so TestSkillsIOLowercaseSkillMdWriteAndEditInvalidate,
+		// which polls once an hour, is the test that proves the former).
 		func(req modeltest.Recorded) modeltest.Reply {
 			assert.NotContains(t, spineToolResult(t, req, "w1"), "refused", "Write failed")
 			cats := spineInjected(req)
