@@ -271,6 +271,10 @@ func (p *tuiProc) checkRestored(t *testing.T) {
 
 // rawAfterAltScreen is what helios wrote after leaving the alternate screen.
 func (p *tuiProc) rawAfterAltScreen() []byte {
+	// helios has exited, but what it wrote last may still sit in the
+	// terminal: release the slave and let the reader drain it first.
+	p.tty.Close()
+	p.readers.Wait()
 	raw := p.scr.rawBytes()
 	i := bytes.LastIndex(raw, []byte("\x1b[?1049l"))
 	if i < 0 {
