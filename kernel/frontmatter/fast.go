@@ -370,6 +370,415 @@ func (p *fastParser) plain(at, ind int) (*yaml.Node, bool) {
 	return p.node(n), true
 }
 
+// quoted reads a single- or double-quoted scalar starting at its quote,
+// text[at], over several lines when multiline (a line break folds as in a
+// plain scalar, the spaces around it are dropped, and a backslash before it
+// in a double-quoted one joins the lines). The rest of its last line must be
+// spaces.
+func (p *fastParser) quoted(at int, multiline bool) (*yaml.Node, bool) {
+	l := p.lines[p.li]
+	v, end, li, ok := p.quotedValue(p.li, at, multiline)
+	if !ok || !spaces(p.text[end:p.lines[li].end]) {
+		return nil, false
+	}
+	style := yaml.DoubleQuotedStyle
+	if p.text[at] == '\'' {
+		style = yaml.SingleQuotedStyle
+	}
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Style: style, Line: p.li + 1, Column: p.column(l, at)})
+	p.li = li + 1
+	return n, true
+}
+
+// quotedValue scans the quoted scalar at text[at] on line li: its value,
+// the offset after its closing quote and the index of the line of that
+// quote. yaml does not hold the lines of a quoted scalar to any
+// indentation; a document marker at the start of one ends the document,
+// which is yaml's to say.
+func (p *fastParser) quotedValue(li, at int, multiline bool) (v string, end, last int, ok bool) {
+	text, q := p.text, p.text[at]
+	lineEnd := p.lines[li].end
+	// The common case: one line, no escape, no doubled single quote.
+	if j := strings.IndexByte(text[at+1:lineEnd], q); j >= 0 {
+		i := at + 1 + j
+		escaped := q == '"' && strings.IndexByte(text[at+1:i], '\\') >= 0 ||
+			q == '\'' && i+1 < lineEnd && text[i+1] == '\''
+		if !escaped {
+			return text[at+1 : i], i + 1, li, true
+		}
+	}
+	b := p.buf[:0]
+	for i := at + 1; ; {
+		// The characters up to a space, the end of the line or the
+		// closing quote.
+		joined := false // an escaped line break
+		for i < lineEnd && text[i] != ' ' {
+			c := text[i]
+			switch {
+			case c == q && q == '\'' && i+1 < lineEnd && text[i+1] == '\'':
+				b = append(b, '\'')
+				i += 2
+				continue
+			case c == q:
+				p.buf = b[:0]
+				return string(b), i + 1, li, true
+			case c == '\\' && q == '"' && i+1 == lineEnd:
+				joined, i = true, lineEnd
+				continue
+			case c == '\\' && q == '"':
+				var ok bool
+				if b, i, ok = appendEscape(b, text, i, lineEnd); !ok {
+					return "", 0, 0, false
+				}
+				continue
+			}
+			b = append(b, c)
+			i++
+		}
+		ws := i
+		for i < lineEnd && text[i] == ' ' {
+			i++
+		}
+		if i < lineEnd {
+			b = append(b, text[ws:i]...) // spaces inside a line are kept
+			continue
+		}
+		// A line break: the spaces before it are dropped, and so are
+		// the next line's leading ones.
+		if !multiline || !p.lines[li].brk {
+			return "", 0, 0, false
+		}
+		breaks := 0
+		for li++; li < len(p.lines) && p.lines[li].blank; li++ {
+			if !p.lines[li].brk {
+				return "", 0, 0, false
+			}
+			breaks++
+		}
+		if li == len(p.lines) || p.docMarker(li) {
+			return "", 0, 0, false
+		}
+		if joined {
+			b = appendNewlines(b, breaks)
+		} else {
+			b = appendBreaks(b, breaks)
+		}
+		i, lineEnd = p.lines[li].start+p.lines[li].indent, p.lines[li].end
+	}
+}
+
+// docMarker reports whether line li starts with "---" or "..." as a word:
+// a document marker wherever yaml meets it.
+func (p *fastParser) docMarker(li int) bool {
+	l := p.lines[li]
+	s := p.text[l.start:l.end]
+	return (strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...")) && (len(s) == 3 || s[3] == ' ')
+}
+
+// appendEscape appends the character of the double-quoted escape at text[i]
+// (a backslash) and returns the offset after it; ok is false for an escape
+// yaml.v3 refuses (\/ among them) or one at the end of a line (a line
+// continuation, left to yaml).
+func appendEscape(b []byte, text string, i, lineEnd int) ([]byte, int, bool) {
+	if i+1 >= lineEnd {
+		return b, i, false
+	}
+	digits := 0
+	switch text[i+1] {
+	case '0':
+		b = append(b, 0)
+	case 'a':
+		b = append(b, '\a')
+	case 'b':
+		b = append(b, '\b')
+	case 't':
+		b = append(b, '\t')
+	case 'n':
+		b = append(b, '\n')
+	case 'v':
+		b = append(b, '\v')
+	case 'f':
+		b = append(b, '\f')
+	case 'r':
+		b = append(b, '\r')
+	case 'e':
+		b = append(b, 0x1b)
+	case ' ', '"', '\'', '\\':
+		b = append(b, text[i+1])
+	case 'N':
+		b = append(b, "\u0085"...)
+	case '_':
+		b = append(b, "\u00a0"...)
+	case 'L':
+		b = append(b, "\u2028"...)
+	case 'P':
+		b = append(b, "\u2029"...)
+	case 'x':
+		digits = 2
+	case 'u':
+		digits = 4
+	case 'U':
+		digits = 8
+	default:
+		return b, i, false
+	}
+	i += 2
+	if digits == 0 {
+		return b, i, true
+	}
+	if i+digits > lineEnd {
+		return b, i, false
+	}
+	r := 0 // an int: eight hex digits overflow a rune
+	for _, c := range []byte(text[i : i+digits]) {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return b, i, false
+		}
+		r = r<<4 | int(d)
+	}
+	if r >= 0xD800 && r <= 0xDFFF || r > 0x10FFFF {
+		return b, i, false
+	}
+	if r < utf8.RuneSelf {
+		return append(b, byte(r)), i + digits, true
+	}
+	return utf8.AppendRune(b, rune(r)), i + digits, true
+}
+
+// block reads a literal ("|") or folded (">") block scalar whose indicator
+// is text[at], with an optional chomping indicator. Its lines are those
+// indented at least as much as its first, which must be indented more than
+// ind.
+func (p *fastParser) block(at, ind int) (*yaml.Node, bool) {
+	l := p.lines[p.li]
+	literal := p.text[at] == '|'
+	head := trimSpaces(p.text[at+1 : l.end])
+	chomp := 0 // clip
+	if head != "" && (head[0] == '-' || head[0] == '+') {
+		chomp = 1 // keep
+		if head[0] == '-' {
+			chomp = -1 // strip
+		}
+		head = head[1:]
+	}
+	if head != "" || !l.brk {
+		return nil, false // an indentation indicator, a comment, or worse
+	}
+	style := yaml.FoldedStyle
+	if literal {
+		style = yaml.LiteralStyle
+	}
+	n := yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: style, Line: p.li + 1, Column: at - l.start + 1}
+
+	// Blank lines before the first line count as line breaks; their
+	// spaces as indentation, when more than the first line's.
+	li, lead, maxLead := p.li+1, 0, 0
+	for ; li < len(p.lines) && p.lines[li].blank; li++ {
+		lead, maxLead = lead+1, max(maxLead, p.lines[li].indent)
+	}
+	if li == len(p.lines) || p.lines[li].indent <= ind || maxLead > p.lines[li].indent {
+		return nil, false // empty, or indented in a way that is yaml's to judge
+	}
+	bi := p.lines[li].indent
+	b := p.buf[:0]
+	trailing, leadingBreak, leadingBlank := lead, false, false
+	for ; li < len(p.lines); li++ {
+		c := p.lines[li]
+		if c.blank {
+			if c.indent > bi || !c.brk {
+				return nil, false // spaces that are content, or no break
+			}
+			trailing++
+			continue
+		}
+		if c.indent < bi {
+			break
+		}
+		s := p.text[c.start+bi : c.end]
+		trailingBlank := s[0] == ' '
+		if !literal && leadingBreak && !leadingBlank && !trailingBlank {
+			if trailing == 0 {
+				b = append(b, ' ')
+			}
+		} else if leadingBreak {
+			b = append(b, '\n')
+		}
+		b = appendNewlines(b, trailing)
+		b = append(b, s...)
+		trailing, leadingBreak, leadingBlank = 0, c.brk, trailingBlank
+	}
+	if chomp != -1 && leadingBreak {
+		b = append(b, '\n')
+	}
+	if chomp == 1 {
+		b = appendNewlines(b, trailing)
+	}
+	n.Value, p.buf = string(b), b[:0]
+	p.li = li
+	return p.node(n), true
+}
+
+// flow reads the flow sequence or mapping whose bracket is text[at] on
+// line li, over as many lines as it takes; it returns the node, the line of
+// its closing bracket and the offset after that bracket.
+func (p *fastParser) flow(li, at, depth int) (*yaml.Node, int, int, bool) {
+	if depth >= maxFastDepth {
+		return nil, 0, 0, false
+	}
+	text := p.text
+	isMap := text[at] == '{'
+	n := yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle, Line: li + 1, Column: p.column(p.lines[li], at)}
+	closing := byte(']')
+	if isMap {
+		n.Kind, n.Tag, closing = yaml.MappingNode, "!!map", '}'
+	}
+	mark := len(p.stack)
+	li, i, ok := p.flowSkip(li, at+1)
+	if ok && text[i] == closing {
+		return p.node(n), li, i + 1, true
+	}
+	for ok {
+		if isMap {
+			k, _, end, ok := p.flowItem(li, i, depth, true)
+			if !ok || end-i > maxFastKey {
+				return nil, 0, 0, false
+			}
+			for j := mark; j < len(p.stack); j += 2 {
+				if p.stack[j].Value == k.Value {
+					return nil, 0, 0, false
+				}
+			}
+			// The ':' on the key's line: a key is one line.
+			i = skipSpaces(text, end, p.lines[li].end)
+			if i == p.lines[li].end || text[i] != ':' {
+				return nil, 0, 0, false // a key without a value
+			}
+			if li, i, ok = p.flowSkip(li, i+1); !ok {
+				return nil, 0, 0, false
+			}
+			p.stack = append(p.stack, k)
+		}
+		v, endLine, end, ok := p.flowItem(li, i, depth, false)
+		if !ok {
+			return nil, 0, 0, false
+		}
+		li = endLine // a nested collection may end on a later line
+		p.stack = append(p.stack, v)
+		if li, i, ok = p.flowSkip(li, end); !ok {
+			return nil, 0, 0, false
+		}
+		switch text[i] {
+		case closing:
+			n.Content = p.collect(mark)
+			return p.node(n), li, i + 1, true
+		case ',':
+			if li, i, ok = p.flowSkip(li, i+1); ok && text[i] == closing {
+				n.Content = p.collect(mark) // a trailing comma ends the entries
+				return p.node(n), li, i + 1, true
+			}
+		default:
+			return nil, 0, 0, false
+		}
+	}
+	return nil, 0, 0, false
+}
+
+// flowSkip skips the spaces and line breaks between the tokens of a flow
+// collection from text[i] on line li and returns where the next token
+// starts. ok is false at the end of the text, at a comment, and at a line
+// that starts with a document marker.
+func (p *fastParser) flowSkip(li, i int) (int, int, bool) {
+	for {
+		l := p.lines[li]
+		for i < l.end && p.text[i] == ' ' {
+			i++
+		}
+		if i < l.end {
+			if p.text[i] == '#' && i > l.start && p.text[i-1] == ' ' {
+				return 0, 0, false
+			}
+			return li, i, true
+		}
+		if li++; li == len(p.lines) || p.docMarker(li) {
+			return 0, 0, false
+		}
+		i = p.lines[li].start
+	}
+}
+
+// flowItem reads an entry of a flow collection at text[at] on line li: a
+// nested collection, a quoted scalar on the line, or a plain scalar. A key
+// is a scalar. It returns the line where the entry ends and the offset after
+// it.
+func (p *fastParser) flowItem(li, at int, depth int, key bool) (*yaml.Node, int, int, bool) {
+	text, l := p.text, p.lines[li]
+	switch text[at] {
+	case '[', '{':
+		if key {
+			return nil, 0, 0, false
+		}
+		return p.flow(li, at, depth+1)
+	case '"', '\'':
+		v, end, _, ok := p.quotedValue(li, at, false)
+		if !ok {
+			return nil, 0, 0, false
+		}
+		style := yaml.DoubleQuotedStyle
+		if text[at] == '\'' {
+			style = yaml.SingleQuotedStyle
+		}
+		return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Style: style, Line: li + 1, Column: p.column(l, at)}), li, end, true
+	}
+	if !plainStart(text[at]) {
+		return nil, 0, 0, false
+	}
+	// A plain scalar in a flow collection ends at a flow indicator. A ':'
+	// followed by a space ends a key; one followed by anything but a space,
+	// the end of the line or a flow indicator is part of the scalar
+	// ("Bash(git:*)"). Any other ':' (or a '#', a '?') is yaml's.
+	end := at
+	for end < l.end {
+		c := text[end]
+		if c == ',' || c == ']' || c == '}' || c == '[' || c == '{' {
+			break
+		}
+		if c == ':' {
+			next := byte(' ')
+			if end+1 < l.end {
+				next = text[end+1]
+			}
+			if key && next == ' ' && end+1 < l.end {
+				break
+			}
+			if strings.IndexByte(" ,[]{}", next) >= 0 {
+				return nil, 0, 0, false
+			}
+		}
+		if c == '#' || c == '?' {
+			return nil, 0, 0, false
+		}
+		end++
+	}
+	if end == l.end {
+		// At the end of the line a plain scalar would go on over the next
+		// unless a flow indicator follows there.
+		nli, ni, ok := p.flowSkip(li, end)
+		if !ok || nli == li || strings.IndexByte(",]}", text[ni]) < 0 {
+			return nil, 0, 0, false
+		}
+	}
+	v := trimSpaces(text[at:end])
+	return p.node(yaml.Node{Kind: yaml.ScalarNode, Tag: resolved(v), Value: v, Line: li + 1, Column: p.column(l, at)}), li, end, true
+}
+
 // column is yaml's 1-based column of text[at] on line l: it counts
 // characters, not bytes.
 func (p *fastParser) column(l fastLine, at int) int {
