@@ -38,28 +38,28 @@ func New(values ...string) *Secrets {
 func (s *Secrets) Add(values ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	changed := false
+	// A new slice each time: String reads the old one without the lock.
+	held := slices.Clone(s.values)
 	for _, v := range values {
 		if len(v) < MinLen {
 			continue
 		}
 		for _, form := range []string{v, url.QueryEscape(v)} {
-			if !slices.Contains(s.values, form) {
-				s.values = append(s.values, form)
-				changed = true
+			if !slices.Contains(held, form) {
+				held = append(held, form)
 			}
 		}
 	}
-	if !changed {
+	if len(held) == len(s.values) {
 		return
 	}
 	// Longest first, so a value that contains another is hidden whole.
-	slices.SortFunc(s.values, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(s.values))
-	for _, v := range s.values {
+	slices.SortFunc(held, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(held))
+	for _, v := range held {
 		pairs = append(pairs, v, Mark)
 	}
-	s.r = strings.NewReplacer(pairs...)
+	s.values, s.r = held, strings.NewReplacer(pairs...)
 }
 
 // Len returns how many values (encodings included) s hides.
@@ -78,12 +78,17 @@ func (s *Secrets) String(text string) string {
 		return text
 	}
 	s.mu.RLock()
-	r := s.r
+	values, r := s.values, s.r
 	s.mu.RUnlock()
-	if r == nil {
-		return text
+	// Most text holds no secret: a search per value (a few, each at memory
+	// speed) is much cheaper than the replacer's scan of every byte, which
+	// two or more values make byte by byte.
+	for _, v := range values {
+		if strings.Contains(text, v) {
+			return r.Replace(text)
+		}
 	}
-	return r.Replace(text)
+	return text
 }
 
 // Error returns err with its text redacted: err itself when it holds no
@@ -119,6 +124,9 @@ type writer struct {
 }
 
 func (w writer) Write(p []byte) (int, error) {
+	if w.s.Len() == 0 { // nothing to hide: no copy of p
+		return w.w.Write(p)
+	}
 	red := w.s.String(string(p))
 	if red == string(p) {
 		return w.w.Write(p)
