@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,10 +13,10 @@ import (
 
 	"github.com/helios-agents/helios/caps/extdir"
 	capskills "github.com/helios-agents/helios/caps/skills"
-	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/sandbox"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
@@ -30,6 +29,11 @@ const ConfigFileName = "helios.config.json"
 
 // Options are the caller's overrides. The zero value uses the config as is.
 type Options struct {
+	// BaseDir is the folder the config's relative paths (workDir,
+	// extensions, plugin commands, sessions.dir…) resolve against: the
+	// config file's folder when the config came from a file. Empty: the
+	// current directory. Load sets it to the file's folder.
+	BaseDir string
 	// WorkDir overrides the config's workDir (the CLI's --work-dir).
 	WorkDir string
 	// Logger receives the kernel's warnings. Nil discards.
@@ -64,15 +68,20 @@ type Options struct {
 	Secrets *redact.Secrets
 }
 
-// Load reads the config file at path and assembles a kernel. An empty path
-// means no config file: the defaults, with the work dir from opts or the
-// current directory.
+// Load reads the config file at path and assembles a kernel, with the
+// file's folder as the base of its relative paths (opts.BaseDir is
+// replaced). An empty path means no config file: the defaults, relative to
+// opts.BaseDir, with the work dir from opts or the current directory.
 func Load(ctx context.Context, path string, opts Options) (*kernel.Kernel, error) {
+	if path == "" {
+		return Build(ctx, Config{}, opts)
+	}
 	cfg, base, err := ReadConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	return Build(ctx, cfg, base, opts)
+	opts.BaseDir = base
+	return Build(ctx, cfg, opts)
 }
 
 // ReadConfig reads and strictly decodes a config file, returning it with the
@@ -82,13 +91,13 @@ func ReadConfig(path string) (Config, string, error) {
 	if path == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return Config{}, "", fmt.Errorf("config: work dir: %w", err)
+			return Config{}, "", fmt.Errorf("read config: current directory: %w", err)
 		}
 		return Config{}, wd, nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return Config{}, "", fmt.Errorf("config %s: %w", path, err)
+		return Config{}, "", fmt.Errorf("read config %s: %w", path, err)
 	}
 	data, err := readConfigFile(abs)
 	if err != nil {
@@ -102,44 +111,31 @@ func ReadConfig(path string) (Config, string, error) {
 // path given by mistake (a log, a device) must not be read whole.
 const MaxConfigSize = 4 << 20
 
-// readConfigFile reads the config file at path, at most MaxConfigSize bytes.
+// readConfigFile reads the config file at path, at most one byte more than
+// MaxConfigSize.
 // A pipe works (--config <(...)); its reader blocks as a file's would not.
 func readConfigFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, fmt.Errorf("read config: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigSize+1))
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("config: %w", err)
-	case len(data) > MaxConfigSize:
-		return nil, fmt.Errorf("%w: %s: the file is over the limit of %s; a Helios config is a few KiB (is this the right file?)", ErrConfig, path, bytesize.Text(MaxConfigSize))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
 	}
-	return data, nil
+	return data, nil // ParseConfig refuses it when it is over MaxConfigSize
 }
 
-// FindConfig returns <workDir>/helios.config.json when it exists, else "".
-func FindConfig(workDir string) (string, error) {
-	p := filepath.Join(workDir, ConfigFileName)
-	fi, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	case err != nil:
-		return "", fmt.Errorf("config %s: %w", p, err)
-	case fi.IsDir():
-		return "", fmt.Errorf("config %s: is a directory", p)
-	}
-	return p, nil
-}
-
-// Build assembles a kernel from a decoded config. base is the folder relative
-// paths in cfg resolve against. On failure everything already opened is
+// Build assembles a kernel from a decoded config; relative paths in cfg
+// resolve against opts.BaseDir. On failure everything already opened is
 // closed and the errors are joined.
-func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kernel.Kernel, err error) {
+func Build(ctx context.Context, cfg Config, opts Options) (k *kernel.Kernel, err error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	base, err := baseDir(opts.BaseDir)
+	if err != nil {
 		return nil, err
 	}
 	if opts.Secrets == nil {
@@ -149,170 +145,251 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if opts.Logger != nil {
 		opts.Logger = slog.New(opts.Secrets.Handler(opts.Logger.Handler()))
 	}
-	var opened []io.Closer
+	a := &assembler{cfg: cfg, base: base, opts: opts}
 	defer func() {
 		if err != nil {
-			errs := []error{err}
-			for i := len(opened) - 1; i >= 0; i-- {
-				errs = append(errs, opened[i].Close())
-			}
-			k, err = nil, errors.Join(errs...)
+			k, err = nil, a.closeOpened(err)
 		}
 	}()
-
-	workDir, err := workDirOf(cfg, base, opts)
+	kc, err := a.local()
 	if err != nil {
 		return nil, err
 	}
-	mode, err := kskills.ParseMode(string(cfg.Skills.Mode))
+	if err := a.remote(ctx, &kc); err != nil {
+		return nil, err
+	}
+	if err := a.runtime(&kc); err != nil {
+		return nil, err
+	}
+	k, err = kernel.New(kc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: skills.mode: %w", ErrConfig, err)
+		return nil, err
+	}
+	a.kernel = k
+	return k, nil
+}
+
+// assembler holds what Build has opened so far, to close it should a later
+// step fail, and the kernel's resources, which the kernel closes.
+type assembler struct {
+	cfg  Config
+	base string
+	opts Options
+	// opened are closed, last first, when Build fails.
+	opened []io.Closer
+	// resources are the kernel's to close (kernel.Config.Resources).
+	resources []io.Closer
+	// box is the sandbox configuration of the model's commands, which the
+	// MCP servers' and the hook commands' environments follow too.
+	box sandbox.Config
+	// tel is the kernel's telemetry (nil: off); handover is what a plugin
+	// needs to export where the kernel does.
+	tel      *telemetry.T
+	handover string
+	// kernel is the assembled kernel, for the builtin tools to tell of a
+	// write.
+	kernel *kernel.Kernel
+}
+
+// closeOpened closes what Build opened, last first, joining the errors
+// with err.
+func (a *assembler) closeOpened(err error) error {
+	errs := []error{err}
+	for i := len(a.opened) - 1; i >= 0; i-- {
+		errs = append(errs, a.opened[i].Close())
+	}
+	return errors.Join(errs...)
+}
+
+// local opens what lives in this process and the work dir: the skill
+// roots, the project's skills, the extensions, the builtin tools and the
+// application's own capabilities (checked against the configured ones
+// before any plugin starts), and the skills watcher.
+func (a *assembler) local() (kernel.Config, error) {
+	cfg, base := a.cfg, a.base
+	workDir, err := workDirOf(cfg, base, a.opts)
+	if err != nil {
+		return kernel.Config{}, err
 	}
 	budget, err := catalogBudget(cfg)
 	if err != nil {
-		return nil, err
+		return kernel.Config{}, err
 	}
-	skillLimits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
-	var userRoots []string
-	if cfg.Skills.UserRoots != nil {
-		userRoots = []string{}
-		for _, r := range *cfg.Skills.UserRoots {
-			p, err := expandHome(r)
-			if err != nil {
-				return nil, fmt.Errorf("skills.userRoots: %w", err)
-			}
-			userRoots = append(userRoots, resolve(base, p))
-		}
+	userRoots, err := userSkillRoots(cfg.Skills, base)
+	if err != nil {
+		return kernel.Config{}, err
 	}
 	var projectRoots []string
 	if cfg.Skills.ProjectRoots != nil {
 		projectRoots = append([]string{}, *cfg.Skills.ProjectRoots...)
 	}
-
 	port, err := workfs.New(workDir)
 	if err != nil {
-		return nil, fmt.Errorf("work dir: %w", err)
+		return kernel.Config{}, fmt.Errorf("open work dir: %w", err)
 	}
 	project := capskills.New(port, projectRoots)
-	opened = append(opened, project)
-
-	var caps []kernel.Capability
-	for i, e := range cfg.Extensions {
-		c, err := extdir.OpenLimited(resolve(base, e.Dir), skillLimits)
-		if err != nil {
-			return nil, fmt.Errorf("extensions[%d]: %w", i, err)
-		}
-		caps = append(caps, c)
+	a.opened = append(a.opened, project)
+	limits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
+	caps, err := a.builtins(port, limits)
+	if err != nil {
+		return kernel.Config{}, err
 	}
+	if err := checkOwnCapabilities(a.opts.Capabilities, cfg, project, caps); err != nil {
+		return kernel.Config{}, err
+	}
+	watcher, err := a.skillWatcher()
+	if err != nil {
+		return kernel.Config{}, err
+	}
+	return kernel.Config{
+		WorkDir:        port.Dir(),
+		UserSkillRoots: userRoots,
+		Project:        project,
+		Capabilities:   append(caps, a.opts.Capabilities...), // the application's own, after the configured builtins
+		SkillsMode:     cfg.Skills.Mode.mode(),
+		CatalogBudget:  budget,
+		SkillWatcher:   watcher,
+		SkillLimits:    limits,
+		Logger:         a.opts.Logger,
+		OnWarning:      a.opts.OnWarning,
+		Secrets:        a.opts.Secrets,
+	}, nil
+}
 
-	box, err := sandboxConfig(cfg, port.Dir(), opts.Logger)
+// builtins opens the extensions, then the builtin tools, confined by the
+// config's sandbox; the tools come first in the list.
+func (a *assembler) builtins(port *workfs.FS, limits kskills.Limits) ([]kernel.Capability, error) {
+	var exts []kernel.Capability
+	for i, e := range a.cfg.Extensions {
+		c, err := extdir.OpenLimited(resolve(a.base, e.Dir), limits)
+		if err != nil {
+			return nil, fmt.Errorf("open extensions[%d]: %w", i, err)
+		}
+		exts = append(exts, c)
+	}
+	box, err := sandboxConfig(a.cfg, port.Dir(), a.opts.Logger)
 	if err != nil {
 		return nil, err
 	}
+	a.box = box
 	// The builtin tools share the project's port. Write and Edit tell the
 	// kernel at once, so the next step's catalog sees the change.
-	var kref *kernel.Kernel
 	toolSet, err := tools.New(tools.Config{
 		FS:          port,
-		BashTimeout: time.Duration(cfg.Tools.BashTimeout),
-		MaxOutput:   cfg.Tools.MaxOutput,
+		BashTimeout: time.Duration(a.cfg.Tools.BashTimeout),
+		MaxOutput:   a.cfg.Tools.MaxOutput,
 		Sandbox:     box,
 		OnWrite: func(path string) {
-			if kref != nil {
-				kref.InvalidatePath(path)
+			if a.kernel != nil {
+				a.kernel.InvalidatePath(path)
 			}
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("builtin tools: %w", err)
+		return nil, fmt.Errorf("open builtin tools: %w", err)
 	}
-	opened = append(opened, toolSet)
-	caps = append([]kernel.Capability{toolsCapability{toolSet}}, caps...)
-	if err := checkOwnCapabilities(opts.Capabilities, cfg, project, caps); err != nil {
-		return nil, err
-	}
+	a.opened = append(a.opened, toolSet)
+	return append([]kernel.Capability{toolsCapability{toolSet}}, exts...), nil
+}
 
-	var resources []io.Closer
-	var skillWatcher kskills.RootWatcher
-	if opts.Watch {
-		w, err := newWatcher(cfg.Skills.Watch)
-		if err != nil {
-			return nil, fmt.Errorf("skills watcher: %w", err)
-		}
-		if w != nil {
-			opened = append(opened, w)
-			resources = append(resources, w)
-			skillWatcher = rootWatcher{w}
-		}
+// skillWatcher starts the watcher of skills.watch when opts.Watch asks
+// for one; nil otherwise, and when skills.watch.mode is "off".
+func (a *assembler) skillWatcher() (kskills.RootWatcher, error) {
+	if !a.opts.Watch {
+		return nil, nil
 	}
+	w, err := newWatcher(a.cfg.Skills.Watch)
+	if err != nil {
+		return nil, fmt.Errorf("start skills watcher: %w", err)
+	}
+	if w == nil {
+		return nil, nil
+	}
+	a.opened = append(a.opened, w)
+	a.resources = append(a.resources, w)
+	return rootWatcher{w}, nil
+}
 
-	telCfg, err := telemetryConfig(cfg.Telemetry, base, os.Getenv)
+// remote starts telemetry, then what runs in other processes: the plugins
+// and the MCP servers, whose skills merge after every local source's.
+func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
+	telCfg, err := telemetryConfig(a.cfg.Telemetry, a.base, os.Getenv)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	prov, err := openTelemetry(ctx, telCfg, opts)
+	prov, err := openTelemetry(ctx, telCfg, a.opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var tel *telemetry.T
 	if prov != nil {
-		opened = append(opened, prov)
+		a.opened = append(a.opened, prov)
 		// Closed last (Resources close last first): spans of the plugins'
 		// and the watcher's shutdown are still recorded.
-		resources = append([]io.Closer{prov}, resources...)
-		tel = prov.T
+		a.resources = append([]io.Closer{prov}, a.resources...)
+		a.tel = prov.T
 	}
+	a.handover = otelsetup.Handover(telCfg)
+	plugins, err := openPlugins(ctx, a.cfg, a.base, a.opts.Logger, a.tel, a.handover, &a.opened)
+	if err != nil {
+		return err
+	}
+	servers, err := openMCP(a.cfg, a.base, kc.WorkDir, a.box, a.opts, a.tel, &a.opened)
+	if err != nil {
+		return err
+	}
+	kc.Plugins = append(plugins, servers...)
+	kc.Telemetry = a.tel
+	return nil
+}
 
-	plugins, err := openPlugins(ctx, cfg, base, opts.Logger, tel, otelsetup.Handover(telCfg), &opened)
+// runtime adds what sessions run on: the model, the session store, the
+// step loop's bounds and the person's hook commands.
+func (a *assembler) runtime(kc *kernel.Config) error {
+	m, noModel := openModel(a.cfg.Model, a.opts.Logger)
+	store, err := newSessionStore(a.cfg.Sessions, a.base)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.box, a.opts)
+	if err != nil {
+		return err
+	}
+	kc.Model, kc.NoModel = m, noModel
+	kc.Store = store
+	kc.MaxSteps, kc.ContextBudget = a.cfg.Sessions.MaxSteps, a.cfg.Sessions.ContextBudget
+	kc.CommandHooks = commandHooks
+	kc.Resources = append(a.resources, store)
+	return nil
+}
 
-	// MCP servers are out-of-process capabilities too: their skills merge
-	// after every local source's.
-	servers, err := openMCP(cfg, base, port.Dir(), box, opts, tel, &opened)
-	if err != nil {
-		return nil, err
+// baseDir is Options.BaseDir made absolute; "" is the current directory.
+func baseDir(dir string) (string, error) {
+	if dir == "" {
+		dir = "."
 	}
-	plugins = append(plugins, servers...)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve Options.BaseDir: %w", err)
+	}
+	return abs, nil
+}
 
-	m, noModel := openModel(cfg.Model, opts.Logger)
-	store, err := newSessionStore(cfg.Sessions, base)
-	if err != nil {
-		return nil, err
+// userSkillRoots is skills.userRoots, each with a leading ~ expanded and
+// resolved against base; nil (the kernel's default roots) when the key is
+// absent.
+func userSkillRoots(cfg SkillsConfig, base string) ([]string, error) {
+	if cfg.UserRoots == nil {
+		return nil, nil
 	}
-	commandHooks, err := openHooks(cfg, base, port.Dir(), box, opts)
-	if err != nil {
-		return nil, err
+	roots := []string{}
+	for _, r := range *cfg.UserRoots {
+		p, err := expandHome(r)
+		if err != nil {
+			return nil, fmt.Errorf("resolve skills.userRoots: %w", err)
+		}
+		roots = append(roots, resolve(base, p))
 	}
-	resources = append(resources, store)
-	k, err = kernel.New(kernel.Config{
-		WorkDir:        port.Dir(),
-		UserSkillRoots: userRoots,
-		Project:        project,
-		Capabilities:   append(caps, opts.Capabilities...), // the application's own, after the configured builtins
-		CommandHooks:   commandHooks,
-		Plugins:        plugins,
-		SkillsMode:     mode,
-		CatalogBudget:  budget,
-		SkillWatcher:   skillWatcher,
-		SkillLimits:    skillLimits,
-		Model:          m,
-		NoModel:        noModel,
-		Store:          store,
-		MaxSteps:       cfg.Sessions.MaxSteps,
-		ContextBudget:  cfg.Sessions.ContextBudget,
-		Resources:      resources,
-		Logger:         opts.Logger,
-		OnWarning:      opts.OnWarning,
-		Telemetry:      tel,
-		Secrets:        opts.Secrets,
-	})
-	if err != nil {
-		return nil, err
-	}
-	kref = k
-	return k, nil
+	return roots, nil
 }
 
 // workDirOf is the work dir: opts.WorkDir, else the config's workDir, else
@@ -326,7 +403,7 @@ func workDirOf(cfg Config, base string, opts Options) (string, error) {
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("work dir: %w", err)
+		return "", fmt.Errorf("find work dir: %w", err)
 	}
 	return wd, nil
 }
@@ -351,15 +428,15 @@ func checkOwnCapabilities(own []kernel.Capability, cfg Config, project kernel.Ca
 	for i, c := range own {
 		at := fmt.Sprintf("Options.Capabilities[%d]", i)
 		if c == nil {
-			errs = append(errs, fmt.Errorf("assembly: %s is nil", at))
+			errs = append(errs, fmt.Errorf("add %s: nil capability", at))
 			continue
 		}
 		name := c.Name()
 		switch other, dup := taken[name]; {
 		case name == "":
-			errs = append(errs, fmt.Errorf("assembly: %s has an empty name", at))
+			errs = append(errs, fmt.Errorf("add %s: empty name", at))
 		case dup:
-			errs = append(errs, fmt.Errorf("assembly: %s is named %q, like %s", at, name, other))
+			errs = append(errs, fmt.Errorf("add %s: named %q, like %s", at, name, other))
 		default:
 			taken[name] = at
 		}

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
+	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/sandbox"
+	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 )
 
@@ -67,7 +70,7 @@ type TelemetryConfig struct {
 type TelemetrySignal struct {
 	// Exporter is "none" (default), "otlp-http", "otlp-grpc", "stdout" or
 	// "file".
-	Exporter Enum `json:"exporter"`
+	Exporter Exporter `json:"exporter"`
 	// Endpoint is the collector: a base URL for otlp-http
 	// (http://localhost:4318), an address for otlp-grpc (localhost:4317).
 	// Default OTEL_EXPORTER_OTLP_ENDPOINT, else the exporter's default.
@@ -83,7 +86,7 @@ type ModelConfig struct {
 	// Provider is the API the endpoint speaks: "openai" (the default: any
 	// OpenAI-compatible Chat Completions endpoint) or "anthropic"
 	// (Anthropic's Messages API, with prompt caching).
-	Provider Enum `json:"provider"`
+	Provider Provider `json:"provider"`
 	// BaseURL is the API root. For "openai", any OpenAI-compatible Chat
 	// Completions endpoint: https://api.deepseek.com/v1,
 	// https://api.openai.com/v1, http://localhost:11434/v1 (Ollama),
@@ -132,7 +135,7 @@ type SessionsConfig struct {
 	MaxLine int `json:"maxLine"`
 	// Store is "jsonl" (default: one file per session under Dir) or
 	// "postgres" (a database shared by several hosts; see Postgres).
-	Store Enum `json:"store"`
+	Store StoreKind `json:"store"`
 	// Postgres configures the "postgres" store.
 	Postgres PostgresConfig `json:"postgres"`
 }
@@ -170,7 +173,7 @@ type SandboxConfig struct {
 	// Mode is "workspace-write" (the default on Linux: write only the work
 	// dir, the session's temp dir and Writable), "read-only" (write only the
 	// session's temp dir) or "off" (unconfined).
-	Mode Enum `json:"mode"`
+	Mode SandboxMode `json:"mode"`
 	// Writable are absolute, existing paths commands may also write in
 	// workspace-write mode, outside the protected paths (helios.config.json,
 	// .git, .helios and .agents but their skills folders, ~/.helios), which
@@ -187,7 +190,7 @@ type SandboxConfig struct {
 // SkillsConfig is the "skills" key.
 type SkillsConfig struct {
 	// Mode is "catalog" (default) or "tools".
-	Mode Enum `json:"mode"`
+	Mode SkillsMode `json:"mode"`
 	// UserRoots replaces the user-level roots (default ~/.helios/skills,
 	// ~/.agents/skills, then ~/.claude/skills). A leading ~/ is the home
 	// directory. An empty list reads no user-level skills.
@@ -233,7 +236,7 @@ type WatchConfig struct {
 	// roots every pollInterval; for network file systems and containers
 	// where events do not arrive) or "off" (read the folders at every
 	// snapshot).
-	Mode Enum `json:"mode"`
+	Mode WatchMode `json:"mode"`
 	// PollInterval is the poll period, also used to look for a missing
 	// root's next folder. Default "1s".
 	PollInterval Duration `json:"pollInterval"`
@@ -255,20 +258,135 @@ type ExtensionConfig struct {
 	Dir string `json:"dir"`
 }
 
-// Enum is a string key with a fixed set of values, checked while decoding so
-// that the error names the file and the JSON path.
-type Enum string
+// The keys with a fixed set of values each have their own type, with a
+// constant per value; "" (the key absent) means the default. Decoding
+// takes any string; Validate refuses a value outside the set, naming the
+// key and the values it accepts (see enumProblems).
 
-// enumValues lists the values each Enum-typed key accepts; "" (absent) is
-// always accepted and means the default.
-var enumValues = map[string][]string{
-	"model.provider":             {"openai", "anthropic"},
-	"skills.mode":                {"catalog", "tools"},
-	"skills.watch.mode":          {"native", "poll", "off"},
-	"telemetry.traces.exporter":  otelsetup.Exporters,
-	"telemetry.metrics.exporter": otelsetup.Exporters,
-	"sessions.store":             {"jsonl", "postgres"},
-	"tools.sandbox.mode":         {"workspace-write", "read-only", "off"},
+// Provider is model.provider: the API the endpoint speaks.
+type Provider string
+
+const (
+	// ProviderOpenAI is any OpenAI-compatible Chat Completions endpoint
+	// (the default).
+	ProviderOpenAI Provider = "openai"
+	// ProviderAnthropic is Anthropic's Messages API.
+	ProviderAnthropic Provider = "anthropic"
+)
+
+func (Provider) values() []string { return []string{string(ProviderOpenAI), string(ProviderAnthropic)} }
+
+// SkillsMode is skills.mode: how skills reach the model.
+type SkillsMode string
+
+const (
+	// SkillsCatalog lists the skills in a catalog message and offers one
+	// "skill" tool that loads them by name (the default).
+	SkillsCatalog SkillsMode = "catalog"
+	// SkillsTools offers one tool per skill.
+	SkillsTools SkillsMode = "tools"
+)
+
+func (SkillsMode) values() []string { return []string{string(SkillsCatalog), string(SkillsTools)} }
+
+// mode is the kernel's mode; the zero value is the default.
+func (m SkillsMode) mode() kskills.Mode {
+	if m == SkillsTools {
+		return kskills.ModeTools
+	}
+	return kskills.ModeCatalog
+}
+
+// WatchMode is skills.watch.mode: how long-running commands see the skill
+// folders change.
+type WatchMode string
+
+const (
+	// WatchNative uses inotify through fsnotify (the default).
+	WatchNative WatchMode = "native"
+	// WatchPoll stats the roots every pollInterval.
+	WatchPoll WatchMode = "poll"
+	// WatchOff reads the folders at every snapshot.
+	WatchOff WatchMode = "off"
+)
+
+func (WatchMode) values() []string {
+	return []string{string(WatchNative), string(WatchPoll), string(WatchOff)}
+}
+
+// Exporter is telemetry.traces.exporter or telemetry.metrics.exporter; its
+// values are otelsetup's: "none" (the default), "otlp-http", "otlp-grpc",
+// "stdout" and "file".
+type Exporter string
+
+const (
+	ExporterNone     Exporter = otelsetup.None
+	ExporterOTLPHTTP Exporter = otelsetup.OTLPHTTP
+	ExporterOTLPGRPC Exporter = otelsetup.OTLPGRPC
+	ExporterStdout   Exporter = otelsetup.Stdout
+	ExporterFile     Exporter = otelsetup.File
+)
+
+func (Exporter) values() []string { return otelsetup.Exporters }
+
+// StoreKind is sessions.store: where sessions are kept.
+type StoreKind string
+
+const (
+	// StoreJSONL keeps one JSONL file per session under sessions.dir (the
+	// default).
+	StoreJSONL StoreKind = "jsonl"
+	// StorePostgres keeps sessions in a PostgreSQL database.
+	StorePostgres StoreKind = "postgres"
+)
+
+func (StoreKind) values() []string { return []string{string(StoreJSONL), string(StorePostgres)} }
+
+// SandboxMode is tools.sandbox.mode: how the model's commands are confined.
+type SandboxMode string
+
+const (
+	// SandboxWorkspaceWrite writes only the work dir, the session's temp
+	// dir and tools.sandbox.writable (the default on Linux).
+	SandboxWorkspaceWrite SandboxMode = "workspace-write"
+	// SandboxReadOnly writes only the session's temp dir.
+	SandboxReadOnly SandboxMode = "read-only"
+	// SandboxOff runs commands unconfined.
+	SandboxOff SandboxMode = "off"
+)
+
+func (SandboxMode) values() []string {
+	return []string{string(SandboxWorkspaceWrite), string(SandboxReadOnly), string(SandboxOff)}
+}
+
+// mode is the sandbox's mode; the zero value is the platform's default.
+func (m SandboxMode) mode() sandbox.Mode {
+	switch m {
+	case SandboxWorkspaceWrite:
+		return sandbox.WorkspaceWrite
+	case SandboxReadOnly:
+		return sandbox.ReadOnly
+	case SandboxOff:
+		return sandbox.Off
+	}
+	return sandbox.Default
+}
+
+// enum is a key with a fixed set of values.
+type enum interface {
+	values() []string
+}
+
+// enumProblem says why v is not one of its key's values; "" when it is,
+// or when it is "" (the default).
+func enumProblem[E interface {
+	enum
+	~string
+}](v E) string {
+	if v == "" || slices.Contains(v.values(), string(v)) {
+		return ""
+	}
+	return fmt.Sprintf("unknown value %q (want one of %s)", string(v), strings.Join(v.values(), ", "))
 }
 
 // Duration is a time.Duration written as a string ("500ms", "2s").
@@ -302,9 +420,13 @@ func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Durat
 var ErrConfig = errors.New("invalid config")
 
 // ParseConfig decodes a config strictly. name is used in errors. Empty input
-// (or only whitespace) is the default config.
+// (or only whitespace) is the default config; input over MaxConfigSize is
+// refused.
 func ParseConfig(name string, data []byte) (Config, error) {
 	var cfg Config
+	if len(data) > MaxConfigSize {
+		return cfg, fmt.Errorf("%w: %s: the file is over the limit of %s; a Helios config is a few KiB (is this the right file?)", ErrConfig, name, bytesize.Text(MaxConfigSize))
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return cfg, nil
 	}
@@ -336,17 +458,6 @@ func decodeStrict(raw json.RawMessage, v reflect.Value, path string) error {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		return decodeStrict(raw, v.Elem(), path)
-	}
-	if e, ok := v.Addr().Interface().(*Enum); ok {
-		var str string
-		if err := json.Unmarshal(raw, &str); err != nil {
-			return atPath(path, fmt.Errorf("want a string, got %s", kindOf(raw)))
-		}
-		if allowed := enumValues[path]; str != "" && !slices.Contains(allowed, str) {
-			return atPath(path, fmt.Errorf("unknown value %q (want one of %s)", str, strings.Join(allowed, ", ")))
-		}
-		*e = Enum(str)
-		return nil
 	}
 	if _, custom := v.Addr().Interface().(json.Unmarshaler); custom {
 		return atPath(path, json.Unmarshal(raw, v.Addr().Interface()))

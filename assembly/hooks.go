@@ -36,7 +36,7 @@ func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Option
 		return nil, nil
 	}
 	var transcript func(string) string
-	if cfg.Sessions.Store != "postgres" {
+	if cfg.Sessions.Store != StorePostgres {
 		dir, err := sessionsDir(cfg.Sessions, base)
 		if err != nil {
 			return nil, err

@@ -233,12 +233,12 @@ func expand(v string, getenv func(string) (string, bool)) (string, error) {
 	return out, nil
 }
 
-// MCPServerConfigs turns the "mcp" key into the servers' configs, in name
+// mcpServerConfigs turns the "mcp" key into the servers' configs, in name
 // order: variables expanded, the command resolved against base (the config
 // file's folder), the environment the allowlisted one of box plus the
 // server's env, the bearer token read. Every problem is an error naming its
 // JSON path; a disabled server's variables are not read.
-func MCPServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, error) {
+func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, error) {
 	if p := mcpProblems(cfg); len(p) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
 	}
@@ -314,7 +314,7 @@ func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options,
 	if len(cfg.MCP.Servers) == 0 || opts.NoMCP {
 		return nil, nil
 	}
-	configs, err := MCPServerConfigs(cfg, base, workDir, box)
+	configs, err := mcpServerConfigs(cfg, base, workDir, box)
 	if err != nil {
 		return nil, err
 	}

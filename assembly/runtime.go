@@ -37,7 +37,7 @@ var ErrNoAPIKey = errors.New("no API key")
 // the reason sessions cannot start. logger (nil discards) is told about
 // retries.
 func openModel(cfg ModelConfig, logger *slog.Logger) (model.Model, error) {
-	anthropicAPI := cfg.Provider == "anthropic"
+	anthropicAPI := cfg.Provider == ProviderAnthropic
 	switch {
 	case anthropicAPI && cfg.Name == "":
 		return nil, errors.New(`no model configured: model.name is missing in helios.config.json (e.g. "claude-sonnet-4-5")`)
@@ -104,7 +104,7 @@ func configSecrets(cfg Config) []string {
 	if env := apiKeyEnv(cfg.Model); env != "" {
 		out = append(out, os.Getenv(env))
 	}
-	if cfg.Sessions.Store == "postgres" {
+	if cfg.Sessions.Store == StorePostgres {
 		out = append(out, postgres.Password(os.Getenv(cmp.Or(cfg.Sessions.Postgres.URLEnv, DefaultPostgresURLEnv))))
 	}
 	for _, s := range cfg.MCP.Servers {
@@ -160,10 +160,7 @@ var (
 
 // newSessionStore returns the lazily opened store sessions.store names.
 func newSessionStore(cfg SessionsConfig, base string) (*lazyStore, error) {
-	if cfg.Store == "postgres" {
-		if cfg.Postgres.MaxConns < 0 {
-			return nil, fmt.Errorf("%w: sessions.postgres.maxConns: must not be negative", ErrConfig)
-		}
+	if cfg.Store == StorePostgres {
 		env := cfg.Postgres.URLEnv
 		if env == "" {
 			env = DefaultPostgresURLEnv
@@ -260,13 +257,13 @@ func sessionsDir(cfg SessionsConfig, base string) (string, error) {
 	if cfg.Dir != "" {
 		d, err := expandHome(cfg.Dir)
 		if err != nil {
-			return "", fmt.Errorf("sessions.dir: %w", err)
+			return "", fmt.Errorf("resolve sessions.dir: %w", err)
 		}
 		return resolve(base, d), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("sessions dir: %w", err)
+		return "", fmt.Errorf("find sessions dir: %w", err)
 	}
 	return filepath.Join(home, ".helios", "sessions"), nil
 }
@@ -290,12 +287,12 @@ func (c toolsCapability) Close() error { return c.set.Close() }
 func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 	var mode watch.Mode
 	switch cfg.Mode {
-	case "", "native":
-		mode = watch.Native
-	case "poll":
+	case WatchPoll:
 		mode = watch.Poll
-	case "off":
+	case WatchOff:
 		return nil, nil
+	default:
+		mode = watch.Native
 	}
 	follow := true
 	if cfg.FollowSymlinks != nil {

@@ -20,10 +20,6 @@ import (
 // no socket, and a variable that may never reach a command (the one named
 // by model.apiKeyEnv, any HELIOS_* variable).
 func sandboxConfig(cfg Config, workDir string, logger *slog.Logger) (sandbox.Config, error) {
-	mode, err := sandbox.ParseMode(string(cfg.Tools.Sandbox.Mode))
-	if err != nil {
-		return sandbox.Config{}, fmt.Errorf("%w: tools.sandbox.mode: %v", ErrConfig, err)
-	}
 	var deny []string
 	if key := apiKeyEnv(cfg.Model); key != "" {
 		deny = []string{key}
@@ -59,7 +55,7 @@ func sandboxConfig(cfg Config, workDir string, logger *slog.Logger) (sandbox.Con
 		return sandbox.Config{}, err
 	}
 	return sandbox.Config{
-		Mode:        mode,
+		Mode:        cfg.Tools.Sandbox.Mode.mode(),
 		Writable:    resolved(cfg.Tools.Sandbox.Writable),
 		UnixSockets: resolved(cfg.Tools.Sandbox.UnixSockets),
 		Network:     cfg.Tools.Sandbox.Network,
@@ -70,10 +66,17 @@ func sandboxConfig(cfg Config, workDir string, logger *slog.Logger) (sandbox.Con
 	}, nil
 }
 
-// OpenSandbox makes the sandbox of the model's commands as the kernel
-// would, without assembling a kernel (`helios sandbox check`). It returns
-// the work dir, symlinks resolved, with it.
-func OpenSandbox(_ context.Context, cfg Config, base string, opts Options) (*sandbox.Sandbox, string, error) {
+// OpenSandbox makes the sandbox of the model's commands as Build would,
+// without assembling a kernel (`helios sandbox check`). It returns the work
+// dir, symlinks resolved, with it.
+func OpenSandbox(_ context.Context, cfg Config, opts Options) (*sandbox.Sandbox, string, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, "", err
+	}
+	base, err := baseDir(opts.BaseDir)
+	if err != nil {
+		return nil, "", err
+	}
 	workDir, err := workDirOf(cfg, base, opts)
 	if err != nil {
 		return nil, "", err

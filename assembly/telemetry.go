@@ -10,7 +10,8 @@ import (
 
 // telemetryConfig turns the "telemetry" key into otelsetup's config, with
 // the file exporters' paths resolved against base and the OTEL_* variables
-// filling what the key leaves out.
+// filling what the key leaves out. The key's values were checked by
+// Validate.
 func telemetryConfig(c TelemetryConfig, base string, getenv func(string) string) (otelsetup.Config, error) {
 	sig := func(s TelemetrySignal) otelsetup.Signal {
 		out := otelsetup.Signal{Exporter: string(s.Exporter), Endpoint: s.Endpoint}
@@ -20,12 +21,9 @@ func telemetryConfig(c TelemetryConfig, base string, getenv func(string) string)
 		return out
 	}
 	cfg := otelsetup.Config{Traces: sig(c.Traces), Metrics: sig(c.Metrics), CaptureContent: c.CaptureContent, ServiceName: c.ServiceName}
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("%w: telemetry.%v", ErrConfig, err)
-	}
 	cfg, err := otelsetup.FromEnv(cfg, getenv)
 	if err != nil {
-		return cfg, fmt.Errorf("telemetry: %w", err)
+		return cfg, fmt.Errorf("read telemetry variables: %w", err)
 	}
 	return cfg, nil
 }

@@ -11,7 +11,11 @@ import (
 )
 
 // Validate checks what decoding alone cannot: enum values, required keys,
-// unique plugin names, variable names, negative numbers and durations. It
+// unique plugin names, variable names, negative numbers and durations,
+// and the keys checked with their siblings (the catalog budget, the
+// sandbox, the MCP servers, the hooks). It is the one place a config's
+// values are checked: Build relies on it and checks again only what needs
+// the machine (the work dir's protected paths, the environment). It
 // reports every problem at once, each by its JSON path, in one error that
 // wraps ErrConfig. ParseConfig runs it on what it decodes and Build runs it
 // on whatever it is given, so a Config built in Go is held to the same
@@ -29,9 +33,9 @@ func (c Config) problems() []string {
 	add := func(path, format string, args ...any) {
 		out = append(out, path+": "+fmt.Sprintf(format, args...))
 	}
-	enum := func(path string, v Enum) {
-		if allowed := enumValues[path]; v != "" && !slices.Contains(allowed, string(v)) {
-			add(path, "unknown value %q (want one of %s)", string(v), strings.Join(allowed, ", "))
+	enum := func(path, problem string) {
+		if problem != "" {
+			add(path, "%s", problem)
 		}
 	}
 	nonNegative := func(path string, n int) {
@@ -45,8 +49,8 @@ func (c Config) problems() []string {
 		}
 	}
 
-	enum("skills.mode", c.Skills.Mode)
-	enum("skills.watch.mode", c.Skills.Watch.Mode)
+	enum("skills.mode", enumProblem(c.Skills.Mode))
+	enum("skills.watch.mode", enumProblem(c.Skills.Watch.Mode))
 	duration("skills.watch.pollInterval", c.Skills.Watch.PollInterval)
 	duration("skills.watch.writeStability", c.Skills.Watch.WriteStability)
 	nonNegative("skills.watch.projectWatchers", c.Skills.Watch.ProjectWatchers)
@@ -59,11 +63,11 @@ func (c Config) problems() []string {
 	out = append(out, mcpProblems(c)...)
 	out = append(out, cmdhooks.Check(c.Hooks)...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
-	enum("model.provider", c.Model.Provider)
+	enum("model.provider", enumProblem(c.Model.Provider))
 	if n := c.Model.MaxTokens; n != nil && *n <= 0 {
 		add("model.maxTokens", "must be positive (got %d); leave it out for the default", *n)
 	}
-	if c.Model.PromptCacheKey && c.Model.Provider == "anthropic" {
+	if c.Model.PromptCacheKey && c.Model.Provider == ProviderAnthropic {
 		add("model.promptCacheKey", `applies to provider "openai" only (Anthropic's caching uses cache_control breakpoints, always on)`)
 	}
 	nonNegative("sessions.maxSteps", c.Sessions.MaxSteps)
@@ -78,15 +82,18 @@ func (c Config) problems() []string {
 		add("skills.maxFileSize", "negative (%d)", c.Skills.MaxFileSize)
 	}
 	nonNegative("sessions.maxLine", c.Sessions.MaxLine)
-	enum("sessions.store", c.Sessions.Store)
-	enum("tools.sandbox.mode", c.Tools.Sandbox.Mode)
-	enum("telemetry.traces.exporter", c.Telemetry.Traces.Exporter)
-	enum("telemetry.metrics.exporter", c.Telemetry.Metrics.Exporter)
+	if c.Sessions.Postgres.MaxConns < 0 {
+		add("sessions.postgres.maxConns", "must not be negative (got %d); leave it out for the default", c.Sessions.Postgres.MaxConns)
+	}
+	enum("sessions.store", enumProblem(c.Sessions.Store))
+	enum("tools.sandbox.mode", enumProblem(c.Tools.Sandbox.Mode))
+	enum("telemetry.traces.exporter", enumProblem(c.Telemetry.Traces.Exporter))
+	enum("telemetry.metrics.exporter", enumProblem(c.Telemetry.Metrics.Exporter))
 	for _, s := range []struct {
 		path string
 		sig  TelemetrySignal
 	}{{"telemetry.traces", c.Telemetry.Traces}, {"telemetry.metrics", c.Telemetry.Metrics}} {
-		if s.sig.Exporter == "file" && s.sig.Path == "" {
+		if s.sig.Exporter == ExporterFile && s.sig.Path == "" {
 			add(s.path+".path", "the file exporter needs a path")
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/cmd/helios/internal/trust"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/sanitize"
@@ -145,7 +146,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Build(ctx, c.cfg, c.base, assembly.Options{WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
+	return assembly.Build(ctx, c.cfg, assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and
@@ -207,11 +208,11 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 				return nil, err
 			}
 		}
-		store, err := assembly.DefaultTrustStore()
+		store, err := trust.DefaultStore()
 		if err != nil {
 			return nil, err
 		}
-		found, err := assembly.ReadWorkDirConfig(lookIn, store)
+		found, err := trust.ReadWorkDir(lookIn, store)
 		if err != nil {
 			return nil, err
 		}

@@ -27,7 +27,7 @@ func sandboxCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			box, wd, err := assembly.OpenSandbox(cmd.Context(), c.cfg, c.base, assembly.Options{WorkDir: c.workDir})
+			box, wd, err := assembly.OpenSandbox(cmd.Context(), c.cfg, assembly.Options{BaseDir: c.base, WorkDir: c.workDir})
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/cmd/helios/internal/trust"
 )
 
 func trustCmd(g *globals) *cobra.Command {
@@ -29,7 +30,7 @@ func trustCmd(g *globals) *cobra.Command {
 			if list && (revoke || len(a) > 0) {
 				return usageError{errors.New("--list takes no folder and no --revoke")}
 			}
-			store, err := assembly.DefaultTrustStore()
+			store, err := trust.DefaultStore()
 			if err != nil {
 				return err
 			}
@@ -53,7 +54,7 @@ func trustCmd(g *globals) *cobra.Command {
 				return nil
 			}
 			e, err := store.Trust(path)
-			if errors.Is(err, assembly.ErrTrustStore) {
+			if errors.Is(err, trust.ErrStore) {
 				fmt.Fprintf(g.stderr, "helios: warning: %v: replaced by a new store\n", err)
 			} else if err != nil {
 				return err
@@ -105,7 +106,7 @@ type trustedEntryJSON struct {
 	State string `json:"state"`
 }
 
-func listTrusted(w io.Writer, g *globals, store *assembly.TrustStore) error {
+func listTrusted(w io.Writer, g *globals, store *trust.Store) error {
 	entries, err := store.List()
 	if err != nil {
 		return err
@@ -115,7 +116,7 @@ func listTrusted(w io.Writer, g *globals, store *assembly.TrustStore) error {
 		state := "missing"
 		if data, err := os.ReadFile(e.Config); err == nil {
 			state = "changed"
-			if s, _ := store.Check(e.Config, data); s == assembly.Trusted {
+			if s, _ := store.Check(e.Config, data); s == trust.Trusted {
 				state = "trusted"
 			}
 		}

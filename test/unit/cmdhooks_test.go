@@ -65,7 +65,7 @@ func chNewWorld(t *testing.T, scripts map[string]string, hooksJSON string, scrip
 		"hooks": %s}`, w.srv.URL(), w.sessions, hooksJSON)
 	cfg, err := assembly.ParseConfig("helios.config.json", []byte(cfgJSON))
 	require.NoError(t, err)
-	w.k, err = assembly.Build(t.Context(), cfg, w.work, assembly.Options{WorkDir: w.work, OnWarning: w.warn})
+	w.k, err = assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: w.work, WorkDir: w.work, OnWarning: w.warn})
 	require.NoError(t, err)
 	t.Cleanup(func() { w.k.Close() })
 	return w
@@ -630,7 +630,7 @@ func TestCmdHooksBadSettings(t *testing.T) {
 	var warns []contract.Warning
 	dir := t.TempDir()
 	cfg.Sessions.Dir = dir
-	k, err := assembly.Build(t.Context(), cfg, dir, assembly.Options{WorkDir: dir, OnWarning: func(w contract.Warning) { warns = append(warns, w) }})
+	k, err := assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: dir, WorkDir: dir, OnWarning: func(w contract.Warning) { warns = append(warns, w) }})
 	require.NoError(t, err)
 	defer k.Close()
 	require.Len(t, warns, 1)

@@ -88,17 +88,17 @@ func TestFrontDoorOptionsCapabilityNameCollision(t *testing.T) {
 		want []string
 	}{
 		{"an extension", []kernel.Capability{kernel.NewCapability("docs-style")},
-			[]string{`Options.Capabilities[0] is named "docs-style"`, "extensions[0] (ext)"}},
+			[]string{`add Options.Capabilities[0]: named "docs-style"`, "extensions[0] (ext)"}},
 		{"a plugin", []kernel.Capability{kernel.NewCapability("ok"), kernel.NewCapability("notes")},
-			[]string{`Options.Capabilities[1] is named "notes"`, "plugins[0]"}},
+			[]string{`add Options.Capabilities[1]: named "notes"`, "plugins[0]"}},
 		{"the builtin tools", []kernel.Capability{kernel.NewCapability("builtin-tools")},
 			[]string{"Options.Capabilities[0]", "the builtin tools"}},
 		{"the project skills", []kernel.Capability{kernel.NewCapability("skills")},
 			[]string{"Options.Capabilities[0]", "the project skills capability"}},
 		{"another option", []kernel.Capability{kernel.NewCapability("x"), kernel.NewCapability("x")},
-			[]string{`Options.Capabilities[1] is named "x", like Options.Capabilities[0]`}},
+			[]string{`add Options.Capabilities[1]: named "x", like Options.Capabilities[0]`}},
 		{"nil and unnamed, both reported", []kernel.Capability{nil, kernel.NewCapability("")},
-			[]string{"Options.Capabilities[0] is nil", "Options.Capabilities[1] has an empty name"}},
+			[]string{"add Options.Capabilities[0]: nil capability", "add Options.Capabilities[1]: empty name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,11 +135,30 @@ func TestFrontDoorBuildValidates(t *testing.T) {
 			"plugins[0].command: missing", `plugins[1].name: "p" is configured twice`, `plugins[1].env: "A=B"`}},
 		{"negative duration", assembly.Config{Tools: assembly.ToolsConfig{BashTimeout: -1}},
 			[]string{"tools.bashTimeout: negative duration"}},
+		{"every key with a fixed set of values", assembly.Config{
+			Model:     assembly.ModelConfig{Provider: "gpt"},
+			Skills:    assembly.SkillsConfig{Mode: "fast", Watch: assembly.WatchConfig{Mode: "inotify"}},
+			Telemetry: assembly.TelemetryConfig{Traces: assembly.TelemetrySignal{Exporter: "zipkin"}, Metrics: assembly.TelemetrySignal{Exporter: "prometheus"}},
+			Sessions:  assembly.SessionsConfig{Store: "sqlite"},
+			Tools:     assembly.ToolsConfig{Sandbox: assembly.SandboxConfig{Mode: "readonly"}},
+		}, []string{
+			`model.provider: unknown value "gpt" (want one of openai, anthropic)`,
+			`skills.mode: unknown value "fast" (want one of catalog, tools)`,
+			`skills.watch.mode: unknown value "inotify" (want one of native, poll, off)`,
+			`telemetry.traces.exporter: unknown value "zipkin" (want one of none, otlp-http, otlp-grpc, stdout, file)`,
+			`telemetry.metrics.exporter: unknown value "prometheus"`,
+			`sessions.store: unknown value "sqlite" (want one of jsonl, postgres)`,
+			`tools.sandbox.mode: unknown value "readonly" (want one of workspace-write, read-only, off)`,
+		}},
+		{"negative pool size", assembly.Config{Sessions: assembly.SessionsConfig{Store: assembly.StorePostgres, Postgres: assembly.PostgresConfig{MaxConns: -1}}},
+			[]string{"sessions.postgres.maxConns: must not be negative (got -1)"}},
+		{"negative pool size of the store not chosen", assembly.Config{Sessions: assembly.SessionsConfig{Postgres: assembly.PostgresConfig{MaxConns: -3}}},
+			[]string{"sessions.postgres.maxConns: must not be negative (got -3)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.ErrorIs(t, tt.cfg.Validate(), assembly.ErrConfig)
-			k, err := assembly.Build(context.Background(), tt.cfg, dir, assembly.Options{WorkDir: dir, Watch: true})
+			k, err := assembly.Build(context.Background(), tt.cfg, assembly.Options{BaseDir: dir, WorkDir: dir, Watch: true})
 			if err == nil {
 				k.Close()
 			}
@@ -147,9 +166,39 @@ func TestFrontDoorBuildValidates(t *testing.T) {
 			for _, w := range tt.want {
 				assert.Contains(t, err.Error(), w)
 			}
+			_, _, err = assembly.OpenSandbox(context.Background(), tt.cfg, assembly.Options{BaseDir: dir, WorkDir: dir})
+			require.ErrorIs(t, err, assembly.ErrConfig, "helios sandbox check holds the config to the same rules")
 		})
 	}
 	assert.NoError(t, assembly.Config{}.Validate(), "the zero Config is the defaults")
+}
+
+// Protects: Build resolves the config's relative paths against
+// Options.BaseDir, whatever the current directory; Load against the config
+// file's folder, whatever BaseDir says.
+func TestFrontDoorBuildBaseDir(t *testing.T) {
+	base := asmTempDir(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(base, "repo"), 0o755))
+	asmExtension(t, filepath.Join(base, "ext"), "docs-style", "Docs style.")
+	cfg := assembly.Config{WorkDir: "repo", Extensions: []assembly.ExtensionConfig{{Dir: "ext"}},
+		Skills: assembly.SkillsConfig{UserRoots: &[]string{"user-skills"}}, Sessions: assembly.SessionsConfig{Dir: "sessions"}}
+	asmSkill(t, filepath.Join(base, "user-skills"), "from-base")
+	t.Chdir(t.TempDir()) // relative paths must not follow the current directory
+
+	k, err := assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: base})
+	require.NoError(t, err)
+	defer k.Close()
+	assert.Equal(t, filepath.Join(base, "repo"), k.WorkDir())
+	assert.Equal(t, []string{filepath.Join(base, "user-skills")}, k.UserSkillRoots())
+	assert.Contains(t, k.Extensions(), "docs-style")
+	_, err = k.LoadSkill(t.Context(), "from-base")
+	assert.NoError(t, err)
+
+	path := asmWriteConfig(t, base, `{"workDir": "repo"}`)
+	k2, err := assembly.Load(t.Context(), path, assembly.Options{BaseDir: t.TempDir()})
+	require.NoError(t, err)
+	defer k2.Close()
+	assert.Equal(t, filepath.Join(base, "repo"), k2.WorkDir(), "Load resolves against the file's folder")
 }
 
 // Protects: ParseConfig runs the same checks, naming the file and every
@@ -233,14 +282,14 @@ func TestFrontDoorOSErrorsAreNotConfigErrors(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.False(t, errors.Is(err, assembly.ErrConfig), "a missing file is not an invalid config: %v", err)
 
-	_, err = assembly.Build(context.Background(), assembly.Config{}, dir, assembly.Options{WorkDir: filepath.Join(dir, "gone")})
+	_, err = assembly.Build(context.Background(), assembly.Config{}, assembly.Options{BaseDir: dir, WorkDir: filepath.Join(dir, "gone")})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.False(t, errors.Is(err, assembly.ErrConfig), "a missing work dir is not an invalid config: %v", err)
 
 	t.Setenv("HOME", "")
-	_, err = assembly.Build(context.Background(), assembly.Config{Sessions: assembly.SessionsConfig{Dir: "~/sessions"}}, dir,
-		assembly.Options{WorkDir: dir})
+	_, err = assembly.Build(context.Background(), assembly.Config{Sessions: assembly.SessionsConfig{Dir: "~/sessions"}},
+		assembly.Options{BaseDir: dir, WorkDir: dir})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "sessions.dir")
 	assert.False(t, errors.Is(err, assembly.ErrConfig), "no home directory is not an invalid config: %v", err)

@@ -1,4 +1,11 @@
-package assembly
+// Package trust decides whether the CLI applies a helios.config.json found
+// in the work dir. Such a file is untrusted until the user trusts that
+// exact content (`helios trust`): it can start programs (plugins) and send
+// the API key to any server (model.baseURL), and the folder may be a
+// repository someone else wrote. An untrusted file is not applied at all.
+// A config the user names (--config, assembly.Load) is their own choice
+// and always applied.
+package trust
 
 import (
 	"bytes"
@@ -7,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,31 +23,26 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/helios-agents/helios/assembly"
 )
 
-// A helios.config.json found in the work dir is untrusted until the user
-// trusts that exact content (`helios trust`): it can start programs
-// (plugins) and send the API key to any server (model.baseURL), and the
-// folder may be a repository someone else wrote. An untrusted file is not
-// applied at all. A config the user names (--config, Load) is their own
-// choice and always applied.
+// FileName is the trust store's file in Helios's state dir.
+const FileName = "trust.json"
 
-// TrustFileName is the trust store's file in Helios's state dir.
-const TrustFileName = "trust.json"
+// ErrStore is wrapped by the errors of a trust store that cannot be read
+// or parsed: a corrupted store trusts nothing.
+var ErrStore = errors.New("trust store unreadable")
 
-// ErrTrustStore is wrapped by the errors of a trust store that cannot be
-// read or parsed: a corrupted store trusts nothing.
-var ErrTrustStore = errors.New("trust store unreadable")
-
-// TrustStore records the configs the user trusted: each file's absolute
+// Store records the configs the user trusted: each file's absolute
 // path and the SHA-256 of its content. Any edit makes the file untrusted
 // again. It is a JSON file, written whole through a temp file and a rename.
-type TrustStore struct {
+type Store struct {
 	path string
 }
 
-// TrustEntry is one trusted config.
-type TrustEntry struct {
+// Entry is one trusted config.
+type Entry struct {
 	// Config is the config file's absolute path, its folder's symlinks
 	// resolved.
 	Config string `json:"config"`
@@ -51,33 +54,33 @@ type TrustEntry struct {
 
 // trustFile is the store's content.
 type trustFile struct {
-	Version int          `json:"version"`
-	Trusted []TrustEntry `json:"trusted"`
+	Version int     `json:"version"`
+	Trusted []Entry `json:"trusted"`
 }
 
 const trustVersion = 1
 
-// DefaultTrustStore is ~/.helios/trust.json.
-func DefaultTrustStore() (*TrustStore, error) {
+// DefaultStore is ~/.helios/trust.json.
+func DefaultStore() (*Store, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return nil, fmt.Errorf("trust store: %w", err)
+		return nil, fmt.Errorf("find trust store: %w", err)
 	}
-	return NewTrustStore(filepath.Join(home, ".helios", TrustFileName)), nil
+	return NewStore(filepath.Join(home, ".helios", FileName)), nil
 }
 
-// NewTrustStore is the store in the file at path (made on the first Trust).
-func NewTrustStore(path string) *TrustStore { return &TrustStore{path: path} }
+// NewStore is the store in the file at path (made on the first Trust).
+func NewStore(path string) *Store { return &Store{path: path} }
 
 // Path is the store's file.
-func (s *TrustStore) Path() string { return s.path }
+func (s *Store) Path() string { return s.path }
 
-// TrustState is what the store says of a config's content.
-type TrustState int
+// State is what the store says of a config's content.
+type State int
 
 const (
 	// Untrusted: the user never trusted this file.
-	Untrusted TrustState = iota
+	Untrusted State = iota
 	// Trusted: the user trusted exactly this content.
 	Trusted
 	// Changed: the user trusted this file, with other content.
@@ -85,9 +88,9 @@ const (
 )
 
 // Check says whether the content data of the config file at path (as a
-// TrustEntry names it: absolute, its folder resolved) is trusted. An error (wrapping ErrTrustStore) says the store is
+// Entry names it: absolute, its folder resolved) is trusted. An error (wrapping ErrStore) says the store is
 // corrupted; the state is then Untrusted: nothing is trusted.
-func (s *TrustStore) Check(path string, data []byte) (TrustState, error) {
+func (s *Store) Check(path string, data []byte) (State, error) {
 	f, err := s.load()
 	if err != nil {
 		return Untrusted, err
@@ -110,34 +113,34 @@ func (s *TrustStore) Check(path string, data []byte) (TrustState, error) {
 // parse as a config (trusting a file that cannot run is no use). It
 // replaces an earlier entry of the same file. A corrupted store is replaced
 // by one holding only this entry; the returned error then wraps
-// ErrTrustStore beside a valid entry.
-func (s *TrustStore) Trust(path string) (TrustEntry, error) {
+// ErrStore beside a valid entry.
+func (s *Store) Trust(path string) (Entry, error) {
 	abs, err := configKey(path)
 	if err != nil {
-		return TrustEntry{}, fmt.Errorf("trust %s: %w", path, err)
+		return Entry{}, fmt.Errorf("trust %s: %w", path, err)
 	}
 	data, err := readConfigFile(abs)
 	if err != nil {
-		return TrustEntry{}, fmt.Errorf("trust %s: %w", path, err)
+		return Entry{}, fmt.Errorf("trust %s: %w", path, err)
 	}
-	if _, err := ParseConfig(abs, data); err != nil {
-		return TrustEntry{}, fmt.Errorf("trust %s: fix the config first: %w", path, err)
+	if _, err := assembly.ParseConfig(abs, data); err != nil {
+		return Entry{}, fmt.Errorf("trust %s: fix the config first: %w", path, err)
 	}
 	f, loadErr := s.load()
-	if loadErr != nil && !errors.Is(loadErr, ErrTrustStore) {
-		return TrustEntry{}, loadErr
+	if loadErr != nil && !errors.Is(loadErr, ErrStore) {
+		return Entry{}, loadErr
 	}
-	e := TrustEntry{Config: abs, SHA256: digest(data), Trusted: time.Now().UTC().Truncate(time.Second)}
-	f.Trusted = slices.DeleteFunc(f.Trusted, func(o TrustEntry) bool { return o.Config == abs })
+	e := Entry{Config: abs, SHA256: digest(data), Trusted: time.Now().UTC().Truncate(time.Second)}
+	f.Trusted = slices.DeleteFunc(f.Trusted, func(o Entry) bool { return o.Config == abs })
 	f.Trusted = append(f.Trusted, e)
 	if err := s.save(f); err != nil {
-		return TrustEntry{}, err
+		return Entry{}, err
 	}
 	return e, loadErr
 }
 
 // Revoke forgets the config file at path; false when it was not trusted.
-func (s *TrustStore) Revoke(path string) (bool, error) {
+func (s *Store) Revoke(path string) (bool, error) {
 	abs, err := configKey(path)
 	if err != nil {
 		return false, fmt.Errorf("revoke %s: %w", path, err)
@@ -147,7 +150,7 @@ func (s *TrustStore) Revoke(path string) (bool, error) {
 		return false, err
 	}
 	n := len(f.Trusted)
-	f.Trusted = slices.DeleteFunc(f.Trusted, func(o TrustEntry) bool { return o.Config == abs })
+	f.Trusted = slices.DeleteFunc(f.Trusted, func(o Entry) bool { return o.Config == abs })
 	if len(f.Trusted) == n {
 		return false, nil
 	}
@@ -155,35 +158,35 @@ func (s *TrustStore) Revoke(path string) (bool, error) {
 }
 
 // List returns the trusted configs, by path.
-func (s *TrustStore) List() ([]TrustEntry, error) {
+func (s *Store) List() ([]Entry, error) {
 	f, err := s.load()
-	slices.SortFunc(f.Trusted, func(a, b TrustEntry) int { return strings.Compare(a.Config, b.Config) })
+	slices.SortFunc(f.Trusted, func(a, b Entry) int { return strings.Compare(a.Config, b.Config) })
 	return f.Trusted, err
 }
 
 // load reads the store; a missing file is an empty store. A file that
-// cannot be read or parsed is an error wrapping ErrTrustStore, with an
+// cannot be read or parsed is an error wrapping ErrStore, with an
 // empty store.
-func (s *TrustStore) load() (trustFile, error) {
+func (s *Store) load() (trustFile, error) {
 	data, err := os.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return trustFile{Version: trustVersion}, nil
 	case err != nil:
-		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: %w", ErrTrustStore, s.path, err)
+		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: %w", ErrStore, s.path, err)
 	}
 	var f trustFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: %w", ErrTrustStore, s.path, err)
+		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: %w", ErrStore, s.path, err)
 	}
 	if f.Version != trustVersion {
-		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: version %d (this Helios reads %d)", ErrTrustStore, s.path, f.Version, trustVersion)
+		return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: version %d (this Helios reads %d)", ErrStore, s.path, f.Version, trustVersion)
 	}
 	for i, e := range f.Trusted {
 		if !filepath.IsAbs(e.Config) || len(e.SHA256) != sha256.Size*2 {
-			return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: trusted[%d] is not a config path with a SHA-256", ErrTrustStore, s.path, i)
+			return trustFile{Version: trustVersion}, fmt.Errorf("%w: %s: trusted[%d] is not a config path with a SHA-256", ErrStore, s.path, i)
 		}
 	}
 	return f, nil
@@ -191,19 +194,19 @@ func (s *TrustStore) load() (trustFile, error) {
 
 // save writes f whole: a temp file beside the store, renamed over it, so a
 // reader sees the old store or the new one. The folder is the user's alone.
-func (s *TrustStore) save(f trustFile) error {
+func (s *Store) save(f trustFile) error {
 	f.Version = trustVersion
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
-		return fmt.Errorf("trust store %s: %w", s.path, err)
+		return fmt.Errorf("save trust store %s: %w", s.path, err)
 	}
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("trust store %s: %w", s.path, err)
+		return fmt.Errorf("save trust store %s: %w", s.path, err)
 	}
-	tmp, err := os.CreateTemp(dir, TrustFileName+".*")
+	tmp, err := os.CreateTemp(dir, FileName+".*")
 	if err != nil {
-		return fmt.Errorf("trust store %s: %w", s.path, err)
+		return fmt.Errorf("save trust store %s: %w", s.path, err)
 	}
 	_, err = tmp.Write(append(data, '\n'))
 	if err == nil {
@@ -217,9 +220,40 @@ func (s *TrustStore) save(f trustFile) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("trust store %s: %w", s.path, err)
+		return fmt.Errorf("save trust store %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// findConfig returns <workDir>/helios.config.json when it exists, else "".
+func findConfig(workDir string) (string, error) {
+	p := filepath.Join(workDir, assembly.ConfigFileName)
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("find config %s: %w", p, err)
+	case fi.IsDir():
+		return "", fmt.Errorf("find config %s: is a directory", p)
+	}
+	return p, nil
+}
+
+// readConfigFile reads the config file at path, at most one byte more than
+// assembly.MaxConfigSize (assembly.ParseConfig refuses a larger one). A
+// pipe works; its reader blocks as a file's would not.
+func readConfigFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, assembly.MaxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return data, nil
 }
 
 func digest(data []byte) string {
@@ -247,12 +281,12 @@ func configKey(path string) (string, error) {
 	return filepath.Join(dir, filepath.Base(abs)), nil
 }
 
-// WorkDirConfig is what ReadWorkDirConfig found in a work dir.
+// WorkDirConfig is what ReadWorkDir found in a work dir.
 type WorkDirConfig struct {
 	// Config and Base are the config to build with and the folder its
 	// relative paths resolve against: the file's when it was applied, the
 	// defaults and the work dir otherwise.
-	Config Config
+	Config assembly.Config
 	Base   string
 	// Path is the config file applied; "" when none was.
 	Path string
@@ -263,19 +297,19 @@ type WorkDirConfig struct {
 	Notices []string
 }
 
-// ReadWorkDirConfig finds <workDir>/helios.config.json and applies it only
+// ReadWorkDir finds <workDir>/helios.config.json and applies it only
 // when store says the user trusted exactly its content. The file is read
 // once: what is hashed is what is parsed. Without a file, or with an
 // untrusted one, the config is the defaults, relative to workDir.
-func ReadWorkDirConfig(workDir string, store *TrustStore) (WorkDirConfig, error) {
+func ReadWorkDir(workDir string, store *Store) (WorkDirConfig, error) {
 	out := WorkDirConfig{Base: workDir}
-	path, err := FindConfig(workDir)
+	path, err := findConfig(workDir)
 	if err != nil || path == "" {
 		return out, err
 	}
 	abs, err := configKey(path)
 	if err != nil {
-		return out, fmt.Errorf("config %s: %w", path, err)
+		return out, fmt.Errorf("read config %s: %w", path, err)
 	}
 	data, err := readConfigFile(abs)
 	if err != nil {
@@ -295,7 +329,7 @@ func ReadWorkDirConfig(workDir string, store *TrustStore) (WorkDirConfig, error)
 			"Helios runs on its defaults. Read the file, then trust it with: helios trust %s", terminalSafe(path), why, shellQuote(filepath.Dir(path))))
 		return out, nil
 	}
-	cfg, err := ParseConfig(abs, data)
+	cfg, err := assembly.ParseConfig(abs, data)
 	if err != nil {
 		return out, err
 	}
