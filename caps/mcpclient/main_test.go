@@ -16,11 +16,15 @@ import (
 
 	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/sandbox"
 )
 
 // TestMain makes the test binary its own MCP server: run with
-// MCPTEST_SERVE=stdio, it serves internal/mcptest over stdio.
+// MCPTEST_SERVE=stdio, it serves internal/mcptest over stdio. It is also
+// the confined commands' entry point (the benchmarks assemble builtin
+// tools).
 func TestMain(m *testing.M) {
+	sandbox.Main()
 	if os.Getenv("MCPTEST_SERVE") == "stdio" {
 		os.Exit(mcptest.Main())
 	}

@@ -23,3 +23,28 @@ func TestMissingEntryPointFailsClosed(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "must call sandbox.Main")
 }
+
+// Protects: a program that forgot Main learns it when it makes a confining
+// sandbox (assembly.Load, tools.New), with what to add, instead of at its
+// first command; a sandbox that confines nothing needs no entry point.
+func TestNewWithoutMainSaysWhatToAdd(t *testing.T) {
+	saved := mainCalled.Load()
+	mainCalled.Store(false)
+	defer mainCalled.Store(saved)
+	for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
+		s, err := New(Config{Mode: mode})
+		if err == nil {
+			s.Close()
+		}
+		require.ErrorIs(t, err, ErrNoMain, "mode %s", mode)
+		assert.Contains(t, err.Error(), "add sandbox.Main() (package github.com/helios-agents/helios/kernel/sandbox) as the first statement of main")
+	}
+	s, err := New(Config{Mode: Off})
+	require.NoError(t, err, "mode off starts no child")
+	require.NoError(t, s.Close())
+
+	mainCalled.Store(true)
+	s, err = New(Config{Mode: WorkspaceWrite})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+}

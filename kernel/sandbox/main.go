@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 )
 
 // childArg is argv[1] of the re-executed child. It is shaped as a flag, so
@@ -18,15 +20,35 @@ const readyToken = "confined\n"
 // statusFD is the child's status pipe (Cmd.ExtraFiles[0]).
 const statusFD = 3
 
+// ErrNoMain is wrapped by New in a confining mode when the program never
+// called Main: its confined commands could not start.
+var ErrNoMain = errors.New("the program never called sandbox.Main()")
+
+// mainCalled records that Main ran, for New to check. It is the one piece
+// of package state: whether this process's main is an entry point.
+var mainCalled atomic.Bool
+
 // Main is the sandbox's entry point in the re-executed child. Call it first
-// thing in main, and in TestMain of tests whose kernel runs commands. In
-// the child it confines the process and executes the program, never
-// returning; anywhere else it returns at once.
+// thing in main, and in TestMain of tests whose kernel runs commands; New
+// refuses to confine in a program that did not (ErrNoMain). In the child
+// it confines the process and executes the program, never returning;
+// anywhere else it returns at once.
 func Main() {
+	mainCalled.Store(true)
 	if len(os.Args) < 3 || os.Args[1] != childArg {
 		return
 	}
 	os.Exit(child(os.Args[2]))
+}
+
+// checkMain says what to add when Main was not called.
+func checkMain() error {
+	if mainCalled.Load() {
+		return nil
+	}
+	return fmt.Errorf("%w: add sandbox.Main() (package github.com/helios-agents/helios/kernel/sandbox) "+
+		"as the first statement of main, and of TestMain in tests: the model's commands run confined in a "+
+		"re-executed copy of the program, which starts there (or set tools.sandbox.mode to \"off\")", ErrNoMain)
 }
 
 // child confines itself by the plan in enc and executes the plan's argv.

@@ -131,9 +131,10 @@ type sessionState struct {
 // New checks cfg: every writable path and allowed socket must be absolute,
 // exist and lie outside the protected paths (see CheckWritable), and
 // neither PassEnv nor Env may name a variable in Deny or one starting with
-// HELIOS_. All problems are reported together. In a confining mode it makes
-// the calling process non-dumpable when it runs as root (see
-// protectProcess).
+// HELIOS_. All problems are reported together. In a confining mode it
+// needs Main to have been called (else an error wrapping ErrNoMain says
+// what to add), and it makes the calling process non-dumpable when it runs
+// as root (see protectProcess).
 func New(cfg Config) (*Sandbox, error) {
 	var errs []error
 	for i, p := range cfg.Writable {
@@ -165,6 +166,9 @@ func New(cfg Config) (*Sandbox, error) {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	if s.mode != Off {
+		if err := checkMain(); err != nil {
+			return nil, fmt.Errorf("new sandbox: %w", err)
+		}
 		if cfg.Probe != nil {
 			s.support = cfg.Probe()
 		} else {

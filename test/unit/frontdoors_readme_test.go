@@ -78,6 +78,7 @@ func fdBuildReadme(t *testing.T) map[string]string {
 		require.Len(t, blocks, 1, "Go blocks under %q", h)
 		srcs[h] = blocks[0]
 	}
+	srcs[fdNoMain] = fdWithoutMain(t, srcs["# Embedding"])
 	checkout := fdCheckout(t)
 	fdReadmeOnce.Do(func() {
 		dir, err := os.MkdirTemp(binDir, "readme-")
@@ -90,7 +91,7 @@ func fdBuildReadme(t *testing.T) map[string]string {
 			"require github.com/helios-agents/helios v0.0.0-00010101000000-000000000000\n\n" +
 			"replace github.com/helios-agents/helios => " + checkout + "\n"}
 		fdReadmeBins = map[string]string{}
-		for i, h := range []string{"# Embedding", "## Writing a plugin"} {
+		for i, h := range []string{"# Embedding", "## Writing a plugin", fdNoMain} {
 			name := fmt.Sprintf("program%d", i)
 			files[filepath.Join(name, "main.go")] = srcs[h]
 			fdReadmeBins[h] = filepath.Join(dir, "bin", name)
@@ -116,6 +117,56 @@ func fdBuildReadme(t *testing.T) map[string]string {
 	})
 	require.NoError(t, fdReadmeErr)
 	return fdReadmeBins
+}
+
+// fdNoMain names the embedding program with its sandbox.Main() line (and
+// the import it needs) taken out: the program of an embedder who forgot it.
+const fdNoMain = "# Embedding without sandbox.Main"
+
+// fdWithoutMain is src without its sandbox.Main() line and the sandbox
+// import.
+func fdWithoutMain(t *testing.T, src string) string {
+	t.Helper()
+	var b strings.Builder
+	removed := 0
+	for l := range strings.Lines(src) {
+		if strings.Contains(l, "sandbox.Main()") || strings.TrimSpace(l) == `"github.com/helios-agents/helios/kernel/sandbox"` {
+			removed++
+			continue
+		}
+		b.WriteString(l)
+	}
+	require.Equal(t, 2, removed, "the program calls sandbox.Main() and imports its package")
+	return b.String()
+}
+
+// Protects: an embedding program that forgot sandbox.Main() fails at
+// assembly.Load with an error saying what to add, before any session, not
+// at the model's first command.
+func TestReadmeEmbeddingProgramWithoutSandboxMain(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the default sandbox mode confines only on Linux")
+	}
+	bin := fdBuildReadme(t)[fdNoMain]
+	work := t.TempDir()
+	writeFile(t, filepath.Join(work, "helios.config.json"), `{"skills": {"userRoots": []}, "sessions": {"dir": "sessions"},
+		"model": {"baseURL": "http://127.0.0.1:9/v1", "name": "never-asked", "apiKeyEnv": ""}}`)
+	cmd := exec.Command(bin)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	assert.Contains(t, string(out), "add sandbox.Main() (package github.com/helios-agents/helios/kernel/sandbox) as the first statement of main")
+	assert.NotContains(t, string(out), "Not done", "no session ran")
+
+	writeFile(t, filepath.Join(work, "helios.config.json"), `{"tools": {"sandbox": {"mode": "off"}}, "skills": {"userRoots": []},
+		"sessions": {"dir": "sessions"}, "model": {"baseURL": "http://127.0.0.1:9/v1", "name": "never-asked", "apiKeyEnv": ""}}`)
+	cmd = exec.Command(bin)
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, _ = cmd.CombinedOutput()
+	assert.NotContains(t, string(out), "sandbox.Main()", "with the sandbox off, no entry point is needed")
 }
 
 // Protects: the README's embedding program is complete, at most 20 lines of
