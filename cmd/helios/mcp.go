@@ -110,14 +110,14 @@ func tokenSource(env string) string {
 func serveHTTP(ctx context.Context, addr string, hs *http.Server, cmd *cobra.Command) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("mcp: %w", err)
+		return fmt.Errorf("serve MCP over HTTP: %w", err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "helios mcp: serving streamable HTTP on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("mcp: %w", err)
+		return fmt.Errorf("serve MCP over HTTP: %w", err)
 	case <-ctx.Done():
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,75 +13,84 @@ import (
 )
 
 // skillsInstallCmds are `helios skills add / update / sync / verify /
-// remove`: skills installed from git and pinned in a lockfile.
+// remove`: skills installed from git and pinned in a lockfile. Each takes
+// --project.
 func skillsInstallCmds(g *globals) []*cobra.Command {
 	var project bool
-	projectFlag := func(c *cobra.Command) *cobra.Command {
+	open := func() (*skillinstall.Installer, error) { return g.installer(project) }
+	// change runs a command that changes the root and prints its result.
+	var change installChange = func(do func(ctx context.Context, in *skillinstall.Installer, a []string) (skillinstall.Result, error)) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, a []string) error {
+			in, err := open()
+			if err != nil {
+				return err
+			}
+			res, err := do(cmd.Context(), in, a)
+			if err != nil {
+				return err
+			}
+			return g.printResult(cmd, res)
+		}
+	}
+	cmds := []*cobra.Command{skillsAddCmd(change), skillsUpdateCmd(change), {
+		Use:   "sync",
+		Short: "Install exactly what the lockfile records: the locked commits, every file checked against its digest",
+		Args:  args(cobra.NoArgs),
+		RunE: change(func(ctx context.Context, in *skillinstall.Installer, _ []string) (skillinstall.Result, error) {
+			return in.Sync(ctx)
+		}),
+	}, skillsVerifyCmd(g, open), {
+		Use:   "remove NAME...",
+		Short: "Delete installed skills and their lockfile entries",
+		Args:  args(cobra.MinimumNArgs(1)),
+		RunE: change(func(ctx context.Context, in *skillinstall.Installer, names []string) (skillinstall.Result, error) {
+			return in.Remove(ctx, names)
+		}),
+	}}
+	for _, c := range cmds {
 		c.Flags().BoolVar(&project, "project", false,
 			"the project root, <work dir>/.helios/skills with <work dir>/helios-lock.json (default: ~/.helios/skills with ~/.helios/helios-lock.json)")
-		return c
 	}
-	open := func() (*skillinstall.Installer, error) { return g.installer(project) }
+	return cmds
+}
 
-	var addOpts skillinstall.AddOptions
-	add := projectFlag(&cobra.Command{
+// installChange makes the RunE of a command that changes an install root.
+type installChange func(do func(ctx context.Context, in *skillinstall.Installer, a []string) (skillinstall.Result, error)) func(*cobra.Command, []string) error
+
+func skillsAddCmd(change installChange) *cobra.Command {
+	var opts skillinstall.AddOptions
+	c := &cobra.Command{
 		Use:   "add SOURCE[#REF]",
 		Short: "Install skills from a git repository and lock their commit and file digests",
 		Long: "Install the skills of a git repository — every folder with a SKILL.md, at any depth — and record\n" +
 			"each one's source, ref, commit and file digests in the lockfile. SOURCE is a git URL (https, ssh,\n" +
 			"git@host:path, file://) or a local repository; REF a branch, tag or commit (default: the default branch).",
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			in, err := open()
-			if err != nil {
-				return err
-			}
-			res, err := in.Add(cmd.Context(), a[0], addOpts)
-			if err != nil {
-				return err
-			}
-			return g.printResult(cmd, res)
-		},
-	})
-	add.Flags().StringArrayVar(&addOpts.Skills, "skill", nil, "install only the skill of this frontmatter name (repeatable)")
-	add.Flags().BoolVar(&addOpts.Force, "force", false, "replace a folder the lockfile does not know, a skill locked from another source, or local changes")
+		RunE: change(func(ctx context.Context, in *skillinstall.Installer, a []string) (skillinstall.Result, error) {
+			return in.Add(ctx, a[0], opts)
+		}),
+	}
+	c.Flags().StringArrayVar(&opts.Skills, "skill", nil, "install only the skill of this frontmatter name (repeatable)")
+	c.Flags().BoolVar(&opts.Force, "force", false, "replace a folder the lockfile does not know, a skill locked from another source, or local changes")
+	return c
+}
 
-	var updOpts skillinstall.UpdateOptions
-	update := projectFlag(&cobra.Command{
+func skillsUpdateCmd(change installChange) *cobra.Command {
+	var opts skillinstall.UpdateOptions
+	c := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "Move locked skills to the newest commit of their ref and rewrite the lockfile",
-		RunE: func(cmd *cobra.Command, names []string) error {
-			in, err := open()
-			if err != nil {
-				return err
-			}
-			res, err := in.Update(cmd.Context(), names, updOpts)
-			if err != nil {
-				return err
-			}
-			return g.printResult(cmd, res)
-		},
-	})
-	update.Flags().BoolVar(&updOpts.Force, "force", false, "replace local changes to the skills updated")
+		RunE: change(func(ctx context.Context, in *skillinstall.Installer, names []string) (skillinstall.Result, error) {
+			return in.Update(ctx, names, opts)
+		}),
+	}
+	c.Flags().BoolVar(&opts.Force, "force", false, "replace local changes to the skills updated")
+	return c
+}
 
-	sync := projectFlag(&cobra.Command{
-		Use:   "sync",
-		Short: "Install exactly what the lockfile records: the locked commits, every file checked against its digest",
-		Args:  args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := open()
-			if err != nil {
-				return err
-			}
-			res, err := in.Sync(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return g.printResult(cmd, res)
-		},
-	})
-
-	verify := projectFlag(&cobra.Command{
+// skillsVerifyCmd exits 1 when a locked skill differs from its lock.
+func skillsVerifyCmd(g *globals, open func() (*skillinstall.Installer, error)) *cobra.Command {
+	return &cobra.Command{
 		Use:   "verify",
 		Short: "Check every locked skill against the lockfile; exit 1 naming each changed, missing or extra file",
 		Args:  args(cobra.NoArgs),
@@ -104,25 +114,7 @@ func skillsInstallCmds(g *globals) []*cobra.Command {
 			}
 			return err
 		},
-	})
-
-	remove := projectFlag(&cobra.Command{
-		Use:   "remove NAME...",
-		Short: "Delete installed skills and their lockfile entries",
-		Args:  args(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, names []string) error {
-			in, err := open()
-			if err != nil {
-				return err
-			}
-			res, err := in.Remove(cmd.Context(), names)
-			if err != nil {
-				return err
-			}
-			return g.printResult(cmd, res)
-		},
-	})
-	return []*cobra.Command{add, update, sync, verify, remove}
+	}
 }
 
 // installer manages the user root, or with project the work dir's.
