@@ -319,6 +319,7 @@ func (WatchMode) values() []string {
 // "stdout" and "file".
 type Exporter string
 
+// The exporters, as otelsetup names them.
 const (
 	ExporterNone     Exporter = otelsetup.None
 	ExporterOTLPHTTP Exporter = otelsetup.OTLPHTTP

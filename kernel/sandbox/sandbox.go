@@ -30,21 +30,6 @@ const (
 	Off
 )
 
-// ParseMode reads a mode as written in helios.config.json; "" is Default.
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "":
-		return Default, nil
-	case "workspace-write":
-		return WorkspaceWrite, nil
-	case "read-only":
-		return ReadOnly, nil
-	case "off":
-		return Off, nil
-	}
-	return 0, fmt.Errorf("unknown sandbox mode %q (want workspace-write, read-only or off)", s)
-}
-
 // String is the mode's name in helios.config.json.
 func (m Mode) String() string {
 	switch m.resolve() {
