@@ -12,9 +12,12 @@
 // small entry point, [Main], which confines itself and then executes the
 // shell: the kernel process is never confined. A program whose kernel runs
 // confined commands must therefore call Main first thing in main (and test
-// binaries in TestMain). Without it, the child never reports that it is
-// confined and the command is refused: confinement fails closed, as it
-// does when any step of the child's plan cannot be applied.
+// binaries in TestMain). Without it, New refuses to make a confining
+// sandbox ([ErrNoMain], naming the line to add), so the program learns it
+// when it assembles its kernel; and should a child still run a program
+// lacking the entry point, it never reports that it is confined and the
+// command is refused: confinement fails closed, as it does when any step
+// of the child's plan cannot be applied.
 //
 // Modes: [WorkspaceWrite] (the default on Linux: read everywhere, write the
 // work dir, the session's temp dir and configured paths), [ReadOnly] (write
