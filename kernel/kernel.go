@@ -152,7 +152,7 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	abs, err := filepath.Abs(wd)
 	if err != nil {
-		return nil, fmt.Errorf("kernel: work dir: %w", err)
+		return nil, fmt.Errorf("resolve work dir %q: %w", wd, err)
 	}
 	k.workDir = abs
 	k.budget = resolveBudget(cfg.CatalogBudget)
@@ -160,7 +160,7 @@ func New(cfg Config) (*Kernel, error) {
 	roots := cfg.UserSkillRoots
 	if roots == nil {
 		if roots, err = DefaultUserSkillRoots(); err != nil {
-			return nil, fmt.Errorf("kernel: %w", err)
+			return nil, fmt.Errorf("find user skill roots: %w", err)
 		}
 	}
 	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
@@ -182,10 +182,10 @@ func New(cfg Config) (*Kernel, error) {
 	seen := map[string]bool{}
 	for _, c := range k.caps {
 		if c.Name() == "" {
-			return nil, errors.New("kernel: a capability has an empty name")
+			return nil, errors.New("install capabilities: a capability has an empty name")
 		}
 		if seen[c.Name()] {
-			return nil, fmt.Errorf("kernel: capability %q is installed twice", c.Name())
+			return nil, fmt.Errorf("install capability %q: installed twice", c.Name())
 		}
 		seen[c.Name()] = true
 	}

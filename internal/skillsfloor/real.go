@@ -19,7 +19,7 @@ var shapeJSON []byte
 func RealShape() Shape {
 	var sh Shape
 	if err := json.Unmarshal(shapeJSON, &sh); err != nil {
-		panic(fmt.Sprintf("skillsfloor: shape.json: %v", err)) // embedded: a build defect
+		panic(fmt.Sprintf("read embedded shape.json: %v", err)) // embedded: a build defect
 	}
 	return sh
 }

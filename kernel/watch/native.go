@@ -191,7 +191,7 @@ func (w *Watcher) fail(r *rootState, what string, err error) {
 	if r.warned {
 		level = slog.LevelDebug // the retry failed again: said already
 	}
-	w.log.Log(context.Background(), level, "watch: cannot observe skills root; will retry", "root", r.path, "what", what, "err", err)
+	w.log.Log(context.Background(), level, "observe skills root: failed; will retry", "root", r.path, "what", what, "err", err)
 	r.failed, r.warned = true, true
 	r.denied = errors.Is(err, fs.ErrPermission)
 	w.updateHealth(r.sub)
@@ -260,7 +260,7 @@ func (w *Watcher) resolveRoot(r *rootState, report bool) {
 			w.fail(r, "watch an ancestor", err)
 			return
 		}
-		w.log.Debug("watch: skills root missing; watching its ancestor", "root", r.path, "ancestor", canon, "next", next)
+		w.log.Debug("observe skills root: missing; watching its ancestor", "root", r.path, "ancestor", canon, "next", next)
 		if fi, err := os.Stat(filepath.Join(anc, next)); err != nil || !fi.IsDir() {
 			return
 		}

@@ -163,7 +163,7 @@ func newServer(t reporter, tb testing.TB, anthropic bool, steps []Step) *Server 
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.next < len(s.steps) && !tb.Failed() {
-			tb.Errorf("modeltest: script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
+			tb.Errorf("script not finished: %d of %d steps were never requested", len(s.steps)-s.next, len(s.steps))
 		}
 	})
 	return s
@@ -230,13 +230,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		path, wireName, decodeFn, errorFn = "/v1/messages", "Messages API", decodeAnthropic, writeAnthropicError
 	}
 	if r.Method != http.MethodPost || r.URL.Path != path {
-		s.t.Errorf("modeltest: unexpected %s %s (only POST %s is served)", r.Method, r.URL.Path, path)
-		errorFn(w, http.StatusNotFound, "modeltest: no such endpoint: "+r.URL.Path)
+		s.t.Errorf("unexpected %s %s (only POST %s is served)", r.Method, r.URL.Path, path)
+		errorFn(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		errorFn(w, http.StatusBadRequest, "modeltest: reading body: "+err.Error())
+		errorFn(w, http.StatusBadRequest, "read body: "+err.Error())
 		return
 	}
 	rec, err := decodeFn(body)
@@ -244,8 +244,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("no anthropic-version header")
 	}
 	if err != nil {
-		s.t.Errorf("modeltest: request is not a valid %s request: %v\n%s", wireName, err, body)
-		errorFn(w, http.StatusBadRequest, "modeltest: "+err.Error())
+		s.t.Errorf("request is not a valid %s request: %v\n%s", wireName, err, body)
+		errorFn(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	rec.Header = r.Header.Clone()
@@ -272,7 +272,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if !scripted {
-		msg := fmt.Sprintf("modeltest: script exhausted: request %d has no step (%d scripted)", n, total)
+		msg := fmt.Sprintf("script exhausted: request %d has no step (%d scripted)", n, total)
 		s.t.Errorf("%s; last message: %+v", msg, rec.Last())
 		errorFn(w, http.StatusInternalServerError, msg)
 		return
