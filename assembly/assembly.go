@@ -14,8 +14,8 @@ import (
 
 	"github.com/helios-agents/helios/caps/extdir"
 	capskills "github.com/helios-agents/helios/caps/skills"
-	"github.com/helios-agents/helios/internal/bytesize"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/bytesize"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
 	kskills "github.com/helios-agents/helios/kernel/skills"

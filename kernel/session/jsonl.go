@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 )
 
 // JSONLConfig configures NewJSONLStore.
