@@ -298,7 +298,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 		SkillWatcher:   skillWatcher,
 		SkillLimits:    skillLimits,
 		Model:          m,
-		NoModel:        noModel,
+		ModelErr:       noModel,
 		Store:          store,
 		MaxSteps:       cfg.Sessions.MaxSteps,
 		ContextBudget:  cfg.Sessions.ContextBudget,

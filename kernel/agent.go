@@ -138,16 +138,16 @@ var ErrNoModel = errors.New("no model configured")
 // handler stopped the turn. The error says the handler's reason.
 var ErrStopped = errors.New("stopped by a hook")
 
-// NoModel says why a session without a model of its own cannot open: nil
+// ModelErr says why a session without a model of its own cannot open: nil
 // when the kernel has a default model, else the error OpenSession returns
 // (it names the config key or variable to set). The UI shows it at start,
 // before any session is opened.
-func (k *Kernel) NoModel() error {
+func (k *Kernel) ModelErr() error {
 	switch {
 	case k.cfg.Model != nil:
 		return nil
-	case k.cfg.NoModel != nil:
-		return fmt.Errorf("open session: %w", k.cfg.NoModel)
+	case k.cfg.ModelErr != nil:
+		return fmt.Errorf("open session: %w", k.cfg.ModelErr)
 	}
 	return ErrNoModel
 }
@@ -167,8 +167,8 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		cfg.Model = k.cfg.Model
 	}
 	if cfg.Model == nil {
-		if k.cfg.NoModel != nil {
-			return nil, fmt.Errorf("open session: %w", k.cfg.NoModel)
+		if k.cfg.ModelErr != nil {
+			return nil, fmt.Errorf("open session: %w", k.cfg.ModelErr)
 		}
 		return nil, ErrNoModel
 	}

@@ -63,12 +63,12 @@ type Config struct {
 	// roots and to each provider with a SetSkillLimits method. The zero
 	// value is the defaults (64 KiB, 8 MiB).
 	SkillLimits skills.Limits
-	// Model is the default model for sessions. When nil, NoModel says why
+	// Model is the default model for sessions. When nil, ModelErr says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
 	Model model.Model
-	// NoModel is why there is no Model, returned by OpenSession.
-	NoModel error
+	// ModelErr is why there is no Model, returned by OpenSession.
+	ModelErr error
 	// Store is the default session store.
 	Store session.Store
 	// MaxSteps and ContextBudget are session defaults (see SessionConfig).

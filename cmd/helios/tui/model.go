@@ -59,10 +59,10 @@ type Config struct {
 	// tool call a hook wants confirmed may run (kernel.SessionConfig's
 	// Confirm). Nil means no model.
 	OpenSession func(ctx context.Context, observe func(kernel.Update), confirm Confirm) (Session, error)
-	// NoModel says why there is no model (the config key or variable to
+	// ModelErr says why there is no model (the config key or variable to
 	// set); the UI shows it in a banner, refuses prompts, and still browses
 	// and loads skills. Nil with a non-nil OpenSession: a model is configured.
-	NoModel error
+	ModelErr error
 	// Model and WorkDir are shown in the status line.
 	Model   string
 	WorkDir string
@@ -378,8 +378,8 @@ func (m *Model) clearDraft() {
 // cannot be sent now.
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	switch {
-	case m.cfg.OpenSession == nil || m.cfg.NoModel != nil:
-		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.NoModel)})
+	case m.cfg.OpenSession == nil || m.cfg.ModelErr != nil:
+		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.ModelErr)})
 		return nil
 	case m.busy != idle:
 		m.add(entry{kind: noteEntry, text: "Still working on the last request: wait for it, or press Esc to cancel it."})
@@ -418,7 +418,7 @@ func (m *Model) startLoad(name string) tea.Cmd {
 	}
 	m.clearDraft()
 	m.busy = inLoad
-	return m.rt.loadSkill(name, m.cfg.OpenSession != nil && m.cfg.NoModel == nil)
+	return m.rt.loadSkill(name, m.cfg.OpenSession != nil && m.cfg.ModelErr == nil)
 }
 
 func (m *Model) skillLoaded(msg skillLoadedMsg) {
