@@ -47,17 +47,17 @@ func Measure(files []SkillFile) Shape {
 		}
 		fm, body, ok := splitFrontmatter(text)
 		if !ok {
-			sh.Measured.NoFrontmatter++
+			sh.Measured.SkippedNoFrontmatter++
 			continue
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte(fm), &doc); err != nil || len(doc.Content) == 0 {
-			sh.Measured.YAMLErrors++
+			sh.Measured.SkippedYAMLError++
 			continue
 		}
 		top := doc.Content[0]
 		if top.Kind != yaml.MappingNode {
-			sh.Measured.NotMapping++
+			sh.Measured.SkippedNotMapping++
 			continue
 		}
 		measured++

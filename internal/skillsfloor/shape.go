@@ -67,12 +67,13 @@ type Measured struct {
 	// Files are the distinct SKILL.md files measured (a copy of a file
 	// already seen counts once).
 	Files int `json:"files"`
-	// NoFrontmatter, YAMLErrors and NotMapping are files of the sample left
-	// out of the distributions: no frontmatter between "---" lines, YAML
-	// that yaml.v3 refuses, a frontmatter that is not a mapping.
-	NoFrontmatter int `json:"noFrontmatter"`
-	YAMLErrors    int `json:"yamlErrors"`
-	NotMapping    int `json:"notMapping"`
+	// SkippedNoFrontmatter, SkippedYAMLError and SkippedNotMapping count
+	// the files of the sample left out of the distributions: no frontmatter
+	// between "---" lines, YAML that yaml.v3 refuses, a frontmatter that is
+	// not a mapping.
+	SkippedNoFrontmatter int `json:"noFrontmatter"`
+	SkippedYAMLError     int `json:"yamlErrors"`
+	SkippedNotMapping    int `json:"notMapping"`
 }
 
 // KeySet is a set of keys seen together and how many files have it.
