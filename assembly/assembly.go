@@ -354,7 +354,7 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	kc.Model, kc.NoModel = m, noModel
+	kc.Model, kc.ModelErr = m, noModel
 	kc.Store = store
 	kc.MaxSteps, kc.ContextBudget = a.cfg.Sessions.MaxSteps, a.cfg.Sessions.ContextBudget
 	kc.CommandHooks = commandHooks

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"

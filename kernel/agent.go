@@ -138,16 +138,16 @@ var ErrNoModel = errors.New("no model configured")
 // handler stopped the turn. The error says the handler's reason.
 var ErrStopped = errors.New("stopped by a hook")
 
-// NoModel says why a session without a model of its own cannot open: nil
+// ModelErr says why a session without a model of its own cannot open: nil
 // when the kernel has a default model, else the error OpenSession returns
 // (it names the config key or variable to set). The UI shows it at start,
 // before any session is opened.
-func (k *Kernel) NoModel() error {
+func (k *Kernel) ModelErr() error {
 	switch {
 	case k.cfg.Model != nil:
 		return nil
-	case k.cfg.NoModel != nil:
-		return fmt.Errorf("open session: %w", k.cfg.NoModel)
+	case k.cfg.ModelErr != nil:
+		return fmt.Errorf("open session: %w", k.cfg.ModelErr)
 	}
 	return ErrNoModel
 }
@@ -167,8 +167,8 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		cfg.Model = k.cfg.Model
 	}
 	if cfg.Model == nil {
-		if k.cfg.NoModel != nil {
-			return nil, fmt.Errorf("open session: %w", k.cfg.NoModel)
+		if k.cfg.ModelErr != nil {
+			return nil, fmt.Errorf("open session: %w", k.cfg.ModelErr)
 		}
 		return nil, ErrNoModel
 	}
@@ -417,18 +417,6 @@ func contentJSON(v any) string {
 	return string(b)
 }
 
-// uniqueCallIDs gives every call an ID not used before in this session.
-func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
-	for i := range calls {
-		id := calls[i].ID
-		for n := 1; id == "" || s.callIDs[id]; n++ {
-			id = fmt.Sprintf("%s~%d", calls[i].ID, n)
-		}
-		calls[i].ID = id
-		s.callIDs[id] = true
-	}
-}
-
 // tools assembles the model's tools: skill tools (the one exit), then each
 // capability's tools; a later tool with a taken name is dropped with a
 // warning, and AllowedTools filters. It reports whether the skill tool of
@@ -460,136 +448,11 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 	return out, hasSkill
 }
 
-// runTool passes one call through tool:before, runs it and appends its
-// result. Failures the model should see are results, never Go errors.
-func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) error {
-	s.observe(Update{Kind: UpdateToolCall, Call: c})
-	res := s.callTool(ctx, tools, c)
-	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
-	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
-		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)})
-}
-
-func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
-	tel := s.k.cfg.Telemetry
-	if tel == nil {
-		res, _ := s.execTool(ctx, tools, c)
-		return res
-	}
-	ctx, span := tel.StartTool(ctx, c.Name, c.ID, "function", string(c.Arguments))
-	res, errType := s.execTool(ctx, tools, c)
-	tel.EndTool(span, errType, res.Content)
-	return res
-}
-
-// execTool runs one call through tool:before. Besides the result it names
-// the class of a failure for telemetry's error.type: "denied",
-// "unknown_tool", "tool_error" (the tool's own error result or a Go error),
-// "hook_error", or "" when the tool delivered.
-func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
-	if s.stopped {
-		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
-	}
-	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
-	in := toolBeforeIn(s.ID(), c)
-	if i >= 0 {
-		in.Annotations = tools[i].Annotations
-	}
-	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
-	if err != nil {
-		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
-	}
-	args := c.Arguments
-	if decided {
-		if d.Stop {
-			s.stop(d.StopReason)
-			return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
-		}
-		if d.Deny {
-			reason := d.Reason
-			if reason == "" {
-				reason = "denied by policy"
-			}
-			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason), "denied"
-		}
-		if len(d.Args) > 0 {
-			args = d.Args
-		}
-		if d.Ask {
-			if why := s.confirm(ctx, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, d.Reason); why != "" {
-				return contract.ErrorResult("tool call %s denied: %s", c.Name, why), "denied"
-			}
-		}
-	}
-	if i < 0 {
-		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
-	}
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
-	errType := ""
-	switch {
-	case err != nil:
-		res, errType = contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
-	case res.IsError:
-		errType = "tool_error"
-	}
-	return s.toolAfter(ctx, c, args, res), errType
-}
-
-// confirm asks the person whether call may run, for a tool:before handler
-// that wants it confirmed. It returns "" when the person allowed it, else
-// why the call is denied, for the model.
-func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string) string {
-	if s.cfg.Confirm == nil {
-		return "a hook asks the person to confirm this call, and no one can be asked in this run (it is not interactive)"
-	}
-	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason})
-	switch {
-	case err != nil:
-		return fmt.Sprintf("a hook asks the person to confirm this call, and asking failed: %v", err)
-	case !ok:
-		return "the person did not allow it"
-	}
-	return ""
-}
-
-// toolAfter runs tool:after on a call that ran and returns its result with
-// the handlers' contexts appended, in dispatch order.
-func (s *Session) toolAfter(ctx context.Context, c model.ToolCall, args json.RawMessage, res contract.ToolResult) contract.ToolResult {
-	fs, err := ToolAfter.Dispatch(ctx, s.k.hooks, toolAfterIn(s.ID(), c, args, res))
-	if err != nil {
-		return res // the context ended: the result stands as it is
-	}
-	texts := make([]string, 0, len(fs))
-	for _, f := range fs {
-		if f.Stop {
-			s.stop(f.StopReason)
-		}
-		texts = append(texts, f.Context)
-	}
-	if text := strings.Join(nonEmpty(texts), "\n\n"); text != "" {
-		res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + text
-	}
-	return res
-}
-
 // stop records that a hook stopped the turn; the first reason is kept.
 func (s *Session) stop(reason string) {
 	if !s.stopped {
 		s.stopped, s.stopReason = true, reason
 	}
-}
-
-// safeCall runs a tool, turning a panic into an error.
-func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res contract.ToolResult, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("panic: %v", v)
-		}
-	}()
-	return t.Call(ctx, args)
 }
 
 // turnEnds asks turn:end; with no decision the turn ends when the model made
@@ -680,107 +543,3 @@ func (s *Session) watch(ctx context.Context) context.Context {
 		s.observe(Update{Kind: UpdateWarning, Text: w.String()})
 	})
 }
-
-// toUsage is the usage a session records.
-func toUsage(u model.Usage) session.Usage {
-	return session.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CacheRead: u.CacheReadTokens, CacheWrite: u.CacheWriteTokens}
-}
-
-func finishMeta(r model.Response) map[string]string {
-	if r.FinishReason == "" {
-		return nil
-	}
-	return map[string]string{"finish": r.FinishReason}
-}
-
-func nonEmpty(ss []string) []string {
-	out := ss[:0:0]
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func toModelTools(ts []contract.Tool) []model.Tool {
-	out := make([]model.Tool, len(ts))
-	for i, t := range ts {
-		p := t.Schema
-		if len(p) == 0 {
-			p = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out[i] = model.Tool{Name: t.Name, Description: t.Description, Parameters: p}
-	}
-	return out
-}
-
-// toMessages turns the model view into chat messages: tool calls join the
-// assistant message before them, injected messages and compaction summaries
-// speak on the user's side. Providers want each call answered right after
-// its assistant message, so the results follow their calls in call order
-// wherever the log holds them (a result written late, by a repair, still
-// pairs); a call the view holds no result for gets session.Interrupted's,
-// and a result whose call the view does not hold is left out. The newest
-// skills catalog is the cache point: the catalog is appended, never
-// rewritten, so everything up to it is a prefix every later request repeats.
-func toMessages(view []session.Event) []model.Message {
-	results := map[string]session.Event{}
-	catalog := -1
-	for _, ev := range view {
-		if _, dup := results[ev.ToolUseID]; ev.Type == session.ToolResult && !dup {
-			results[ev.ToolUseID] = ev
-		}
-	}
-	var out []model.Message
-	var calls []session.Event // the calls of the last assistant message, unanswered yet
-	answer := func() {
-		for _, c := range calls {
-			r, ok := results[c.ToolUseID]
-			if !ok {
-				r = session.Interrupted(c)
-			}
-			delete(results, c.ToolUseID)
-			out = append(out, model.Message{Role: model.RoleTool, ToolCallID: c.ToolUseID, Content: r.Text, IsError: r.IsError})
-		}
-		calls = calls[:0]
-	}
-	for _, ev := range view {
-		if ev.Type != session.ToolUse {
-			answer()
-		}
-		switch ev.Type {
-		case session.User, session.Injected:
-			if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
-				catalog = len(out)
-			}
-			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
-		case session.Compaction:
-			out = append(out, model.Message{Role: model.RoleUser, Content: "Summary of the earlier conversation:\n" + ev.Text})
-		case session.Assistant:
-			out = append(out, model.Message{Role: model.RoleAssistant, Content: ev.Text})
-		case session.ToolUse:
-			if n := len(out); n == 0 || out[n-1].Role != model.RoleAssistant {
-				out = append(out, model.Message{Role: model.RoleAssistant})
-			}
-			last := &out[len(out)-1]
-			last.ToolCalls = append(last.ToolCalls, model.ToolCall{ID: ev.ToolUseID, Name: ev.ToolName, Arguments: ev.Input})
-			calls = append(calls, ev)
-		}
-	}
-	answer()
-	if catalog >= 0 {
-		out[catalog].CachePoint = true
-	}
-	return out
-}
-
-func viewBytes(view []session.Event) int {
-	n := 0
-	for _, ev := range view {
-		n += eventBytes(ev)
-	}
-	return n
-}
-
-func eventBytes(ev session.Event) int { return len(ev.Text) + len(ev.Input) }

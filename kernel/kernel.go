@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,12 +61,12 @@ type Config struct {
 	// roots and to each provider with a SetSkillLimits method. The zero
 	// value is the defaults (64 KiB, 8 MiB).
 	SkillLimits skills.Limits
-	// Model is the default model for sessions. When nil, NoModel says why
+	// Model is the default model for sessions. When nil, ModelErr says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
 	Model model.Model
-	// NoModel is why there is no Model, returned by OpenSession.
-	NoModel error
+	// ModelErr is why there is no Model, returned by OpenSession.
+	ModelErr error
 	// Store is the default session store.
 	Store session.Store
 	// MaxSteps and ContextBudget are session defaults (see SessionConfig).
@@ -152,7 +150,7 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	abs, err := filepath.Abs(wd)
 	if err != nil {
-		return nil, fmt.Errorf("kernel: work dir: %w", err)
+		return nil, fmt.Errorf("resolve work dir %q: %w", wd, err)
 	}
 	k.workDir = abs
 	k.budget = resolveBudget(cfg.CatalogBudget)
@@ -160,7 +158,7 @@ func New(cfg Config) (*Kernel, error) {
 	roots := cfg.UserSkillRoots
 	if roots == nil {
 		if roots, err = DefaultUserSkillRoots(); err != nil {
-			return nil, fmt.Errorf("kernel: %w", err)
+			return nil, fmt.Errorf("find user skill roots: %w", err)
 		}
 	}
 	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
@@ -182,10 +180,10 @@ func New(cfg Config) (*Kernel, error) {
 	seen := map[string]bool{}
 	for _, c := range k.caps {
 		if c.Name() == "" {
-			return nil, errors.New("kernel: a capability has an empty name")
+			return nil, errors.New("install capabilities: a capability has an empty name")
 		}
 		if seen[c.Name()] {
-			return nil, fmt.Errorf("kernel: capability %q is installed twice", c.Name())
+			return nil, fmt.Errorf("install capability %q: installed twice", c.Name())
 		}
 		seen[c.Name()] = true
 	}
@@ -370,198 +368,8 @@ func (k *Kernel) DescribeHooks() ([]hooks.PointInfo, error) {
 	return append(out, custom...), nil
 }
 
-// Catalog returns the merged skill catalog, with its warnings.
-func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
-	tel := k.cfg.Telemetry
-	if tel == nil {
-		return k.skills.Snapshot(ctx)
-	}
-	ctx, span := tel.StartSnapshot(ctx)
-	cat := k.skills.Snapshot(ctx)
-	span.End(ctx, cat.Complete, len(cat.Skills), cat.ProvidersAsked)
-	return cat
-}
-
 // Telemetry returns the kernel's instruments (nil when telemetry is off).
 func (k *Kernel) Telemetry() *telemetry.T { return k.cfg.Telemetry }
-
-// SkillTools returns the tools through which the model reaches skills (the
-// one exit, skills.ToSkillTools), for the given catalog: in catalog mode the
-// skill tool then skill_search.
-func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	return k.skillTools(cat, k.budget)
-}
-
-func (k *Kernel) skillTools(cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	tools, warns := cat.Tools(k.cfg.SkillsMode, b)
-	if tel := k.cfg.Telemetry; tel != nil {
-		for i := range tools {
-			if tools[i].Name != skills.SearchToolName || k.cfg.SkillsMode == skills.ModeTools {
-				tools[i].Call = tracedLoad(tel, cat, k.cfg.SkillsMode, tools[i])
-			}
-		}
-	}
-	return tools, warns
-}
-
-// tracedLoad wraps a skill tool's call in a "skills.load" span naming the
-// skill: the tool's own name in tools mode, the name argument in catalog
-// mode.
-func tracedLoad(tel *telemetry.T, cat skills.Catalog, mode skills.Mode, t contract.Tool) func(context.Context, json.RawMessage) (contract.ToolResult, error) {
-	call := t.Call
-	return func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
-		name := t.Name
-		if mode == skills.ModeCatalog {
-			var a struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(args, &a) // a bad argument is the tool's to report
-			name = a.Name
-		}
-		source := ""
-		if s, ok := cat.Lookup(name); ok {
-			source = s.Source
-		}
-		ctx, span := tel.StartSkillLoad(ctx, name, source)
-		res, err := call(ctx, args)
-		failed := err
-		if failed == nil && res.IsError {
-			failed = errors.New("skill load failed")
-		}
-		tel.End(span, failed)
-		return res, err
-	}
-}
-
-// resolveBudget fills the defaults of Config.CatalogBudget.
-func resolveBudget(b skills.Budget) skills.Budget {
-	if b.ContextWindow <= 0 {
-		b.ContextWindow = skills.DefaultContextWindow
-	}
-	switch {
-	case b.Chars == 0:
-		b.Chars = skills.PercentBudget(skills.DefaultBudgetPercent, b.ContextWindow)
-	case b.Chars < 0:
-		b.Chars = 0
-	}
-	switch {
-	case b.ToolsMax == 0:
-		b.ToolsMax = skills.DefaultToolsMax
-	case b.ToolsMax < 0:
-		b.ToolsMax = 0
-	}
-	b.Pinned = slices.Clone(b.Pinned)
-	b.Recent = slices.Clone(b.Recent)
-	return b
-}
-
-// CatalogBudget returns the budget the model's view of the skills is held
-// to, defaults filled in.
-func (k *Kernel) CatalogBudget() skills.Budget {
-	b := k.budget
-	b.Pinned = slices.Clone(b.Pinned)
-	b.Recent = slices.Clone(b.Recent)
-	return b
-}
-
-// SkillLimits returns the bounds of every read of a skill file (zero
-// fields: the defaults), for readers outside the kernel that must obey
-// the same ones (helios mcp re-encoding frontmatter).
-func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
-
-// CatalogView returns what the model sees of cat in the kernel's mode under
-// its budget: in catalog mode exactly the catalog message, in tools mode the
-// bounded tool list, with the summary and the warnings (what was cut,
-// pinned names that do not exist). It is memoized per catalog.
-//
-// For a complete catalog, the warnings are also logged, once per change of
-// outcome rather than at every step; when a cut catalog fits again, that is
-// logged too.
-func (k *Kernel) CatalogView(cat skills.Catalog) skills.CatalogView {
-	return k.catalogView(cat, k.budget)
-}
-
-// CatalogViewNow is CatalogView as a session opened now would see it: with
-// the skills loaded recently in this work dir (SessionBudget). It is what
-// `helios skills catalog` prints.
-func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skills.CatalogView {
-	return k.catalogView(cat, k.SessionBudget(ctx))
-}
-
-func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skills.CatalogView {
-	v := cat.View(b, k.cfg.SkillsMode)
-	if cat.Complete {
-		k.logOutcome(v)
-	}
-	return v
-}
-
-func (k *Kernel) logOutcome(v skills.CatalogView) {
-	var key strings.Builder
-	for _, w := range v.Warnings {
-		key.WriteString(w.String())
-		key.WriteByte('\n')
-	}
-	k.outcomeMu.Lock()
-	same, wasCut := k.outcome == key.String(), k.outcomeCut
-	k.outcome, k.outcomeCut = key.String(), v.Cut()
-	k.outcomeMu.Unlock()
-	if same {
-		return
-	}
-	for _, w := range v.Warnings {
-		k.logger.Warn("skills catalog", slog.String("key", w.Path), slog.String("message", w.Message))
-	}
-	if !v.Cut() && wasCut {
-		k.logger.Info("skills catalog fits its budget again", slog.Int("skills", v.Summary.Total), slog.Int("used", v.Summary.Used), slog.Int("budget", v.Summary.Budget))
-	}
-}
-
-// Tools returns every tool the model gets: skill tools, then each
-// capability's tools in capability order. A capability whose Tools fails
-// costs only its own tools, with a warning.
-func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	return k.tools(ctx, cat, k.budget)
-}
-
-func (k *Kernel) tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	tools, warns := k.skillTools(cat, b)
-	for _, c := range k.caps {
-		tp, ok := c.Capability.(ToolProvider)
-		if !ok {
-			continue
-		}
-		ts, err := tp.Tools(ctx)
-		if err != nil {
-			warns = append(warns, contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("tools unavailable: %v", err)})
-			continue
-		}
-		tools = append(tools, ts...)
-	}
-	return tools, warns
-}
-
-// ErrUnknownSkill is returned by LoadSkill for a name not in the catalog.
-var ErrUnknownSkill = errors.New("unknown skill")
-
-// LoadSkill loads a skill by name for a person (`helios skills load`, the
-// UI's /skill:): skills hidden from the model are loadable too. The text is
-// exactly what the model receives.
-func (k *Kernel) LoadSkill(ctx context.Context, name string) (string, error) {
-	cat := k.Catalog(ctx)
-	s, ok := cat.Lookup(name)
-	if !ok {
-		names := make([]string, len(cat.Skills))
-		for i, s := range cat.Skills {
-			names[i] = s.Name
-		}
-		if close := skills.CloseMatches(name, names); len(close) > 0 {
-			return "", fmt.Errorf("%w %q (did you mean %s?)", ErrUnknownSkill, name, strings.Join(close, ", "))
-		}
-		return "", fmt.Errorf("%w %q", ErrUnknownSkill, name)
-	}
-	return skills.Load(ctx, s)
-}
 
 // Extensions renders the <extensions> manifest: one line per installed
 // capability that has a description, in capability order. Capabilities with

@@ -131,19 +131,19 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 	table := newSessionTable(s, cfg)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); !originAllowed(origin, cfg.AllowedOrigins) {
-			s.logger.Warn("mcp: http request refused: origin not allowed", slog.String("origin", origin), slog.String("remote", r.RemoteAddr))
+			s.logger.Warn("refuse http request: origin not allowed", slog.String("origin", origin), slog.String("remote", r.RemoteAddr))
 			http.Error(w, fmt.Sprintf("forbidden: origin %q is not allowed (loopback origins are; helios mcp --allow-origin allows another)", origin), http.StatusForbidden)
 			return
 		}
 		if cfg.Token != "" && !bearerMatches(r.Header.Get("Authorization"), cfg.Token) {
-			s.logger.Warn("mcp: http request refused: missing or wrong bearer token", slog.String("remote", r.RemoteAddr))
+			s.logger.Warn("refuse http request: missing or wrong bearer token", slog.String("remote", r.RemoteAddr))
 			w.Header().Set("WWW-Authenticate", `Bearer realm="helios"`)
 			http.Error(w, "unauthorized: a bearer token is required", http.StatusUnauthorized)
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			if code, err := readBody(w, r, cfg.ReadTimeout); err != nil {
-				s.logger.Warn("mcp: http request refused", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
+				s.logger.Warn("refuse http request", slog.String("remote", r.RemoteAddr), slog.Any("error", err))
 				http.Error(w, err.Error(), code)
 				return
 			}

@@ -415,7 +415,7 @@ func (s *Server) notifyUpdated(ctx context.Context, cat skills.Catalog) {
 		s.mu.Unlock()
 		if changed {
 			if err := s.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
-				s.logger.Warn("mcp: resources/updated", slog.String("uri", u), slog.Any("error", err))
+				s.logger.Warn("notify resources/updated", slog.String("uri", u), slog.Any("error", err))
 			}
 		}
 	}
@@ -453,7 +453,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	data, err := readSkillFile(ctx, sk, rel)
 	if err != nil {
-		s.logger.Warn("mcp: resource read refused", slog.String("uri", uri), slog.Any("error", err))
+		s.logger.Warn("refuse resource read", slog.String("uri", uri), slog.Any("error", err))
 		return nil, invalidParams("read %q: %v", uri, err)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{contents(uri, rel, data)}}, nil
@@ -481,7 +481,7 @@ func (s *Server) warn(warns []string) {
 	for _, w := range warns {
 		if !s.warned[w] {
 			s.warned[w] = true
-			s.logger.Warn("mcp: " + w)
+			s.logger.Warn(w)
 		}
 	}
 }

@@ -113,7 +113,7 @@ func (t *sessionTable) sweep() {
 	}
 	for ss := range t.s.mcp.Sessions() {
 		if why, ok := closing[ss.ID()]; ok {
-			t.s.logger.Info("mcp: http session closed: "+why, slog.String("session", ss.ID()), slog.Int("max", t.cfg.MaxSessions))
+			t.s.logger.Info("close http session: "+why, slog.String("session", ss.ID()), slog.Int("max", t.cfg.MaxSessions))
 			ss.Close()
 		}
 	}

@@ -44,7 +44,7 @@ type Installer struct {
 // New returns an Installer for cfg.
 func New(cfg Config) (*Installer, error) {
 	if cfg.Root == "" || cfg.LockFile == "" {
-		return nil, errors.New("skillinstall: Config needs Root and LockFile")
+		return nil, errors.New("new installer: Config needs Root and LockFile")
 	}
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 	"github.com/helios-agents/helios/kernel/utf8text"
 )
 

@@ -246,8 +246,8 @@ type Status struct {
 	Protocol, Server string
 	// Tools are its tools as the model sees them, while ready.
 	Tools []ToolInfo
-	// SkillsExtension says the server declared the skills extension.
-	SkillsExtension bool
+	// HasSkillsExtension says the server declared the skills extension.
+	HasSkillsExtension bool
 }
 
 // ToolInfo is one tool of a server.
@@ -270,7 +270,7 @@ func (s *Server) Status() Status {
 	x := s.sess
 	s.mu.Unlock()
 	if x != nil {
-		st.Protocol, st.Server, st.SkillsExtension = x.proto, x.info, x.skills
+		st.Protocol, st.Server, st.HasSkillsExtension = x.proto, x.info, x.skills
 		if ts := x.tools.Load(); ts != nil {
 			for _, t := range *ts {
 				a := annotations(t.tool)

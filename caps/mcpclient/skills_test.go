@@ -120,7 +120,7 @@ func TestServerWithoutExtensionHasNoSkills(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, set.Skills)
 	assert.Empty(t, set.Warnings)
-	assert.False(t, ss[0].Status().SkillsExtension)
+	assert.False(t, ss[0].Status().HasSkillsExtension)
 }
 
 // A hostile or broken manifest skips its skill with a warning naming it.

@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 )
 
 // stopGrace is how long a stdio server has to exit once its stdin is

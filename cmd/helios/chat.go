@@ -57,16 +57,16 @@ func runChat(cmd *cobra.Command, g *globals) error {
 	}
 	defer k.Close()
 	cfg := tui.Config{
-		Kernel:  chatKernel{k},
-		NoModel: k.NoModel(),
-		Model:   g.modelName(),
-		WorkDir: k.WorkDir(),
-		Redact:  g.secrets.String,
+		Kernel:   chatKernel{k},
+		ModelErr: k.ModelErr(),
+		Model:    g.modelName(),
+		WorkDir:  k.WorkDir(),
+		Redact:   g.secrets.String,
 	}
 	if c := g.loaded; c != nil {
 		cfg.Notices, cfg.ConfigIgnored = c.notices, c.ignored != ""
 	}
-	if cfg.NoModel == nil {
+	if cfg.ModelErr == nil {
 		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update), confirm tui.Confirm) (tui.Session, error) {
 			s, err := k.OpenSession(ctx, kernel.SessionConfig{Observe: observe, Confirm: confirm})
 			if err != nil {

@@ -68,7 +68,7 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 		fmt.Fprintln(w, "policy    off: commands run unconfined, with the allowlisted environment (tools.sandbox.mode)")
 		return
 	}
-	if r.Root {
+	if r.RunsAsRoot {
 		fmt.Fprintf(w, "root      Helios runs as root; its commands lose %s\n", r.Dropped)
 	}
 	net := "off"

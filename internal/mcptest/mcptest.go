@@ -139,7 +139,18 @@ func textResult(format string, a ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
 }
 
+// addTools serves the test tools, in this order.
 func (s *Server) addTools() {
+	s.addAnswerTools()
+	s.addChangeTools()
+	s.addProcessTools()
+	s.addNameTools()
+}
+
+// addAnswerTools serves tools that answer in each shape a server can:
+// text, annotations, mixed content, errors, structured content, hidden
+// characters.
+func (s *Server) addAnswerTools() {
 	yes, no := true, false
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "echo", Description: "Say the text back.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in Text) (*mcp.CallToolResult, any, error) {
@@ -183,6 +194,11 @@ func (s *Server) addTools() {
 		func(_ context.Context, _ *mcp.CallToolRequest, in Text) (*mcp.CallToolResult, any, error) {
 			return textResult("found\x1b[2J %s\u200b", in.Text), nil, nil
 		})
+}
+
+// addChangeTools serves tools that change what the server offers while it
+// runs: tools and skills.
+func (s *Server) addChangeTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "add_tool", Description: "Add a tool named text that echoes."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in Text) (*mcp.CallToolResult, any, error) {
 			name := in.Text
@@ -202,6 +218,12 @@ func (s *Server) addTools() {
 			s.AddSkill(Skill{Name: in.Text, Description: "Added while running: " + in.Text + ".", Body: "Instructions of " + in.Text + ".\n"})
 			return textResult("serving skill %s", in.Text), nil, nil
 		})
+}
+
+// addProcessTools serves tools that show or misbehave as a process: its
+// environment, the request's _meta, big or slow answers, children, a
+// crash, a hang, garbage on the wire.
+func (s *Server) addProcessTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "env", Description: "List the server's environment."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			env := os.Environ()
@@ -260,8 +282,11 @@ func (s *Server) addTools() {
 			}
 			return textResult("no garbage"), nil, nil
 		})
-	// Two tools whose names sanitize alike, and one too long for a tool
-	// name as it is.
+}
+
+// addNameTools serves two tools whose names sanitize alike, and one too
+// long for a tool name as it is.
+func (s *Server) addNameTools() {
 	for _, n := range []string{"dotted.name", "dotted_name", strings.Repeat("long", 20)} {
 		mcp.AddTool(s.mcp, &mcp.Tool{Name: n, Description: "Named " + n + "."},
 			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {

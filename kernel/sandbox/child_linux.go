@@ -132,7 +132,7 @@ var abiConfigs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlo
 // right fails the command.
 func landlockConfig(p plan) (landlock.Config, error) {
 	if p.ABI < 1 {
-		return landlock.Config{}, errors.New("landlock: no ABI")
+		return landlock.Config{}, errors.New("configure landlock: no ABI")
 	}
 	base := abiConfigs[min(p.ABI, len(abiConfigs))-1]
 	handled := base.HandledAccessFS &^ ll.AccessFSIoctlDev

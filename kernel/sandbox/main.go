@@ -57,7 +57,7 @@ func checkMain() error {
 func child(enc string) int {
 	status := os.NewFile(statusFD, "sandbox-status")
 	if status == nil {
-		fmt.Fprintln(os.Stderr, "sandbox: no status pipe")
+		fmt.Fprintln(os.Stderr, "confine command: no status pipe")
 		return 126
 	}
 	var p plan

@@ -28,9 +28,9 @@ type Report struct {
 	// ones (a missing .git is made empty to be kept so); a path ending in
 	// "/skills (writable)" is the exception inside its folder.
 	Protected []string `json:"protected,omitempty"`
-	// Root says Helios runs as root; Dropped says what its commands lose.
-	Root    bool   `json:"root"`
-	Dropped string `json:"dropped,omitempty"`
+	// RunsAsRoot says Helios runs as root; Dropped says what its commands lose.
+	RunsAsRoot bool   `json:"root"`
+	Dropped    string `json:"dropped,omitempty"`
 	// Protections are the promises, each with its mechanism here.
 	Protections []Protection `json:"protections,omitempty"`
 	// Warnings point out a policy that confines less than it seems: a
@@ -68,7 +68,7 @@ func (s *Sandbox) Report(workDir string) Report {
 		root = real
 	}
 	r := Report{Support: support, Mode: s.mode.String(), Network: s.cfg.Network, WorkDir: workDir, TempRoot: root,
-		UnixSockets: s.cfg.UnixSockets, Root: os.Geteuid() == 0, Enforceable: true}
+		UnixSockets: s.cfg.UnixSockets, RunsAsRoot: os.Geteuid() == 0, Enforceable: true}
 	if s.mode == Off {
 		return r
 	}
@@ -87,8 +87,8 @@ func (s *Sandbox) Report(workDir string) Report {
 		}
 		r.Protected = append(r.Protected, p)
 	}
-	r.Protections = pl.protections(pol, r.Root)
-	if r.Root {
+	r.Protections = pl.protections(pol, r.RunsAsRoot)
+	if r.RunsAsRoot {
 		r.Dropped = "every capability of root (" + capsOf("CapEff") + "): they keep user id 0 but cannot override file permissions, " +
 			"make devices, administer the network, set the hostname or read other processes' memory"
 	}

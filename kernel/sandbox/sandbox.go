@@ -328,7 +328,7 @@ func (s *Sandbox) session(id string) (*sessionState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errors.New("sandbox: closed")
+		return nil, errors.New("start session: sandbox closed")
 	}
 	if st, ok := s.sessions[id]; ok {
 		if _, err := os.Stat(st.tmp); err == nil {
@@ -342,7 +342,7 @@ func (s *Sandbox) session(id string) (*sessionState, error) {
 	}
 	tmp, err := os.MkdirTemp(root, "helios-session-")
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: session temp dir: %w", err)
+		return nil, fmt.Errorf("make session temp dir: %w", err)
 	}
 	// Landlock rules name resolved paths; /tmp may be a symlink.
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {

@@ -272,7 +272,7 @@ func (s *Subscription) takeLocked(now time.Time) []Change {
 func (s *Subscription) call(ch Change) {
 	defer func() {
 		if v := recover(); v != nil {
-			s.w.log.Error("watch: callback panicked", "panic", v, "roots", s.rootPaths(), "stack", string(debug.Stack()))
+			s.w.log.Error("deliver change: callback panicked", "panic", v, "roots", s.rootPaths(), "stack", string(debug.Stack()))
 		}
 	}()
 	s.onChange(ch)

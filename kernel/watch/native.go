@@ -8,10 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // rootState is one root of one Subscription. Guarded by Watcher.mu.
@@ -191,7 +188,7 @@ func (w *Watcher) fail(r *rootState, what string, err error) {
 	if r.warned {
 		level = slog.LevelDebug // the retry failed again: said already
 	}
-	w.log.Log(context.Background(), level, "watch: cannot observe skills root; will retry", "root", r.path, "what", what, "err", err)
+	w.log.Log(context.Background(), level, "observe skills root: failed; will retry", "root", r.path, "what", what, "err", err)
 	r.failed, r.warned = true, true
 	r.denied = errors.Is(err, fs.ErrPermission)
 	w.updateHealth(r.sub)
@@ -260,7 +257,7 @@ func (w *Watcher) resolveRoot(r *rootState, report bool) {
 			w.fail(r, "watch an ancestor", err)
 			return
 		}
-		w.log.Debug("watch: skills root missing; watching its ancestor", "root", r.path, "ancestor", canon, "next", next)
+		w.log.Debug("observe skills root: missing; watching its ancestor", "root", r.path, "ancestor", canon, "next", next)
 		if fi, err := os.Stat(filepath.Join(anc, next)); err != nil || !fi.IsDir() {
 			return
 		}
@@ -398,218 +395,6 @@ func (w *Watcher) dropEntry(r *rootState, name string) {
 		w.removeInterest(in)
 		delete(r.entries, name)
 	}
-}
-
-// handleEvent routes one fsnotify event. Its name is either a watched
-// directory itself (it was removed, renamed or recreated) or a child of one.
-func (w *Watcher) handleEvent(ev fsnotify.Event) {
-	name := filepath.Clean(ev.Name)
-	if ev.Op&(fsnotify.Remove|fsnotify.Rename|fsnotify.Create) != 0 {
-		for _, in := range w.dropPath(name) {
-			w.lost(in)
-		}
-	}
-	dir := filepath.Dir(name)
-	if dir == name {
-		return
-	}
-	ws := w.paths[dir]
-	if ws == nil {
-		return
-	}
-	base := filepath.Base(name)
-	for _, in := range slices.Clone(ws.interests) {
-		if in.live {
-			w.child(in, base, ev.Op)
-		}
-	}
-}
-
-// lost re-resolves what a dropped watch was for.
-func (w *Watcher) lost(in *interest) {
-	r := in.root
-	if r.sub.status != statusActive {
-		return
-	}
-	switch in.kind {
-	case kindRoot:
-		if r.self == in {
-			r.self = nil
-			w.rearmRoot(r)
-		}
-	case kindEntry:
-		if r.entries[in.name] == in {
-			delete(r.entries, in.name)
-			if r.self != nil {
-				w.classifyChild(r, in.name, true)
-			}
-		}
-	case kindAnchor:
-		if r.anchor == in {
-			r.anchor = nil
-			w.resolveRoot(r, true)
-		}
-	}
-}
-
-// child handles an event about a child base of a watched directory.
-func (w *Watcher) child(in *interest, base string, op fsnotify.Op) {
-	r := in.root
-	if r.sub.status != statusActive {
-		return
-	}
-	switch in.kind {
-	case kindAnchor:
-		if base == in.name && r.anchor == in {
-			w.resolveRoot(r, true)
-		}
-	case kindEntry:
-		if op&^fsnotify.Chmod != 0 && slices.Contains(in.files, base) {
-			r.sub.noteEntry(r, in.name)
-		}
-	case kindRoot:
-		if ignoredName(base) {
-			return
-		}
-		switch {
-		case op&fsnotify.Create != 0:
-			w.classifyChild(r, base, true)
-		case op&(fsnotify.Remove|fsnotify.Rename) != 0:
-			known := r.known[base] || r.entries[base] != nil
-			w.dropEntry(r, base)
-			delete(r.known, base)
-			delete(r.links, base)
-			if known || isMarkdown(base) {
-				r.sub.noteEntry(r, base)
-			}
-		case op&fsnotify.Write != 0:
-			if isMarkdown(base) && !r.known[base] {
-				r.sub.noteEntry(r, base)
-			}
-		}
-	}
-}
-
-// checkRoot is Native mode's periodic check of one root: it retries what
-// failed, looks again for a missing root (in case an event was missed), and
-// notices a root that was replaced or a followed link that was retargeted,
-// which inotify does not report.
-func (w *Watcher) checkRoot(r *rootState) {
-	switch {
-	case r.failed:
-		w.rearmRoot(r)
-		return
-	case r.self == nil:
-		w.resolveRoot(r, true)
-		return
-	}
-	fi, err := os.Stat(r.path)
-	if err != nil || !fi.IsDir() || idOf(fi) != r.id {
-		w.rearmRoot(r)
-		return
-	}
-	if canon, err := filepath.EvalSymlinks(r.path); err != nil || canon != r.dir {
-		w.rearmRoot(r)
-		return
-	}
-	for name, target := range r.links {
-		now, err := filepath.EvalSymlinks(filepath.Join(r.dir, name))
-		if err != nil {
-			now = ""
-		}
-		if now != target {
-			w.classifyChild(r, name, true)
-		}
-	}
-}
-
-// drain processes what the pump queued.
-func (w *Watcher) drain() {
-	items, overflow := w.q.take()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return
-	}
-	// Errors are handled once per batch, after its events: re-arming
-	// rebuilds everything anyway, and a watcher that reports the same read
-	// error in a loop must not make us re-arm for each one.
-	var failure error
-	for _, it := range items {
-		if it.err != nil {
-			if failure == nil || errors.Is(it.err, fsnotify.ErrEventOverflow) {
-				failure = it.err
-			}
-			continue
-		}
-		w.handleEvent(it.ev)
-		w.settle()
-	}
-	if overflow {
-		failure = fsnotify.ErrEventOverflow
-	}
-	if failure != nil {
-		w.handleErrorLocked(failure)
-	}
-}
-
-// pump moves fsnotify's events to the queue at once. fsnotify's reader can
-// block sending an error while it holds its own lock, so anything that might
-// call into fsnotify (holding Watcher.mu) must never be what receives them.
-func (w *Watcher) pump() {
-	defer w.wg.Done()
-	for {
-		select {
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return
-			}
-			w.q.put(item{ev: ev})
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return
-			}
-			w.q.put(item{err: err})
-		}
-	}
-}
-
-// maxQueue bounds the queue; past it events are dropped and handled as an
-// overflow, as the kernel does with its own queue.
-const maxQueue = 1 << 16
-
-type item struct {
-	ev  fsnotify.Event
-	err error
-}
-
-type queue struct {
-	mu       sync.Mutex
-	items    []item
-	overflow bool
-	signal   chan struct{} // capacity 1: "something was queued"
-}
-
-func (q *queue) put(it item) {
-	q.mu.Lock()
-	if len(q.items) < maxQueue {
-		q.items = append(q.items, it)
-	} else {
-		q.overflow = true
-	}
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (q *queue) take() ([]item, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	items, overflow := q.items, q.overflow
-	q.items, q.overflow = nil, false
-	return items, overflow
 }
 
 // isMissing reports an error that means "not there": ENOENT, or ENOTDIR

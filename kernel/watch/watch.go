@@ -299,7 +299,7 @@ func (w *Watcher) makeRoom(s *Subscription) {
 
 // evict disarms s and tells it, once, to stop trusting what it read.
 func (w *Watcher) evict(s *Subscription) {
-	w.log.Debug("watch: evicting the least recently observed subscription", "roots", s.rootPaths())
+	w.log.Debug("evict the least recently observed subscription", "roots", s.rootPaths())
 	w.disarm(s)
 	s.status = statusEvicted
 	s.evicted.Store(true)
@@ -382,7 +382,7 @@ func (w *Watcher) handleErrorLocked(err error) {
 	if w.closed {
 		return
 	}
-	w.log.Warn("watch: file watcher error; re-arming every watch", "err", err, "overflow", errors.Is(err, fsnotify.ErrEventOverflow))
+	w.log.Warn("read file watcher events: error; re-arming every watch", "err", err, "overflow", errors.Is(err, fsnotify.ErrEventOverflow))
 	for s := range w.subs {
 		if s.status == statusActive {
 			s.recovering = true

@@ -35,9 +35,9 @@ type ProtectedError struct {
 	Dir       string // the work dir
 }
 
-// Error renders `workfs: ".git/hooks/x" is in .git, which is read-only in the work dir /w`.
+// Error renders `path ".git/hooks/x" is in .git, which is read-only in the work dir /w`.
 func (e *ProtectedError) Error() string {
-	return fmt.Sprintf("workfs: %q is in %s, which is read-only in the work dir %s", e.Path, e.Protected, e.Dir)
+	return fmt.Sprintf("path %q is in %s, which is read-only in the work dir %s", e.Path, e.Protected, e.Dir)
 }
 
 // Unwrap returns [ErrProtected].

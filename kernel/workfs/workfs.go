@@ -23,13 +23,13 @@ type EscapeError struct {
 	Dir    string // the work dir that refused it
 }
 
-// Error renders `workfs: "../x" is outside the work dir /w/work: <reason>`.
+// Error renders `path "../x" is outside the work dir /w/work: <reason>`.
 func (e *EscapeError) Error() string {
 	dir := ""
 	if e.Dir != "" {
 		dir = " " + e.Dir
 	}
-	return fmt.Sprintf("workfs: %q is outside the work dir%s: %s", e.Path, dir, e.Reason)
+	return fmt.Sprintf("path %q is outside the work dir%s: %s", e.Path, dir, e.Reason)
 }
 
 // Unwrap returns [ErrOutsideWorkDir].

@@ -14,12 +14,16 @@ const module = "github.com/helios-agents/helios"
 
 // The arrows that must never exist (DESIGN.md "Layout"): the kernel knows
 // nothing of capabilities, plugins, assembly or the CLI; capabilities know
-// nothing of plugins or assembly. Modelled on go/build/deps_test.go.
+// nothing of plugins or assembly; and the kernel never climbs to the
+// module's top-level internal/ (test helpers and tools for the layers above
+// it): what a kernel package shares lives in the kernel, as kernel/bytesize
+// does. Modelled on go/build/deps_test.go.
 var forbidden = []struct{ from, to string }{
 	{"kernel", "caps"},
 	{"kernel", "plugins"},
 	{"kernel", "assembly"},
 	{"kernel", "cmd"},
+	{"kernel", "internal"},
 	{"caps", "plugins"},
 	{"caps", "assembly"},
 	{"caps", "cmd"},

@@ -555,8 +555,8 @@ func TestSandboxCheckCLI(t *testing.T) {
 		assert.NotEmpty(t, p.Mechanism, p.Name)
 	}
 	assert.Equal(t, []string{"files", "protected paths", "network", "unix sockets", "terminal", "privileges", "processes"}, names)
-	assert.Equal(t, os.Geteuid() == 0, rep.Root)
-	if rep.Root {
+	assert.Equal(t, os.Geteuid() == 0, rep.RunsAsRoot)
+	if rep.RunsAsRoot {
 		assert.Contains(t, rep.Dropped, "every capability of root")
 	}
 

@@ -285,7 +285,7 @@ func TestWorkFSRefuses(t *testing.T) {
 func TestWorkFSEscapeErrorMessage(t *testing.T) {
 	fx := newWorkFixture(t)
 	_, err := fx.fs.ReadFile("../x")
-	want := `workfs: "../x" is outside the work dir ` + fx.work + `: contains .. that climbs above it`
+	want := `path "../x" is outside the work dir ` + fx.work + `: contains .. that climbs above it`
 	assert.EqualError(t, err, want)
 	assert.Same(t, workfs.ErrOutsideWorkDir, (&workfs.EscapeError{Path: "p", Reason: "r"}).Unwrap(), "Unwrap()")
 }

@@ -277,7 +277,7 @@ func TestTUINoModel(t *testing.T) {
 	k := newFakeKernel()
 	k.loads["alpha"] = "Base directory for this skill: /s/alpha\n\nbody\n"
 	noModel := errors.New(`open session: no model configured: set "model": {"baseURL": ..., "name": ...} in helios.config.json`)
-	m := newTestModel(t, Config{Kernel: k, NoModel: noModel})
+	m := newTestModel(t, Config{Kernel: k, ModelErr: noModel})
 	k.set(tuiCat(true, "alpha"))
 	m.Update(m.fetchCatalog()())
 	s := tuiScreen(m)

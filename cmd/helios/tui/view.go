@@ -111,8 +111,8 @@ func (m *Model) renderBanner(w int) string {
 	for _, n := range m.cfg.Notices {
 		lines = append(lines, lipgloss.Wrap("⚠ "+n, w, ""))
 	}
-	if m.cfg.NoModel != nil || m.cfg.OpenSession == nil {
-		text := "⚠ " + noModelText(m.cfg.NoModel) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
+	if m.cfg.ModelErr != nil || m.cfg.OpenSession == nil {
+		text := "⚠ " + noModelText(m.cfg.ModelErr) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
 		lines = append(lines, lipgloss.Wrap(text, w, ""))
 	}
 	if len(lines) == 0 {
@@ -235,7 +235,7 @@ func (m *Model) renderStatus(w int) string {
 	if m.cfg.ConfigIgnored {
 		parts = append(parts, "config ignored (untrusted)")
 	}
-	if m.cfg.NoModel != nil || m.cfg.OpenSession == nil {
+	if m.cfg.ModelErr != nil || m.cfg.OpenSession == nil {
 		parts = append(parts, "no model")
 	} else if m.cfg.Model != "" {
 		parts = append(parts, "model "+m.cfg.Model)

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 )

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,66 +92,12 @@ func decodeAnthropic(body []byte) (Recorded, error) {
 	case len(req.Messages) == 0:
 		return Recorded{}, fmt.Errorf("messages: at least one message is required")
 	}
-	rec := Recorded{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body), MaxTokens: *req.MaxTokens}
-	cacheable := func(path string, raw json.RawMessage, cache json.RawMessage, prefix string) error {
-		canon, err := canonical(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if len(cache) > 0 && string(cache) != "null" {
-			var cc struct {
-				Type string `json:"type"`
-			}
-			if json.Unmarshal(cache, &cc) != nil || cc.Type != "ephemeral" {
-				return fmt.Errorf("%s.cache_control: want {\"type\":\"ephemeral\"}, got %s", path, cache)
-			}
-			rec.Breakpoints = append(rec.Breakpoints, len(rec.Blocks))
-		}
-		rec.Blocks = append(rec.Blocks, prefix+canon)
-		return nil
+	d := &messagesDecoder{rec: Recorded{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body), MaxTokens: *req.MaxTokens}}
+	if err := d.tools(req.Tools); err != nil {
+		return Recorded{}, err
 	}
-
-	for i, raw := range req.Tools {
-		var t struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
-			Cache       json.RawMessage `json:"cache_control"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return Recorded{}, fmt.Errorf("tools[%d]: %w", i, err)
-		}
-		if t.Name == "" || !isObject(t.InputSchema) {
-			return Recorded{}, fmt.Errorf("tools[%d]: name and an input_schema object are required", i)
-		}
-		if err := cacheable(fmt.Sprintf("tools[%d]", i), raw, t.Cache, ""); err != nil {
-			return Recorded{}, err
-		}
-		rec.Tools = append(rec.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
-	}
-
-	if len(req.System) > 0 && string(req.System) != "null" {
-		var text string
-		if json.Unmarshal(req.System, &text) == nil {
-			rec.System = text
-			rec.Blocks = append(rec.Blocks, mustCanonical(req.System))
-		} else {
-			blocks, err := blocksOf(req.System)
-			if err != nil {
-				return Recorded{}, fmt.Errorf("system: %w", err)
-			}
-			var parts []string
-			for j, b := range blocks {
-				if b.Type != "text" || strings.TrimSpace(b.Text) == "" {
-					return Recorded{}, fmt.Errorf("system[%d]: want a non-empty text block", j)
-				}
-				if err := cacheable(fmt.Sprintf("system[%d]", j), b.raw, b.Cache, ""); err != nil {
-					return Recorded{}, err
-				}
-				parts = append(parts, b.Text)
-			}
-			rec.System = strings.Join(parts, "\n")
-		}
+	if err := d.system(req.System); err != nil {
+		return Recorded{}, err
 	}
 
 	var calls []string // the tool_use ids of the last assistant message, awaiting results
@@ -167,82 +114,177 @@ func decodeAnthropic(body []byte) (Recorded, error) {
 			return Recorded{}, fmt.Errorf("%s.content: empty", path)
 		}
 		if m.Role == "user" {
-			// The results of the calls of the assistant message before,
-			// first and each once.
-			pending := calls
+			if err := d.user(path, blocks, calls); err != nil {
+				return Recorded{}, err
+			}
 			calls = nil
-			for j, b := range blocks {
-				bp := fmt.Sprintf("%s.content[%d]", path, j)
-				switch b.Type {
-				case "tool_result":
-					k := indexOf(pending, b.ToolUseID)
-					if k < 0 {
-						return Recorded{}, fmt.Errorf("%s: tool_result for %q, which is not a tool_use of the assistant message right before (or is answered twice)", bp, b.ToolUseID)
-					}
-					if j > 0 && blocks[j-1].Type != "tool_result" {
-						return Recorded{}, fmt.Errorf("%s: a tool_result must come before any other block of the message", bp)
-					}
-					pending = append(pending[:k], pending[k+1:]...)
-					text, err := resultText(b.Content)
-					if err != nil {
-						return Recorded{}, fmt.Errorf("%s.content: %w", bp, err)
-					}
-					rec.Messages = append(rec.Messages, model.Message{Role: model.RoleTool, ToolCallID: b.ToolUseID, Content: text, IsError: b.IsError, CachePoint: hasCache(b)})
-				case "text":
-					if strings.TrimSpace(b.Text) == "" {
-						return Recorded{}, fmt.Errorf("%s: text content blocks must contain non-whitespace text", bp)
-					}
-					rec.Messages = append(rec.Messages, model.Message{Role: model.RoleUser, Content: b.Text, CachePoint: hasCache(b)})
-				default:
-					return Recorded{}, fmt.Errorf("%s: unexpected %q block in a user message", bp, b.Type)
-				}
-				if err := cacheable(bp, b.raw, b.Cache, "user "); err != nil {
-					return Recorded{}, err
-				}
-			}
-			if len(pending) > 0 {
-				return Recorded{}, fmt.Errorf("%s: tool_use ids were found without tool_result blocks immediately after: %s", path, strings.Join(pending, ", "))
-			}
 			continue
 		}
 		if len(calls) > 0 {
 			return Recorded{}, fmt.Errorf("%s: tool_use ids were found without tool_result blocks immediately after: %s", path, strings.Join(calls, ", "))
 		}
-		msg := model.Message{Role: model.RoleAssistant}
-		for j, b := range blocks {
-			bp := fmt.Sprintf("%s.content[%d]", path, j)
-			switch b.Type {
-			case "text":
-				if strings.TrimSpace(b.Text) == "" {
-					return Recorded{}, fmt.Errorf("%s: text content blocks must contain non-whitespace text", bp)
-				}
-				msg.Content += b.Text
-			case "tool_use":
-				if b.ID == "" || b.Name == "" || !isObject(b.Input) {
-					return Recorded{}, fmt.Errorf("%s: a tool_use needs an id, a name and an input object", bp)
-				}
-				if indexOf(calls, b.ID) >= 0 {
-					return Recorded{}, fmt.Errorf("%s: tool_use id %q used twice", bp, b.ID)
-				}
-				calls = append(calls, b.ID)
-				msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
-			default:
-				return Recorded{}, fmt.Errorf("%s: unexpected %q block in an assistant message", bp, b.Type)
-			}
-			msg.CachePoint = msg.CachePoint || hasCache(b)
-			if err := cacheable(bp, b.raw, b.Cache, "assistant "); err != nil {
-				return Recorded{}, err
-			}
+		if calls, err = d.assistant(path, blocks); err != nil {
+			return Recorded{}, err
 		}
-		rec.Messages = append(rec.Messages, msg)
 	}
 	if len(calls) > 0 {
 		return Recorded{}, fmt.Errorf("messages: the last message has tool_use ids without results: %s", strings.Join(calls, ", "))
 	}
-	if n := len(rec.Breakpoints); n > 4 {
+	if n := len(d.rec.Breakpoints); n > 4 {
 		return Recorded{}, fmt.Errorf("a maximum of 4 blocks with cache_control may be provided. Found %d", n)
 	}
-	return rec, nil
+	return d.rec, nil
+}
+
+// messagesDecoder builds the Recorded of one Messages API request, part by
+// part, in the order the cache sees the blocks: tools, system, messages.
+type messagesDecoder struct {
+	rec Recorded
+}
+
+// cacheable records the block at path for the cache's view (its canonical
+// JSON, after prefix), and a breakpoint where it carries cache_control.
+func (d *messagesDecoder) cacheable(path string, raw json.RawMessage, cache json.RawMessage, prefix string) error {
+	canon, err := canonical(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(cache) > 0 && string(cache) != "null" {
+		var cc struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(cache, &cc) != nil || cc.Type != "ephemeral" {
+			return fmt.Errorf("%s.cache_control: want {\"type\":\"ephemeral\"}, got %s", path, cache)
+		}
+		d.rec.Breakpoints = append(d.rec.Breakpoints, len(d.rec.Blocks))
+	}
+	d.rec.Blocks = append(d.rec.Blocks, prefix+canon)
+	return nil
+}
+
+// tools decodes the request's tool definitions.
+func (d *messagesDecoder) tools(tools []json.RawMessage) error {
+	for i, raw := range tools {
+		var t struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"input_schema"`
+			Cache       json.RawMessage `json:"cache_control"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		if t.Name == "" || !isObject(t.InputSchema) {
+			return fmt.Errorf("tools[%d]: name and an input_schema object are required", i)
+		}
+		if err := d.cacheable(fmt.Sprintf("tools[%d]", i), raw, t.Cache, ""); err != nil {
+			return err
+		}
+		d.rec.Tools = append(d.rec.Tools, model.Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+	}
+	return nil
+}
+
+// system decodes the system prompt: a string, or a list of text blocks.
+func (d *messagesDecoder) system(system json.RawMessage) error {
+	if len(system) == 0 || string(system) == "null" {
+		return nil
+	}
+	var text string
+	if json.Unmarshal(system, &text) == nil {
+		d.rec.System = text
+		d.rec.Blocks = append(d.rec.Blocks, mustCanonical(system))
+		return nil
+	}
+	blocks, err := blocksOf(system)
+	if err != nil {
+		return fmt.Errorf("system: %w", err)
+	}
+	var parts []string
+	for j, b := range blocks {
+		if b.Type != "text" || strings.TrimSpace(b.Text) == "" {
+			return fmt.Errorf("system[%d]: want a non-empty text block", j)
+		}
+		if err := d.cacheable(fmt.Sprintf("system[%d]", j), b.raw, b.Cache, ""); err != nil {
+			return err
+		}
+		parts = append(parts, b.Text)
+	}
+	d.rec.System = strings.Join(parts, "\n")
+	return nil
+}
+
+// user decodes a user message at path: the results of pending (the calls
+// of the assistant message before), first and each once, then text.
+func (d *messagesDecoder) user(path string, blocks []block, pending []string) error {
+	pending = slices.Clone(pending)
+	for j, b := range blocks {
+		bp := fmt.Sprintf("%s.content[%d]", path, j)
+		switch b.Type {
+		case "tool_result":
+			k := indexOf(pending, b.ToolUseID)
+			if k < 0 {
+				return fmt.Errorf("%s: tool_result for %q, which is not a tool_use of the assistant message right before (or is answered twice)", bp, b.ToolUseID)
+			}
+			if j > 0 && blocks[j-1].Type != "tool_result" {
+				return fmt.Errorf("%s: a tool_result must come before any other block of the message", bp)
+			}
+			pending = append(pending[:k], pending[k+1:]...)
+			text, err := resultText(b.Content)
+			if err != nil {
+				return fmt.Errorf("%s.content: %w", bp, err)
+			}
+			d.rec.Messages = append(d.rec.Messages, model.Message{Role: model.RoleTool, ToolCallID: b.ToolUseID, Content: text, IsError: b.IsError, CachePoint: hasCache(b)})
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				return fmt.Errorf("%s: text content blocks must contain non-whitespace text", bp)
+			}
+			d.rec.Messages = append(d.rec.Messages, model.Message{Role: model.RoleUser, Content: b.Text, CachePoint: hasCache(b)})
+		default:
+			return fmt.Errorf("%s: unexpected %q block in a user message", bp, b.Type)
+		}
+		if err := d.cacheable(bp, b.raw, b.Cache, "user "); err != nil {
+			return err
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("%s: tool_use ids were found without tool_result blocks immediately after: %s", path, strings.Join(pending, ", "))
+	}
+	return nil
+}
+
+// assistant decodes an assistant message at path and returns the ids of
+// its tool calls, which the next message must answer.
+func (d *messagesDecoder) assistant(path string, blocks []block) ([]string, error) {
+	var calls []string
+	msg := model.Message{Role: model.RoleAssistant}
+	for j, b := range blocks {
+		bp := fmt.Sprintf("%s.content[%d]", path, j)
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				return nil, fmt.Errorf("%s: text content blocks must contain non-whitespace text", bp)
+			}
+			msg.Content += b.Text
+		case "tool_use":
+			if b.ID == "" || b.Name == "" || !isObject(b.Input) {
+				return nil, fmt.Errorf("%s: a tool_use needs an id, a name and an input object", bp)
+			}
+			if indexOf(calls, b.ID) >= 0 {
+				return nil, fmt.Errorf("%s: tool_use id %q used twice", bp, b.ID)
+			}
+			calls = append(calls, b.ID)
+			msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: b.Input})
+		default:
+			return nil, fmt.Errorf("%s: unexpected %q block in an assistant message", bp, b.Type)
+		}
+		msg.CachePoint = msg.CachePoint || hasCache(b)
+		if err := d.cacheable(bp, b.raw, b.Cache, "assistant "); err != nil {
+			return nil, err
+		}
+	}
+	d.rec.Messages = append(d.rec.Messages, msg)
+	return calls, nil
 }
 
 // blocksOf reads a content: a string (one text block) or a list of blocks.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/internal/bytesize"
+	"github.com/helios-agents/helios/kernel/bytesize"
 	"github.com/helios-agents/helios/kernel/model/internal/httpcall"
 )
 

@@ -226,7 +226,7 @@ func Setup(ctx context.Context, c Config, o Options) (*Providers, error) {
 	res, err := resource.New(ctx, resource.WithFromEnv(), resource.WithTelemetrySDK(), resource.WithProcessPID(),
 		resource.WithAttributes(attribute.String("service.name", name)))
 	if err != nil && res == nil {
-		return nil, fmt.Errorf("telemetry: resource: %w", err)
+		return nil, fmt.Errorf("describe resource: %w", err)
 	}
 	p := &Providers{logger: o.Logger}
 	fail := func(err error) (*Providers, error) {
@@ -237,7 +237,7 @@ func Setup(ctx context.Context, c Config, o Options) (*Providers, error) {
 	if c.Traces.Exporter != "" && c.Traces.Exporter != None {
 		exp, err := traceExporter(ctx, c.Traces, o.Stdout)
 		if err != nil {
-			return fail(fmt.Errorf("telemetry: traces: %w", err))
+			return fail(fmt.Errorf("start traces exporter: %w", err))
 		}
 		g := &guardedExporter{SpanExporter: exp, what: "traces", logger: o.Logger, secrets: o.Secrets}
 		p.exporters = append(p.exporters, g)
@@ -253,7 +253,7 @@ func Setup(ctx context.Context, c Config, o Options) (*Providers, error) {
 	if c.Metrics.Exporter != "" && c.Metrics.Exporter != None {
 		exp, file, err := metricExporter(ctx, c.Metrics, o.Stdout)
 		if err != nil {
-			return fail(fmt.Errorf("telemetry: metrics: %w", err))
+			return fail(fmt.Errorf("start metrics exporter: %w", err))
 		}
 		sdk := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 		p.shutdown = append(p.shutdown, sdk.Shutdown)
@@ -264,7 +264,7 @@ func Setup(ctx context.Context, c Config, o Options) (*Providers, error) {
 	}
 	t, err := telemetry.New(tp, mp, c.CaptureContent)
 	if err != nil {
-		return fail(fmt.Errorf("telemetry: instruments: %w", err))
+		return fail(fmt.Errorf("make instruments: %w", err))
 	}
 	p.T, p.TracerProvider, p.MeterProvider = t, tp, mp
 	return p, nil
@@ -291,7 +291,7 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 	p.shutdown = nil
 	for _, g := range p.exporters {
 		if n := g.dropped.Load(); n > 0 {
-			p.logger.Warn("telemetry: spans were dropped because their export failed", slog.String("signal", g.what), slog.Int64("dropped", n))
+			p.logger.Warn("shut down telemetry: spans were dropped because their export failed", slog.String("signal", g.what), slog.Int64("dropped", n))
 		}
 	}
 	return errors.Join(errs...)
@@ -324,7 +324,7 @@ func (g *guardedExporter) ExportSpans(ctx context.Context, spans []sdktrace.Read
 	if err := g.SpanExporter.ExportSpans(ctx, spans); err != nil {
 		g.dropped.Add(int64(len(spans)))
 		if g.logged.CompareAndSwap(false, true) {
-			g.logger.Warn("telemetry: export failed; dropping spans (said once; the total is logged at exit)",
+			g.logger.Warn("export spans: export failed; dropping spans (said once; the total is logged at exit)",
 				slog.String("signal", g.what), slog.Any("error", err))
 		}
 	}

@@ -1,5 +1,7 @@
 // Package bytesize renders byte counts the way limits are written in
-// errors and docs: "32 MiB", "64 KiB", "1000 bytes".
+// errors and docs: "32 MiB", "64 KiB", "1000 bytes". It is a leaf (it
+// imports only strconv) and public, so the kernel's packages and the
+// capabilities, the assembly and the CLI above them share one rendering.
 package bytesize
 
 import "strconv"

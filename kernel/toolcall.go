@@ -1,0 +1,150 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
+)
+
+// uniqueCallIDs gives every call an ID not used before in this session.
+func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
+	for i := range calls {
+		id := calls[i].ID
+		for n := 1; id == "" || s.callIDs[id]; n++ {
+			id = fmt.Sprintf("%s~%d", calls[i].ID, n)
+		}
+		calls[i].ID = id
+		s.callIDs[id] = true
+	}
+}
+
+// runTool passes one call through tool:before, runs it and appends its
+// result. Failures the model should see are results, never Go errors.
+func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) error {
+	s.observe(Update{Kind: UpdateToolCall, Call: c})
+	res := s.callTool(ctx, tools, c)
+	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
+	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
+		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)})
+}
+
+func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
+	tel := s.k.cfg.Telemetry
+	if tel == nil {
+		res, _ := s.execTool(ctx, tools, c)
+		return res
+	}
+	ctx, span := tel.StartTool(ctx, c.Name, c.ID, "function", string(c.Arguments))
+	res, errType := s.execTool(ctx, tools, c)
+	tel.EndTool(span, errType, res.Content)
+	return res
+}
+
+// execTool runs one call through tool:before. Besides the result it names
+// the class of a failure for telemetry's error.type: "denied",
+// "unknown_tool", "tool_error" (the tool's own error result or a Go error),
+// "hook_error", or "" when the tool delivered.
+func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
+	if s.stopped {
+		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+	}
+	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
+	in := toolBeforeIn(s.ID(), c)
+	if i >= 0 {
+		in.Annotations = tools[i].Annotations
+	}
+	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
+	if err != nil {
+		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
+	}
+	args := c.Arguments
+	if decided {
+		if d.Stop {
+			s.stop(d.StopReason)
+			return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+		}
+		if d.Deny {
+			reason := d.Reason
+			if reason == "" {
+				reason = "denied by policy"
+			}
+			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason), "denied"
+		}
+		if len(d.Args) > 0 {
+			args = d.Args
+		}
+		if d.Ask {
+			if why := s.confirm(ctx, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, d.Reason); why != "" {
+				return contract.ErrorResult("tool call %s denied: %s", c.Name, why), "denied"
+			}
+		}
+	}
+	if i < 0 {
+		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
+	errType := ""
+	switch {
+	case err != nil:
+		res, errType = contract.ErrorResult("tool %s failed: %v", c.Name, err), "tool_error"
+	case res.IsError:
+		errType = "tool_error"
+	}
+	return s.toolAfter(ctx, c, args, res), errType
+}
+
+// confirm asks the person whether call may run, for a tool:before handler
+// that wants it confirmed. It returns "" when the person allowed it, else
+// why the call is denied, for the model.
+func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string) string {
+	if s.cfg.Confirm == nil {
+		return "a hook asks the person to confirm this call, and no one can be asked in this run (it is not interactive)"
+	}
+	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason})
+	switch {
+	case err != nil:
+		return fmt.Sprintf("a hook asks the person to confirm this call, and asking failed: %v", err)
+	case !ok:
+		return "the person did not allow it"
+	}
+	return ""
+}
+
+// toolAfter runs tool:after on a call that ran and returns its result with
+// the handlers' contexts appended, in dispatch order.
+func (s *Session) toolAfter(ctx context.Context, c model.ToolCall, args json.RawMessage, res contract.ToolResult) contract.ToolResult {
+	fs, err := ToolAfter.Dispatch(ctx, s.k.hooks, toolAfterIn(s.ID(), c, args, res))
+	if err != nil {
+		return res // the context ended: the result stands as it is
+	}
+	texts := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if f.Stop {
+			s.stop(f.StopReason)
+		}
+		texts = append(texts, f.Context)
+	}
+	if text := strings.Join(nonEmpty(texts), "\n\n"); text != "" {
+		res.Content = strings.TrimRight(res.Content, "\n") + "\n\n" + text
+	}
+	return res
+}
+
+// safeCall runs a tool, turning a panic into an error.
+func safeCall(ctx context.Context, t contract.Tool, args json.RawMessage) (res contract.ToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return t.Call(ctx, args)
+}
