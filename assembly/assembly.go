@@ -19,6 +19,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
 	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/tools"
@@ -172,7 +173,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	if err != nil {
 		return nil, err
 	}
-	skillLimits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
+	skillLimits := skillfs.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
 	var userRoots []string
 	if cfg.Skills.UserRoots != nil {
 		userRoots = []string{}
@@ -233,7 +234,7 @@ func Build(ctx context.Context, cfg Config, base string, opts Options) (k *kerne
 	}
 
 	var resources []io.Closer
-	var skillWatcher kskills.RootWatcher
+	var skillWatcher skillfs.RootWatcher
 	if opts.Watch {
 		w, err := newWatcher(cfg.Skills.Watch)
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
@@ -57,12 +58,12 @@ type Config struct {
 	// each provider with a SetRootWatcher method) so that catalogs are
 	// served from cache until something changes. Nil: folders are read at
 	// every snapshot. To have the kernel close it, list it in Resources.
-	SkillWatcher skills.RootWatcher
+	SkillWatcher skillfs.RootWatcher
 	// SkillLimits bounds every read of a skill file: discovery reads only
 	// the frontmatter, loads refuse an oversized file. Given to the user
 	// roots and to each provider with a SetSkillLimits method. The zero
 	// value is the defaults (64 KiB, 8 MiB).
-	SkillLimits skills.Limits
+	SkillLimits skillfs.Limits
 	// Model is the default model for sessions. When nil, NoModel says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
@@ -115,7 +116,7 @@ type Kernel struct {
 	hooks    *hooks.Registry
 	skills   *skills.Registry
 	regs     []*skills.Registration
-	userSrc  *skills.DirSource
+	userSrc  *skillfs.DirSource
 	budget   skills.Budget
 
 	// outcome is the budget's last outcome logged, so a person is told once
@@ -163,7 +164,7 @@ func New(cfg Config) (*Kernel, error) {
 			return nil, fmt.Errorf("kernel: %w", err)
 		}
 	}
-	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
+	k.userSrc = &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
 
 	// The project provider is usually a capability itself (caps/skills); it
 	// is installed first, as a builtin.
@@ -221,12 +222,12 @@ func New(cfg Config) (*Kernel, error) {
 
 // rootWatched is a provider that reads folders and can be told to watch them.
 type rootWatched interface {
-	SetRootWatcher(skills.RootWatcher)
+	SetRootWatcher(skillfs.RootWatcher)
 }
 
 // skillLimited is a provider that reads skill files and can be bounded.
 type skillLimited interface {
-	SetSkillLimits(skills.Limits)
+	SetSkillLimits(skillfs.Limits)
 }
 
 // register adds a provider to the skill registry, giving it the kernel's
@@ -467,7 +468,7 @@ func (k *Kernel) CatalogBudget() skills.Budget {
 // SkillLimits returns the bounds of every read of a skill file (zero
 // fields: the defaults), for readers outside the kernel that must obey
 // the same ones (helios mcp re-encoding frontmatter).
-func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
+func (k *Kernel) SkillLimits() skillfs.Limits { return k.cfg.SkillLimits }
 
 // CatalogView returns what the model sees of cat in the kernel's mode under
 // its budget: in catalog mode exactly the catalog message, in tools mode the

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // ExtensionID is the Agent Skills extension the server declares.
@@ -62,7 +63,7 @@ type Kernel interface {
 	CatalogBudget() skills.Budget
 	// SkillLimits bounds what the server reads and re-encodes of a
 	// frontmatter, as it bounds discovery.
-	SkillLimits() skills.Limits
+	SkillLimits() skillfs.Limits
 }
 
 // Config configures a Server.

@@ -127,7 +127,7 @@ func mergeOne(sets []sourcedSet) (Catalog, bool) {
 	if one < 0 {
 		return Catalog{}, false
 	}
-	if !sets[one].set.frozen {
+	if !sets[one].set.Frozen {
 		return Catalog{}, false
 	}
 	skills := sets[one].set.Skills

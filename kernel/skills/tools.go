@@ -5,8 +5,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
@@ -46,6 +48,16 @@ func ParseMode(s string) (Mode, error) {
 	}
 	return 0, fmt.Errorf("unknown skills mode %q (want \"catalog\" or \"tools\")", s)
 }
+
+// toolNameRE is compiled on first use, not at start: its {1,64} makes it
+// the costliest regexp of the binary to compile, and most commands never
+// check a tool name.
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+
+// ValidToolName reports whether name can be a tool name for model APIs
+// (in tools mode a skill's name is its tool's). Exported for tools that
+// write skills meant for tools mode.
+func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 
 // SkillToolName is the name of the catalog-mode tool.
 const SkillToolName = "skill"

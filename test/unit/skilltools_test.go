@@ -28,6 +28,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -202,7 +203,7 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 	skWriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
 	wantDir := filepath.Join(base, "rel", "skills", "pdf")
 
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err, "Skills = %+v; want one skill", set)
 	require.Len(t, set.Skills, 1, "Skills = %+v; want one skill", set)
@@ -360,7 +361,7 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 	add("技能", "技能", "A valid skill name that is not a tool name.", "A valid skill name that is not a tool name.", "")
 	add("hidden-one", "hidden-one", "Only for people.", "Only for people.", "\ndisable-model-invocation: true")
 
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err)
 	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))

@@ -1,10 +1,9 @@
-package skills
+package skillfs
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -203,16 +202,6 @@ func ValidateName(name string) error {
 	}
 	return nil
 }
-
-// toolNameRE is compiled on first use, not at start: its {1,64} makes it
-// the costliest regexp of the binary to compile, and most commands never
-// check a tool name.
-var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
-
-// ValidToolName reports whether name can be a tool name for model APIs
-// (in tools mode a skill's name is its tool's). Exported for tools that
-// write skills meant for tools mode.
-func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 
 // isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.
 // cut says data may end inside a multi-byte character.

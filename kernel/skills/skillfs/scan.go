@@ -1,4 +1,4 @@
-package skills
+package skillfs
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // FS is what a skills root is read through. Paths are absolute. Stat follows
@@ -147,16 +148,16 @@ type DirSource struct {
 
 	// The last answer, patched in place of a rebuild when an edit keeps a
 	// skill's name (see patch); nil when it must be assembled again.
-	last       *Set
+	last       *skills.Set
 	index      map[string]int  // skill name -> index in last.Skills
 	incomplete map[string]bool // entries whose last read failed transiently
 	invalidate func()          // the registration's, from Watch
 }
 
 var (
-	_ Provider    = (*DirSource)(nil)
-	_ Watchable   = (*DirSource)(nil)
-	_ PathWatcher = (*DirSource)(nil)
+	_ skills.Provider    = (*DirSource)(nil)
+	_ skills.Watchable   = (*DirSource)(nil)
+	_ skills.PathWatcher = (*DirSource)(nil)
 )
 
 // rootState is what the last scan saw in one root.
@@ -170,7 +171,7 @@ type rootState struct {
 
 // entryState is what the last scan made of one child of a root.
 type entryState struct {
-	skill      *Skill
+	skill      *skills.Skill
 	warnings   []contract.Warning
 	incomplete bool
 	transient  string // the transient error's text, for the repeat rule
@@ -189,7 +190,7 @@ func (st *entryState) fail(source, path, what string, err error) {
 // Skills returns the skills of every root. A missing root is an empty,
 // complete result; a root that cannot be listed for another reason makes the
 // result incomplete when a retry can heal it.
-func (d *DirSource) Skills(ctx context.Context) (Set, error) {
+func (d *DirSource) Skills(ctx context.Context) (skills.Set, error) {
 	set, sub, err := d.scan(ctx)
 	if err != nil || sub == nil {
 		return set, err
@@ -199,16 +200,16 @@ func (d *DirSource) Skills(ctx context.Context) (Set, error) {
 	sub.Touch()
 	if !sub.Healthy() {
 		set.Incomplete = true
-		set.warn(d.Source, strings.Join(d.Roots, ", "), "the file watcher cannot observe these roots reliably right now; the list may be out of date")
+		warn(&set, d.Source, strings.Join(d.Roots, ", "), "the file watcher cannot observe these roots reliably right now; the list may be out of date")
 	}
 	return set, nil
 }
 
-func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
+func (d *DirSource) scan(ctx context.Context) (skills.Set, RootWatch, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return Set{}, nil, err
+		return skills.Set{}, nil, err
 	}
 	if d.sub == nil || d.state == nil || d.rescan {
 		d.state = d.scanAll(ctx)
@@ -226,13 +227,13 @@ func (d *DirSource) scan(ctx context.Context) (Set, RootWatch, error) {
 	}
 	if ctx.Err() != nil {
 		d.rescan = true // the scan was cut short; never trust it
-		return Set{}, nil, ctx.Err()
+		return skills.Set{}, nil, ctx.Err()
 	}
 	if d.last == nil {
 		d.assemble()
 	}
 	set := *d.last
-	set.guarded, set.frozen = d.invalidate != nil, true
+	set.Guarded, set.Frozen = d.invalidate != nil, true
 	// What failed transiently is read again next time.
 	for name := range d.incomplete {
 		d.markDirty(name)
@@ -476,9 +477,9 @@ func (d *DirSource) patch(old, st entryState) bool {
 		// warning saying so names the same files as before.
 		return true
 	}
-	skills := slices.Clone(d.last.Skills)
-	skills[i] = *st.skill
-	d.last = &Set{Skills: slices.Clip(skills), Warnings: d.last.Warnings, Incomplete: d.last.Incomplete}
+	patched := slices.Clone(d.last.Skills)
+	patched[i] = *st.skill
+	d.last = &skills.Set{Skills: slices.Clip(patched), Warnings: d.last.Warnings, Incomplete: d.last.Incomplete}
 	return true
 }
 
@@ -486,12 +487,12 @@ func (d *DirSource) patch(old, st entryState) bool {
 // entries by code point, the first skill of each name. It keeps the answer,
 // the index of its names and the entries that failed transiently.
 func (d *DirSource) assemble() {
-	var set Set
+	var set skills.Set
 	total := 0
 	for _, r := range d.state {
 		total += len(r.names)
 	}
-	set.Skills = make([]Skill, 0, total)
+	set.Skills = make([]skills.Skill, 0, total)
 	seen := make(map[string]int, total) // name -> index in set.Skills
 	d.incomplete = map[string]bool{}
 	for _, r := range d.state {
@@ -511,7 +512,7 @@ func (d *DirSource) assemble() {
 			}
 			s := e.skill
 			if first, dup := seen[s.Name]; dup {
-				set.warn(d.Source, s.File, fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, set.Skills[first].Origin(), s.Origin()))
+				warn(&set, d.Source, s.File, fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, set.Skills[first].Origin(), s.Origin()))
 				continue
 			}
 			seen[s.Name] = len(set.Skills)
@@ -532,7 +533,7 @@ func (d *DirSource) Watch(invalidate func(), done <-chan struct{}) error {
 	d.invalidate = invalidate // for loads that find a stale name
 	d.mu.Unlock()
 	if d.Watcher == nil {
-		return ErrNotWatched
+		return skills.ErrNotWatched
 	}
 	roots := make([]string, len(d.Roots))
 	for i, r := range d.Roots {
@@ -610,7 +611,8 @@ func (d *DirSource) PathChanged(path string) bool {
 	return false
 }
 
-func (s *Set) warn(source, path, msg string) {
+// warn adds a warning about path to s.
+func warn(s *skills.Set, source, path, msg string) {
 	s.Warnings = append(s.Warnings, contract.Warning{Source: source, Path: path, Message: msg})
 }
 
@@ -694,16 +696,16 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, e f
 		return st
 	}
 	fsys, maxSize, entry, name := d.FS, d.Limits.fileSize(), filepath.Base(path), meta.Name
-	st.skill = &Skill{
+	st.skill = &skills.Skill{
 		Name:                   meta.Name,
 		Description:            meta.Description,
 		Source:                 d.Source,
 		BaseDir:                baseDir,
 		File:                   file,
 		DisableModelInvocation: meta.DisableModelInvocation,
-		Load: func(ctx context.Context) (Content, error) {
+		Load: func(ctx context.Context) (skills.Content, error) {
 			c, err := loadFile(ctx, fsys, file, folder, maxSize)
-			return checkFresh(c, err, name, func() { d.stale(entry) })
+			return skills.CheckFresh(c, err, name, func() { d.stale(entry) })
 		},
 	}
 	return st
@@ -863,25 +865,25 @@ func ReadHead(fsys FS, file string, limit int) ([]byte, error) {
 // LoadFile reads and parses a skill file afresh, refusing a file over
 // DefaultMaxFileSize: no body is ever cached, so a load always sees the file
 // as it is now.
-func LoadFile(ctx context.Context, fsys FS, file, folder string) (Content, error) {
+func LoadFile(ctx context.Context, fsys FS, file, folder string) (skills.Content, error) {
 	return loadFile(ctx, fsys, file, folder, DefaultMaxFileSize)
 }
 
-func loadFile(ctx context.Context, fsys FS, file, folder string, maxSize int64) (Content, error) {
+func loadFile(ctx context.Context, fsys FS, file, folder string, maxSize int64) (skills.Content, error) {
 	if err := ctx.Err(); err != nil {
-		return Content{}, err
+		return skills.Content{}, err
 	}
 	data, err := readBounded(fsys, file, maxSize)
 	if err != nil {
-		return Content{}, fmt.Errorf("load skill %s: %w", file, err)
+		return skills.Content{}, fmt.Errorf("load skill %s: %w", file, err)
 	}
 	meta, body, findings := ParseSkill(file, folder, data)
 	for _, f := range findings {
 		if f.Severity == Unusable {
-			return Content{}, fmt.Errorf("load skill %s: %s", file, f.Message)
+			return skills.Content{}, fmt.Errorf("load skill %s: %s", file, f.Message)
 		}
 	}
-	return Content{Name: meta.Name, Body: body}, nil
+	return skills.Content{Name: meta.Name, Body: body}, nil
 }
 
 // readBounded reads a whole regular file of at most maxSize bytes.
