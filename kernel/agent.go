@@ -15,6 +15,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	skillcatalog "github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -325,7 +326,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}
-		s.k.cfg.Telemetry.CatalogInjected(ctx, inj.Reason, inj.Event.Meta[skills.CatalogDigestKey])
+		s.k.cfg.Telemetry.CatalogInjected(ctx, inj.Reason, inj.Event.Meta[skillcatalog.DigestKey])
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
@@ -751,7 +752,7 @@ func toMessages(view []session.Event) []model.Message {
 		}
 		switch ev.Type {
 		case session.User, session.Injected:
-			if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+			if ev.Type == session.Injected && ev.Provenance == skillcatalog.Provenance {
 				catalog = len(out)
 			}
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})

@@ -22,6 +22,7 @@ import (
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
@@ -478,26 +479,26 @@ func (k *Kernel) SkillLimits() skillfs.Limits { return k.cfg.SkillLimits }
 // For a complete catalog, the warnings are also logged, once per change of
 // outcome rather than at every step; when a cut catalog fits again, that is
 // logged too.
-func (k *Kernel) CatalogView(cat skills.Catalog) skills.CatalogView {
+func (k *Kernel) CatalogView(cat skills.Catalog) catalog.View {
 	return k.catalogView(cat, k.budget)
 }
 
 // CatalogViewNow is CatalogView as a session opened now would see it: with
 // the skills loaded recently in this work dir (SessionBudget). It is what
 // `helios skills catalog` prints.
-func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skills.CatalogView {
+func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) catalog.View {
 	return k.catalogView(cat, k.SessionBudget(ctx))
 }
 
-func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skills.CatalogView {
-	v := cat.View(b, k.cfg.SkillsMode)
+func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) catalog.View {
+	v := catalog.ViewOf(cat, b, k.cfg.SkillsMode)
 	if cat.Complete {
 		k.logOutcome(v)
 	}
 	return v
 }
 
-func (k *Kernel) logOutcome(v skills.CatalogView) {
+func (k *Kernel) logOutcome(v catalog.View) {
 	var key strings.Builder
 	for _, w := range v.Warnings {
 		key.WriteString(w.String())

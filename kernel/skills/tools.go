@@ -12,6 +12,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
+	"github.com/helios-agents/helios/kernel/skills/internal/text"
 )
 
 // Mode selects how skills reach the model. The zero value is ModeCatalog.
@@ -131,10 +132,10 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
 		}
 	}
-	included, _, _, _ := boundTools(skills, b)
-	tools := make([]contract.Tool, 0, len(included))
-	for _, s := range included {
-		s := *s
+	offered, _, _ := ToolSkills(skills, b)
+	tools := make([]contract.Tool, 0, len(offered))
+	for _, p := range offered {
+		s := *p.Skill
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
 			Description: toolDescription(s),
@@ -211,14 +212,14 @@ func SearchText(c Catalog, query string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("skill_search: %w", err)
 	}
-	q := fmt.Sprintf("%q", collapse(query))
+	q := fmt.Sprintf("%q", text.Collapse(query))
 	if len(hits) == 0 {
 		return strings.ReplaceAll(searchNone, "{query}", q), nil
 	}
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(searchResultHead, "{query}", q))
 	for _, h := range hits {
-		fmt.Fprintf(&b, "\n- %s (%s): %s", h.Skill.Name, h.Skill.Source, collapse(h.Skill.Description))
+		fmt.Fprintf(&b, "\n- %s (%s): %s", h.Skill.Name, h.Skill.Source, text.Collapse(h.Skill.Description))
 	}
 	return b.String(), nil
 }
