@@ -43,7 +43,7 @@ func searchCorpus(b *testing.B, n int) skills.Catalog {
 		ss[i] = skills.Skill{Name: fmt.Sprintf("skill-%05d-%s", i, vocab[zipf.Uint64()]), Source: skills.SourceUser, Description: strings.Join(words, " ")}
 	}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
-	reg.Register(skills.SourceUser, skills.ProviderFunc(func(context.Context) (skills.Set, error) { return skills.Set{Skills: ss}, nil }))
+	reg.Register(skills.SourceUser, setProvider(ss))
 	return reg.Snapshot(context.Background())
 }
 
@@ -101,3 +101,8 @@ func BenchmarkSkillSearch(b *testing.B) {
 		})
 	}
 }
+
+// setProvider provides a fixed list of skills.
+type setProvider []skills.Skill
+
+func (p setProvider) Skills(context.Context) (skills.Set, error) { return skills.Set{Skills: p}, nil }

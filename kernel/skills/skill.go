@@ -84,9 +84,3 @@ type Set struct {
 type Provider interface {
 	Skills(ctx context.Context) (Set, error)
 }
-
-// ProviderFunc adapts a function to Provider.
-type ProviderFunc func(ctx context.Context) (Set, error)
-
-// Skills calls f.
-func (f ProviderFunc) Skills(ctx context.Context) (Set, error) { return f(ctx) }

@@ -17,9 +17,9 @@ import (
 
 // Limits from the Agent Skills spec.
 const (
-	MaxNameLen          = 64
-	MaxDescriptionLen   = 1024
-	MaxCompatibilityLen = 500
+	maxNameLen          = 64
+	maxDescriptionLen   = 1024
+	maxCompatibilityLen = 500
 )
 
 // Severity ranks a finding about a SKILL.md.
@@ -108,8 +108,8 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		return Meta{}, "", fs
 	default:
 		m.Description = strings.TrimSpace(desc)
-		if n := utf8.RuneCountInString(m.Description); n > MaxDescriptionLen {
-			add(SpecViolation, "description is %d characters, over the spec's %d", n, MaxDescriptionLen)
+		if n := utf8.RuneCountInString(m.Description); n > maxDescriptionLen {
+			add(SpecViolation, "description is %d characters, over the spec's %d", n, maxDescriptionLen)
 		}
 	}
 
@@ -138,8 +138,8 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 	if doc.Has("compatibility") {
 		if c, ok := doc.Scalar("compatibility"); !ok {
 			add(SpecViolation, "compatibility is %s, not a string (kept as is)", nodeKind(doc.Fields["compatibility"]))
-		} else if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
-			add(SpecViolation, "compatibility is %d characters, over the spec's %d", n, MaxCompatibilityLen)
+		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
+			add(SpecViolation, "compatibility is %d characters, over the spec's %d", n, maxCompatibilityLen)
 		}
 	}
 	if n := doc.Fields["metadata"]; n != nil && n.Kind != yaml.MappingNode {
@@ -182,8 +182,8 @@ func ValidateName(name string) error {
 	switch {
 	case n == 0:
 		return bad("empty")
-	case n > MaxNameLen:
-		return bad(fmt.Sprintf("%d characters, over the spec's %d", n, MaxNameLen))
+	case n > maxNameLen:
+		return bad(fmt.Sprintf("%d characters, over the spec's %d", n, maxNameLen))
 	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
 		return bad("starts or ends with a hyphen")
 	case strings.Contains(name, "--"):
