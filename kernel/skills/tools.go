@@ -63,18 +63,16 @@ func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 // SkillToolName is the name of the catalog-mode tool.
 const SkillToolName = "skill"
 
-// skillToolDescription describes skills by their role. It must not rely on a
-// tool-name pattern: skill tools are named by their authors.
-const skillToolDescription = "Load a skill: a folder of instructions, scripts and references written for one kind of task. " +
-	"The available skills and what each is for are listed in the <available_skills> message. " +
-	"When the task matches a skill's description, load that skill by name before starting, then follow its instructions."
-
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
 
 var querySchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
 
-// The skill_search tool's text lives in these files.
+// The skill and skill_search tools' text lives in these files.
+// skill_tool.md describes skills by their role: it must not rely on a
+// tool-name pattern, since skill tools are named by their authors.
 var (
+	//go:embed skill_tool.md
+	skillToolMD string
 	//go:embed skill_search.md
 	searchToolMD string
 	//go:embed skill_search_result.md
@@ -82,6 +80,7 @@ var (
 	//go:embed skill_search_none.md
 	searchNoneMD string
 
+	skillToolDescription  = strings.TrimRight(skillToolMD, "\n")
 	searchToolDescription = strings.TrimRight(searchToolMD, "\n")
 	searchResultHead      = strings.TrimRight(searchResultMD, "\n")
 	searchNone            = strings.TrimRight(searchNoneMD, "\n")
