@@ -31,7 +31,7 @@ func PercentBudget(percent float64, contextWindow int) int {
 
 // Budget bounds what the model sees of the skills (contract C13): the
 // catalog message (package catalog renders it within Chars) and the tools
-// of ModeTools (ToSkillToolsWithin offers at most ToolsMax). Both take the
+// of ModeTools (Catalog.Tools offers at most ToolsMax). Both take the
 // skills in the one catalog order (Order). The zero value bounds nothing.
 type Budget struct {
 	// Chars is the most characters (Unicode code points) the catalog message
@@ -190,7 +190,7 @@ func Order(all []Skill, b Budget) ([]Placed, []contract.Warning) {
 // ToolSkills orders the skills of tools mode like the catalog (Order) and
 // keeps the first b.ToolsMax whose names are valid tool names: those are
 // offered, the rest omitted. It returns the warnings about pinned names
-// (not the invalid names: ToSkillToolsWithin reports those).
+// (not the invalid names: ToSkillTools reports those).
 func ToolSkills(all []Skill, b Budget) (offered, omitted []Placed, warns []contract.Warning) {
 	es, warns := Order(all, b)
 	for _, e := range es {

@@ -88,29 +88,25 @@ var (
 
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// Tools is ToSkillToolsWithin over c's skills; its skill_search tool
-// searches c's index, built once per catalog (see Catalog.Search).
+// Tools is ToSkillTools over c's skills within b: in ModeTools at most
+// b.ToolsMax tools, in the catalog order b gives (ToolSkills). Its
+// skill_search tool searches c's index, built once per catalog (see
+// Catalog.Search).
 func (c Catalog) Tools(mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
 	return toSkillTools(c, mode, b)
 }
 
-// ToSkillTools is ToSkillToolsWithin without a budget.
-func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
-	return ToSkillToolsWithin(skills, mode, Budget{})
-}
-
-// ToSkillToolsWithin is the only place skills become what the model sees.
+// ToSkillTools is the only place skills become what the model sees.
 // Skills with DisableModelInvocation are left out. In ModeCatalog it returns
 // the skill tool, which loads every visible skill by its exact name, those
 // the catalog budget omitted too, then the skill_search tool, which finds
 // any of them by words of its name and description (Catalog.Search). In
 // ModeTools a skill whose name is
 // not a valid tool name is left out with a warning, and the tools come in
-// catalog order (pinned, project, user, capability, name), at most
-// b.ToolsMax of them; the view of the catalog (Catalog.View) reports what
-// the bound omitted.
-func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
-	return toSkillTools(Catalog{Skills: skills}, mode, b)
+// catalog order (project, user, capability, name; Order), without a bound
+// (Catalog.Tools applies a Budget; catalog.ViewOf reports what it omitted).
+func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
+	return toSkillTools(Catalog{Skills: skills}, mode, Budget{})
 }
 
 func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
@@ -242,18 +238,16 @@ func Load(ctx context.Context, s Skill) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("load skill %q: %w", s.Name, err)
 	}
-	return LoadText(s.BaseDir, c.Body), nil
+	return loadText(s.BaseDir, c.Body), nil
 }
 
-// LoadText renders a loaded skill: the absolute base directory, the rule for
+// loadText renders a loaded skill: the absolute base directory, the rule for
 // resolving relative paths against it (a path alone is not enough: models then
 // run scripts from the work dir and burn turns searching), then the body,
 // its hidden characters made visible (package sanitize: a body is text from
 // a file, like the description). The base directory stays exact: the model
 // must be able to cd into it.
-// Exported so that a front end loading a skill itself (the UI's /skill:) gives
-// the model the very text the skill tool would.
-func LoadText(baseDir, body string) string {
+func loadText(baseDir, body string) string {
 	var b strings.Builder
 	b.WriteString("Base directory for this skill: ")
 	b.WriteString(baseDir)

@@ -70,7 +70,7 @@ func TestSkillToolsToolsMode(t *testing.T) {
 		require.NoError(t, err, "call %q: %v %+v", tl.Name, err, res)
 		require.False(t, res.IsError, "call %q: %v %+v", tl.Name, err, res)
 		s := skMustLookup(t, fx.set.Skills, tl.Name)
-		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
+		assert.Equal(t, loadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
 }
 
@@ -106,7 +106,7 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		res := call(skJSONName(name))
 		s := skMustLookup(t, fx.set.Skills, name)
 		assert.False(t, res.IsError, "load %q = %+v, want the load text", name, res)
-		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
+		assert.Equal(t, loadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
 	}
 
 	errorCases := []struct {
@@ -188,7 +188,7 @@ func TestSkillLoadText(t *testing.T) {
 	body := "# PDF\n\nRun `python scripts/fill.py form.pdf`.\n"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := skills.LoadText(tt.dir, body)
+			text := loadText(tt.dir, body)
 			skRequireLoadText(t, text, tt.dir, body)
 			assert.Contains(t, text, tt.cd+" ", "load text lacks %q", tt.cd)
 		})
@@ -489,4 +489,17 @@ func skWriteRaw(t *testing.T, path string, data []byte) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, data, 0o644))
+}
+
+// loadText is the text the skill tool gives the model for a skill with
+// that base directory and body (skills.Load of a skill whose file holds it).
+func loadText(baseDir, body string) string {
+	s := skills.Skill{Name: "any", BaseDir: baseDir, Load: func(context.Context) (skills.Content, error) {
+		return skills.Content{Name: "any", Body: body}, nil
+	}}
+	text, err := skills.Load(context.Background(), s)
+	if err != nil {
+		panic(err) // the loader above cannot fail
+	}
+	return text
 }

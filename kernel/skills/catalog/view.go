@@ -82,8 +82,8 @@ func view(all []skills.Skill, b skills.Budget, mode skills.Mode) View {
 	return Render(all, b, MessageFrame())
 }
 
-// toolsView is the tools-mode view: the tools skills.ToSkillToolsWithin
-// gives the model, bounded by b.ToolsMax.
+// toolsView is the tools-mode view: the tools skills.Catalog.Tools gives
+// the model, bounded by b.ToolsMax.
 func toolsView(all []skills.Skill, b skills.Budget) View {
 	included, omitted, warns := skills.ToolSkills(all, b)
 	v := View{Mode: skills.ModeTools, Summary: BudgetSummary{Budget: max(b.ToolsMax, 0), Used: len(included),
