@@ -61,12 +61,12 @@ func (c *Capability) SetSkillLimits(l skillfs.Limits) { c.src.Limits = l }
 // registering the capability, when watching is on).
 func (c *Capability) SetRootWatcher(w skillfs.RootWatcher) { c.src.Watcher = w }
 
-// Watch starts watching the roots; see skills.DirSource.Watch.
+// Watch starts watching the roots; see skillfs.DirSource.Watch.
 func (c *Capability) Watch(invalidate func(), done <-chan struct{}) error {
 	return c.src.Watch(invalidate, done)
 }
 
-// PathChanged is the first-party write entry point; see skills.DirSource.
+// PathChanged is the first-party write entry point; see skillfs.DirSource.
 func (c *Capability) PathChanged(path string) bool { return c.src.PathChanged(path) }
 
 // Skills reads the project roots.
