@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+
 	"github.com/helios-agents/helios/caps/extdir"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/sandbox"
-	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/tools"
@@ -229,7 +230,7 @@ func (a *assembler) local() (kernel.Config, error) {
 	}
 	project := capskills.New(port, projectRoots)
 	a.opened = append(a.opened, project)
-	limits := kskills.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
+	limits := skillfs.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
 	caps, err := a.builtins(port, limits)
 	if err != nil {
 		return kernel.Config{}, err
@@ -258,7 +259,7 @@ func (a *assembler) local() (kernel.Config, error) {
 
 // builtins opens the extensions, then the builtin tools, confined by the
 // config's sandbox; the tools come first in the list.
-func (a *assembler) builtins(port *workfs.FS, limits kskills.Limits) ([]kernel.Capability, error) {
+func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.Capability, error) {
 	var exts []kernel.Capability
 	for i, e := range a.cfg.Extensions {
 		c, err := extdir.OpenLimited(resolve(a.base, e.Dir), limits)
@@ -294,7 +295,7 @@ func (a *assembler) builtins(port *workfs.FS, limits kskills.Limits) ([]kernel.C
 
 // skillWatcher starts the watcher of skills.watch when opts.Watch asks
 // for one; nil otherwise, and when skills.watch.mode is "off".
-func (a *assembler) skillWatcher() (kskills.RootWatcher, error) {
+func (a *assembler) skillWatcher() (skillfs.RootWatcher, error) {
 	if !a.opts.Watch {
 		return nil, nil
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/session/postgres"
-	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/watch"
 )
@@ -310,7 +310,7 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 // rootWatcher adapts a *watch.Watcher to what skill sources use.
 type rootWatcher struct{ w *watch.Watcher }
 
-func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (kskills.RootWatch, error) {
+func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
 	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	skillcatalog "github.com/helios-agents/helios/kernel/skills/catalog"
+
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
@@ -325,7 +327,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
 		}
-		s.k.cfg.Telemetry.CatalogInjected(ctx, inj.Reason, inj.Event.Meta[skills.CatalogDigestKey])
+		s.k.cfg.Telemetry.CatalogInjected(ctx, inj.Reason, inj.Event.Meta[skillcatalog.DigestKey])
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	skillcatalog "github.com/helios-agents/helios/kernel/skills/catalog"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
@@ -108,7 +111,7 @@ func (k *Kernel) CatalogBudget() skills.Budget {
 // SkillLimits returns the bounds of every read of a skill file (zero
 // fields: the defaults), for readers outside the kernel that must obey
 // the same ones (helios mcp re-encoding frontmatter).
-func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
+func (k *Kernel) SkillLimits() skillfs.Limits { return k.cfg.SkillLimits }
 
 // CatalogView returns what the model sees of cat in the kernel's mode under
 // its budget: in catalog mode exactly the catalog message, in tools mode the
@@ -118,26 +121,26 @@ func (k *Kernel) SkillLimits() skills.Limits { return k.cfg.SkillLimits }
 // For a complete catalog, the warnings are also logged, once per change of
 // outcome rather than at every step; when a cut catalog fits again, that is
 // logged too.
-func (k *Kernel) CatalogView(cat skills.Catalog) skills.CatalogView {
+func (k *Kernel) CatalogView(cat skills.Catalog) skillcatalog.View {
 	return k.catalogView(cat, k.budget)
 }
 
 // CatalogViewNow is CatalogView as a session opened now would see it: with
 // the skills loaded recently in this work dir (SessionBudget). It is what
 // `helios skills catalog` prints.
-func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skills.CatalogView {
+func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skillcatalog.View {
 	return k.catalogView(cat, k.SessionBudget(ctx))
 }
 
-func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skills.CatalogView {
-	v := cat.View(b, k.cfg.SkillsMode)
+func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skillcatalog.View {
+	v := skillcatalog.ViewOf(cat, b, k.cfg.SkillsMode)
 	if cat.Complete {
 		k.logOutcome(v)
 	}
 	return v
 }
 
-func (k *Kernel) logOutcome(v skills.CatalogView) {
+func (k *Kernel) logOutcome(v skillcatalog.View) {
 	var key strings.Builder
 	for _, w := range v.Warnings {
 		key.WriteString(w.String())

@@ -3,6 +3,7 @@ package kernel
 import (
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // Injection is what the catalog injector decided at one step.
@@ -52,12 +53,12 @@ func InjectCatalogWithin(log session.Log, cat skills.Catalog, hasSkillTool bool,
 	if !cat.Complete {
 		return Injection{Reason: "incomplete"}
 	}
-	v := cat.View(b, skills.ModeCatalog)
+	v := catalog.ViewOf(cat, b, skills.ModeCatalog)
 	text, digest := v.Text, v.Digest
 
 	last, visible, ever := lastCatalog(log)
 	switch {
-	case visible && last.Meta[skills.CatalogDigestKey] == digest:
+	case visible && last.Meta[catalog.DigestKey] == digest:
 		return Injection{Reason: "unchanged"}
 	case visible && text == "":
 		return injection(v, "tombstone")
@@ -72,15 +73,15 @@ func InjectCatalogWithin(log session.Log, cat skills.Catalog, hasSkillTool bool,
 	}
 }
 
-func injection(v skills.CatalogView, reason string) Injection {
+func injection(v catalog.View, reason string) Injection {
 	return Injection{
 		Append: true,
 		Reason: reason,
 		Event: session.Event{
 			Type:       session.Injected,
-			Provenance: skills.CatalogProvenance,
+			Provenance: catalog.Provenance,
 			Text:       v.Message,
-			Meta:       map[string]string{skills.CatalogDigestKey: v.Digest},
+			Meta:       map[string]string{catalog.DigestKey: v.Digest},
 		},
 	}
 }
@@ -96,7 +97,7 @@ func lastCatalog(log session.Log) (last session.Event, visible, ever bool) {
 		switch {
 		case ev.Type == session.Compaction:
 			spans = append(spans, [2]int64{ev.From, ev.To})
-		case ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance:
+		case ev.Type == session.Injected && ev.Provenance == catalog.Provenance:
 			ever = true
 			if !hidden(ev.Seq, spans) {
 				return ev, true, true

@@ -8,6 +8,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,8 +52,7 @@ func BenchmarkInjectCatalog(b *testing.B) {
 		b.Run(fmt.Sprintf("events=%d/baseline-rerender", l.Len()), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				text := skills.RenderCatalog(cat.Skills)
-				_ = skills.TextDigest(text)
+				_ = catalog.Render(cat.Skills, skills.Budget{}, catalog.MessageFrame()) // text and digest
 			}
 		})
 		b.Run(fmt.Sprintf("events=%d/unchanged", l.Len()), func(b *testing.B) {

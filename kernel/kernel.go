@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
@@ -55,12 +57,12 @@ type Config struct {
 	// each provider with a SetRootWatcher method) so that catalogs are
 	// served from cache until something changes. Nil: folders are read at
 	// every snapshot. To have the kernel close it, list it in Resources.
-	SkillWatcher skills.RootWatcher
+	SkillWatcher skillfs.RootWatcher
 	// SkillLimits bounds every read of a skill file: discovery reads only
 	// the frontmatter, loads refuse an oversized file. Given to the user
 	// roots and to each provider with a SetSkillLimits method. The zero
 	// value is the defaults (64 KiB, 8 MiB).
-	SkillLimits skills.Limits
+	SkillLimits skillfs.Limits
 	// Model is the default model for sessions. When nil, ModelErr says why
 	// (which config key or variable to set), and OpenSession fails with it
 	// unless the session brings its own model.
@@ -113,7 +115,7 @@ type Kernel struct {
 	hooks    *hooks.Registry
 	skills   *skills.Registry
 	regs     []*skills.Registration
-	userSrc  *skills.DirSource
+	userSrc  *skillfs.DirSource
 	budget   skills.Budget
 
 	// outcome is the budget's last outcome logged, so a person is told once
@@ -161,7 +163,7 @@ func New(cfg Config) (*Kernel, error) {
 			return nil, fmt.Errorf("find user skill roots: %w", err)
 		}
 	}
-	k.userSrc = &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
+	k.userSrc = &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: roots, Watcher: cfg.SkillWatcher, Limits: cfg.SkillLimits}
 
 	// The project provider is usually a capability itself (caps/skills); it
 	// is installed first, as a builtin.
@@ -219,12 +221,12 @@ func New(cfg Config) (*Kernel, error) {
 
 // rootWatched is a provider that reads folders and can be told to watch them.
 type rootWatched interface {
-	SetRootWatcher(skills.RootWatcher)
+	SetRootWatcher(skillfs.RootWatcher)
 }
 
 // skillLimited is a provider that reads skill files and can be bounded.
 type skillLimited interface {
-	SetSkillLimits(skills.Limits)
+	SetSkillLimits(skillfs.Limits)
 }
 
 // register adds a provider to the skill registry, giving it the kernel's

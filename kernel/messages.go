@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 
+	skillcatalog "github.com/helios-agents/helios/kernel/skills/catalog"
+
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
-	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // toUsage is the usage a session records.
@@ -80,7 +81,7 @@ func toMessages(view []session.Event) []model.Message {
 		}
 		switch ev.Type {
 		case session.User, session.Injected:
-			if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+			if ev.Type == session.Injected && ev.Provenance == skillcatalog.Provenance {
 				catalog = len(out)
 			}
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})

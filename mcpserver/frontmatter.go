@@ -9,6 +9,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
@@ -33,10 +34,10 @@ var ErrFrontmatterTooLarge = errors.New("frontmatter is too large")
 // re-encoding, unlike discovery, follows YAML aliases, what the aliases add
 // is held to the same limit, so a kilobyte of nested aliases (a "billion
 // laughs") is refused instead of expanded. Every error names the file.
-func skillFrontmatter(ctx context.Context, s skills.Skill, limits skills.Limits) (map[string]any, error) {
+func skillFrontmatter(ctx context.Context, s skills.Skill, limits skillfs.Limits) (map[string]any, error) {
 	limit := limits.MaxFrontmatter
 	if limit <= 0 {
-		limit = skills.DefaultMaxFrontmatter
+		limit = skillfs.DefaultMaxFrontmatter
 	}
 	head, err := readFrontmatter(ctx, s, limit)
 	if err != nil {
@@ -77,9 +78,9 @@ func readFrontmatter(ctx context.Context, s skills.Skill, limit int) ([]byte, er
 		return nil, fmt.Errorf("%s: %w", s.File, err)
 	}
 	defer g.Close()
-	head, err := skills.ReadHead(g, l.skillMD, limit)
+	head, err := skillfs.ReadHead(g, l.skillMD, limit)
 	switch {
-	case errors.Is(err, skills.ErrFrontmatterTooLarge):
+	case errors.Is(err, skillfs.ErrFrontmatterTooLarge):
 		return nil, fmt.Errorf("%s: %w: not closed within the first %d bytes (the limit skills.maxFrontmatter)", s.File, ErrFrontmatterTooLarge, limit)
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", s.File, err)

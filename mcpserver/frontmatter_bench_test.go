@@ -9,6 +9,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // BenchmarkSkillFrontmatter: the frontmatter of one skills/list entry, read
@@ -39,7 +40,7 @@ func BenchmarkSkillFrontmatter(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				x := expander{limit: skills.DefaultMaxFrontmatter, left: skills.DefaultMaxFrontmatter}
+				x := expander{limit: skillfs.DefaultMaxFrontmatter, left: skillfs.DefaultMaxFrontmatter}
 				for _, k := range doc.Keys {
 					if _, err := x.value(doc.Fields[k], 0, false); err != nil {
 						b.Fatal(err)
@@ -50,7 +51,7 @@ func BenchmarkSkillFrontmatter(b *testing.B) {
 		b.Run(size.name+"/head", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := skillFrontmatter(ctx, sk, skills.Limits{}); err != nil {
+				if _, err := skillFrontmatter(ctx, sk, skillfs.Limits{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // ExtensionID is the Agent Skills extension the server declares.
@@ -62,7 +64,7 @@ type Kernel interface {
 	CatalogBudget() skills.Budget
 	// SkillLimits bounds what the server reads and re-encodes of a
 	// frontmatter, as it bounds discovery.
-	SkillLimits() skills.Limits
+	SkillLimits() skillfs.Limits
 }
 
 // Config configures a Server.
@@ -339,7 +341,7 @@ func (s *Server) currentInstructions(next mcp.MethodHandler) mcp.MethodHandler {
 // (the same budget and rule, so bounded by skills.catalog.budget). MCP
 // clients that hide tools behind a search (Claude Code) still show them.
 func serverInstructions(cat skills.Catalog, budget skills.Budget) string {
-	return instructions + "\n\n" + skills.BudgetCatalog(cat.Skills, budget, skills.MessageFrame()).Message
+	return instructions + "\n\n" + catalog.Render(cat.Skills, budget, catalog.MessageFrame()).Message
 }
 
 // skillToolDescription is the skill tool's description: when skills are
@@ -347,13 +349,13 @@ func serverInstructions(cat skills.Catalog, budget skills.Budget) string {
 // them (a client cutting the description keeps it); then the tool's role
 // and the catalog the model may see, held to the kernel's catalog budget,
 // and never over MaxToolDescription, by the same rule as the catalog
-// message (skills.BudgetCatalog).
+// message (catalog.Render).
 func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	var head strings.Builder
 	if err := skillToolTmpl().Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
 		panic(err) // the template is embedded and its data fixed
 	}
-	frame := skills.MessageFrame()
+	frame := catalog.MessageFrame()
 	frame.Head = head.String()
 	frame.Tail = "</available_skills>"
 	frame.Empty = head.String() + "</available_skills>"
@@ -364,7 +366,7 @@ func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	if budget.Chars <= 0 || budget.Chars > MaxToolDescription {
 		budget.Chars = MaxToolDescription
 	}
-	return skills.BudgetCatalog(cat.Skills, budget, frame).Message
+	return catalog.Render(cat.Skills, budget, frame).Message
 }
 
 // subscribe records the digest of a resource's content, so a later change

@@ -3,10 +3,9 @@ package mcpserver
 import (
 	"errors"
 	"fmt"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"net/url"
 	"strings"
-
-	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // Scheme is the URI scheme of skill files.
@@ -34,7 +33,7 @@ func fileURI(name, rel string) string {
 	var b strings.Builder
 	b.Grow(len(Scheme) + 4 + len(name) + len(rel))
 	b.WriteString(Scheme + "://")
-	if skills.ValidateName(name) != nil {
+	if skillfs.ValidateName(name) != nil {
 		b.WriteByte('/')
 	}
 	b.WriteString(url.PathEscape(name))

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // publishedNames are the shapes of names published skills really use
@@ -35,7 +34,7 @@ func TestFileURIRoundTrip(t *testing.T) {
 			require.NoError(t, err, u)
 			assert.Equal(t, name, n, u)
 			assert.Equal(t, rel, r, u)
-			assert.Equal(t, skills.ValidateName(name) == nil, !strings.HasPrefix(u, "skill:///"), "the form of %s", u)
+			assert.Equal(t, skillfs.ValidateName(name) == nil, !strings.HasPrefix(u, "skill:///"), "the form of %s", u)
 		}
 	}
 	assert.Equal(t, "skill://pdf/SKILL.md", fileURI("pdf", SkillFile))
@@ -91,7 +90,7 @@ func FuzzSkillURI(f *testing.F) {
 				t.Fatalf("fileURI(%q, %q) = %q holds byte %#x unescaped", name, rel, u, u[i])
 			}
 		}
-		if skills.ValidateName(name) == nil {
+		if skillfs.ValidateName(name) == nil {
 			if parsed.Host != name {
 				t.Fatalf("%s: net/url reads the authority as %q, not %q", u, parsed.Host, name)
 			}

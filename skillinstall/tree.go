@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // maxDepth bounds how deep a repository's folders are searched for skills
@@ -115,9 +116,9 @@ func skillIn(c *checkout, t *object.Tree, dir string) (found, bool, string) {
 	if err != nil {
 		return found{}, false, fmt.Sprintf("%s left out: %v", file, err)
 	}
-	meta, _, findings := skills.ParseSkill(file, folder, data)
+	meta, _, findings := skillfs.ParseSkill(file, folder, data)
 	for _, f := range findings {
-		if f.Severity == skills.Unusable {
+		if f.Severity == skillfs.Unusable {
 			return found{}, false, fmt.Sprintf("%s left out: %s", file, f.Message)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // DocName is the file describing the capability.
@@ -24,7 +25,7 @@ const DocName = "EXTENSION.md"
 type Capability struct {
 	name string
 	doc  frontmatter.ExtensionDoc
-	src  *skills.DirSource
+	src  *skillfs.DirSource
 }
 
 var (
@@ -34,19 +35,19 @@ var (
 )
 
 // Open reads dir/EXTENSION.md with the default limits; see OpenLimited.
-func Open(dir string) (*Capability, error) { return OpenLimited(dir, skills.Limits{}) }
+func Open(dir string) (*Capability, error) { return OpenLimited(dir, skillfs.Limits{}) }
 
 // OpenLimited reads dir/EXTENSION.md, only up to the end of its frontmatter
 // and at most limits.MaxFrontmatter bytes. The name comes from its
 // frontmatter, or the folder's name when it has none. The limits also bound
 // the reads of the folder's skills.
-func OpenLimited(dir string, limits skills.Limits) (*Capability, error) {
+func OpenLimited(dir string, limits skillfs.Limits) (*Capability, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", dir, err)
 	}
 	file := filepath.Join(abs, DocName)
-	data, err := skills.ReadHead(skills.OSFS{}, file, limits.MaxFrontmatter)
+	data, err := skillfs.ReadHead(skillfs.OSFS{}, file, limits.MaxFrontmatter)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", abs, err)
 	}
@@ -61,7 +62,7 @@ func OpenLimited(dir string, limits skills.Limits) (*Capability, error) {
 	return &Capability{
 		name: name,
 		doc:  doc,
-		src:  &skills.DirSource{FS: skills.OSFS{}, Source: skills.CapabilitySource(name), Roots: []string{filepath.Join(abs, "skills")}, Limits: limits},
+		src:  &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.CapabilitySource(name), Roots: []string{filepath.Join(abs, "skills")}, Limits: limits},
 	}, nil
 }
 
@@ -75,17 +76,17 @@ func (c *Capability) Description() string { return c.doc.Description }
 func (c *Capability) Roots() []string { return c.src.Roots }
 
 // SetSkillLimits bounds the reads of the folder's skill files.
-func (c *Capability) SetSkillLimits(l skills.Limits) { c.src.Limits = l }
+func (c *Capability) SetSkillLimits(l skillfs.Limits) { c.src.Limits = l }
 
 // SetRootWatcher makes the skills/ root watched.
-func (c *Capability) SetRootWatcher(w skills.RootWatcher) { c.src.Watcher = w }
+func (c *Capability) SetRootWatcher(w skillfs.RootWatcher) { c.src.Watcher = w }
 
-// Watch starts watching the skills/ root; see skills.DirSource.Watch.
+// Watch starts watching the skills/ root; see skillfs.DirSource.Watch.
 func (c *Capability) Watch(invalidate func(), done <-chan struct{}) error {
 	return c.src.Watch(invalidate, done)
 }
 
-// PathChanged is the first-party write entry point; see skills.DirSource.
+// PathChanged is the first-party write entry point; see skillfs.DirSource.
 func (c *Capability) PathChanged(path string) bool { return c.src.PathChanged(path) }
 
 // Skills reads the folder's skills/ root.

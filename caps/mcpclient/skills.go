@@ -20,6 +20,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // ErrDigestMismatch is wrapped by a load whose file does not have the
@@ -122,7 +123,7 @@ func (s *Server) skill(e skillEntry, base string) (skills.Skill, []contract.Warn
 	if !safeSegment(name) {
 		return skills.Skill{}, append(warns, warn("skill %q skipped: its name cannot name a folder", name)), false
 	}
-	if err := skills.ValidateName(name); err != nil {
+	if err := skillfs.ValidateName(name); err != nil {
 		warns = append(warns, warn("%v", err))
 	}
 	hidden, _ := e.Frontmatter["disable-model-invocation"].(bool)
@@ -162,9 +163,9 @@ func (s *Server) loader(uri, folder, dir string) func(context.Context) (skills.C
 		if err != nil {
 			return skills.Content{}, err
 		}
-		meta, body, findings := skills.ParseSkill(m.files[0].uri, folder, data)
+		meta, body, findings := skillfs.ParseSkill(m.files[0].uri, folder, data)
 		for _, f := range findings {
-			if f.Severity == skills.Unusable {
+			if f.Severity == skillfs.Unusable {
 				return skills.Content{}, fmt.Errorf("MCP server %q: %s: %s", s.cfg.Name, m.files[0].uri, f.Message)
 			}
 		}

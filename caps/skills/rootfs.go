@@ -1,14 +1,13 @@
 package skills
 
 import (
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/workfs"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-
-	kskills "github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/workfs"
 )
 
 // rootFS is the guarded port with a faster way to open files under the
@@ -26,7 +25,7 @@ type rootFS struct {
 	roots map[string]*os.Root // by absolute skills root; nil until listed
 }
 
-var _ kskills.FS = (*rootFS)(nil)
+var _ skillfs.FS = (*rootFS)(nil)
 
 func newRootFS(port *workfs.FS) *rootFS {
 	return &rootFS{FS: port, roots: map[string]*os.Root{}}

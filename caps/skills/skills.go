@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	kskills "github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
@@ -15,7 +16,7 @@ var DefaultRoots = []string{".helios/skills", ".agents/skills", ".claude/skills"
 // Capability provides project skills.
 type Capability struct {
 	port *rootFS
-	src  *kskills.DirSource
+	src  *skillfs.DirSource
 }
 
 var (
@@ -40,7 +41,7 @@ func New(port *workfs.FS, roots []string) *Capability {
 	}
 	fsys := newRootFS(port)
 	fsys.watch(abs)
-	return &Capability{port: fsys, src: &kskills.DirSource{FS: fsys, Source: kskills.SourceProject, Roots: abs}}
+	return &Capability{port: fsys, src: &skillfs.DirSource{FS: fsys, Source: kskills.SourceProject, Roots: abs}}
 }
 
 // Name is "skills".
@@ -54,18 +55,18 @@ func (c *Capability) Roots() []string { return c.src.Roots }
 
 // SetSkillLimits bounds the reads of skill files (the kernel calls it
 // before registering the capability).
-func (c *Capability) SetSkillLimits(l kskills.Limits) { c.src.Limits = l }
+func (c *Capability) SetSkillLimits(l skillfs.Limits) { c.src.Limits = l }
 
 // SetRootWatcher makes the roots watched (the kernel calls it before
 // registering the capability, when watching is on).
-func (c *Capability) SetRootWatcher(w kskills.RootWatcher) { c.src.Watcher = w }
+func (c *Capability) SetRootWatcher(w skillfs.RootWatcher) { c.src.Watcher = w }
 
-// Watch starts watching the roots; see skills.DirSource.Watch.
+// Watch starts watching the roots; see skillfs.DirSource.Watch.
 func (c *Capability) Watch(invalidate func(), done <-chan struct{}) error {
 	return c.src.Watch(invalidate, done)
 }
 
-// PathChanged is the first-party write entry point; see skills.DirSource.
+// PathChanged is the first-party write entry point; see skillfs.DirSource.
 func (c *Capability) PathChanged(path string) bool { return c.src.PathChanged(path) }
 
 // Skills reads the project roots.

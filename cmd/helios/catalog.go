@@ -10,6 +10,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // catalogJSON is the `skills catalog --json` output: the message and the
@@ -17,7 +18,7 @@ import (
 type catalogJSON struct {
 	Mode    string `json:"mode"`
 	Message string `json:"message"`
-	skills.BudgetSummary
+	catalog.BudgetSummary
 	Complete bool `json:"complete"`
 }
 
@@ -48,7 +49,7 @@ func skillsCatalogCmd(g *globals) *cobra.Command {
 	}
 }
 
-func printCatalog(w io.Writer, v skills.CatalogView, complete bool) {
+func printCatalog(w io.Writer, v catalog.View, complete bool) {
 	s := v.Summary
 	unit := "characters"
 	if v.Mode == skills.ModeTools {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/skillsfloor"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // BenchmarkListJSON writes what `skills list --json` prints for 10,000
@@ -23,7 +24,7 @@ func BenchmarkListJSON(b *testing.B) {
 	for _, corpus := range skillsfloor.Corpora {
 		root := b.TempDir()
 		require.NoError(b, corpus.Generate(root, 10_000))
-		src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
+		src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 		set, err := src.Skills(context.Background())
 		require.NoError(b, err)
 		l := listJSON{Complete: true, Skills: []skillJSON{}, Warnings: set.Warnings}

@@ -14,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 func skillsCmd(g *globals) *cobra.Command {
@@ -134,7 +135,7 @@ func skillsLoadCmd(g *globals) *cobra.Command {
 // validateJSON is the `skills validate --json` output.
 type validateJSON struct {
 	OK       bool             `json:"ok"`
-	Skills   []skills.Report  `json:"skills"`
+	Skills   []skillfs.Report `json:"skills"`
 	Problems []validateMissed `json:"problems"`
 	Errors   int              `json:"errors"`
 	Warnings int              `json:"warnings"`
@@ -159,10 +160,10 @@ func skillsValidateCmd(g *globals) *cobra.Command {
 				}
 			}
 			var out validateJSON
-			out.Skills = []skills.Report{}
+			out.Skills = []skillfs.Report{}
 			out.Problems = []validateMissed{}
 			for _, p := range paths {
-				rs, err := skills.Validate(skills.OSFS{}, p)
+				rs, err := skillfs.Validate(skillfs.OSFS{}, p)
 				if err != nil {
 					out.Problems = append(out.Problems, validateMissed{p, err.Error()})
 					out.Errors++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/skillsfloor"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // Protects: the benchmarks' real-shaped root loads whole — every drawn skill
@@ -20,7 +21,7 @@ func TestGenerateRealLoads(t *testing.T) {
 	const n = 300
 	root := filepath.Join(t.TempDir(), "skills")
 	require.NoError(t, skillsfloor.GenerateReal(root, n, 1))
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, set.Skills, n)

@@ -3,8 +3,12 @@ package skills
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -23,10 +27,57 @@ type Catalog struct {
 	// catalog asked (0 when it was served from cache), for telemetry.
 	ProvidersAsked int
 
-	// rendered memoizes the model's catalog text. A catalog served from the
-	// registry's cache shares it, so a step where nothing changed renders
-	// nothing.
-	rendered *renderMemo
+	// memo keeps what is derived from this merge (the model's view, the
+	// search index). A catalog served from the registry's cache shares it,
+	// so a step where nothing changed derives nothing.
+	memo *memo
+}
+
+// memo is what a merged catalog keeps of what was derived from it.
+type memo struct {
+	mu     sync.Mutex
+	ok     bool
+	budget Budget
+	mode   Mode
+	val    any
+
+	// indexOnce builds the catalog's search index at its first search.
+	indexOnce sync.Once
+	index     *searchIndex
+}
+
+// Memo returns what derive computes from c for b and mode (package catalog
+// derives the model's view). A catalog served from the registry's cache
+// keeps the last value, and returns it while b and mode stay the same: a
+// step where nothing changed derives nothing. A catalog built by hand keeps
+// nothing and derives every time.
+func (c Catalog) Memo(b Budget, mode Mode, derive func() any) any {
+	m := c.memo
+	if m == nil {
+		return derive()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ok || m.mode != mode || !m.budget.equal(b) {
+		m.val = derive()
+		m.budget, m.mode, m.ok = b.clone(), mode, true
+	}
+	return m.val
+}
+
+// Digest is a stable hash of the summaries in a catalog (name, description,
+// source, base dir, visibility): it changes when membership or what a person
+// or the model sees changes, never on a body-only edit.
+func (c Catalog) Digest() string {
+	h := sha256.New()
+	for _, s := range c.Skills {
+		for _, f := range []string{s.Name, s.Description, s.Source, s.BaseDir, strconv.FormatBool(s.DisableModelInvocation)} {
+			h.Write([]byte(f))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Lookup returns the skill with that name.
@@ -61,7 +112,7 @@ func mergeSets(sets []sourcedSet) Catalog {
 	if cat, ok := mergeOne(sets); ok {
 		return cat
 	}
-	cat := Catalog{Complete: true, rendered: &renderMemo{}}
+	cat := Catalog{Complete: true, memo: &memo{}}
 	total := 0
 	for _, e := range sets {
 		total += len(e.set.Skills)
@@ -127,7 +178,7 @@ func mergeOne(sets []sourcedSet) (Catalog, bool) {
 	if one < 0 {
 		return Catalog{}, false
 	}
-	if !sets[one].set.frozen {
+	if !sets[one].set.Frozen {
 		return Catalog{}, false
 	}
 	skills := sets[one].set.Skills
@@ -136,7 +187,7 @@ func mergeOne(sets []sourcedSet) (Catalog, bool) {
 			return Catalog{}, false
 		}
 	}
-	cat := Catalog{Complete: true, rendered: &renderMemo{}, Skills: slices.Clip(skills)}
+	cat := Catalog{Complete: true, memo: &memo{}, Skills: slices.Clip(skills)}
 	for _, e := range sets {
 		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
 		if e.set.Incomplete {

@@ -248,7 +248,7 @@ func (r *Registry) allTrusted(jobs []job) bool {
 // themselves (a DirSource's, which also marks the entry to re-read) is
 // returned as is: a refresh then builds no closure per skill.
 func (g *Registration) guardLoads(set Set) Set {
-	if set.guarded {
+	if set.Guarded {
 		return set
 	}
 	skills := make([]Skill, len(set.Skills))
@@ -258,7 +258,7 @@ func (g *Registration) guardLoads(set Set) Set {
 			name := s.Name
 			s.Load = func(ctx context.Context) (Content, error) {
 				c, err := load(ctx)
-				return checkFresh(c, err, name, g.Invalidate)
+				return CheckFresh(c, err, name, g.Invalidate)
 			}
 		}
 		skills[i] = s
@@ -267,10 +267,11 @@ func (g *Registration) guardLoads(set Set) Set {
 	return set
 }
 
-// checkFresh refuses a load whose frontmatter name is no longer the name
-// the catalog listed, calling invalidate so the next snapshot publishes the
-// new name.
-func checkFresh(c Content, err error, name string, invalidate func()) (Content, error) {
+// CheckFresh refuses a load whose frontmatter name is no longer the name
+// the catalog listed (ErrStaleSkill), calling invalidate so the next
+// snapshot publishes the new name. A provider whose loads check themselves
+// this way marks its sets Guarded (skillfs.DirSource does).
+func CheckFresh(c Content, err error, name string, invalidate func()) (Content, error) {
 	if err != nil {
 		return c, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
+	"github.com/helios-agents/helios/kernel/skills/internal/text"
 )
 
 // sanitizeSet makes each skill's name and description safe for the model
@@ -54,4 +55,4 @@ func sanitizeSet(set Set, source string) Set {
 // toolDescription is a tools-mode skill tool's description: the author's
 // description with markup escaped, as the catalog escapes it, so a
 // description cannot close a tag of the prompt around it.
-func toolDescription(s Skill) string { return escapeMarkup(s.Description) }
+func toolDescription(s Skill) string { return text.EscapeMarkup(s.Description) }

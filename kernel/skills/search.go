@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/helios-agents/helios/kernel/skills/internal/text"
 )
 
 // SearchToolName is the name of the tool that finds skills by words.
@@ -48,10 +50,10 @@ func (c Catalog) Search(query string, limit int) ([]SearchHit, error) {
 		return nil, err
 	}
 	var idx *searchIndex
-	if c.rendered == nil {
+	if c.memo == nil {
 		idx = newSearchIndex(c.Skills)
 	} else {
-		m := c.rendered
+		m := c.memo
 		m.indexOnce.Do(func() { m.index = newSearchIndex(c.Skills) })
 		idx = m.index
 	}
@@ -61,7 +63,7 @@ func (c Catalog) Search(query string, limit int) ([]SearchHit, error) {
 // queryTerms checks a query and returns its distinct terms.
 func queryTerms(query string) ([]string, error) {
 	if n := utf8.RuneCountInString(query); n > MaxSearchQuery {
-		return nil, fmt.Errorf("%w: %s characters is over the limit of %s; search with a few words", ErrBadQuery, thousands(n), thousands(MaxSearchQuery))
+		return nil, fmt.Errorf("%w: %s characters is over the limit of %s; search with a few words", ErrBadQuery, text.Thousands(n), text.Thousands(MaxSearchQuery))
 	}
 	if strings.TrimSpace(query) == "" {
 		return nil, fmt.Errorf("%w: the query is empty; search with a few words describing the task", ErrBadQuery)
@@ -222,7 +224,7 @@ func tokens(s string, fn func(string)) {
 	}
 	for i, r := range s {
 		switch {
-		case unbroken(r):
+		case text.Unbroken(r):
 			emit(i)
 			fn(string(r))
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):

@@ -70,22 +70,17 @@ type Set struct {
 	Warnings []contract.Warning
 	// Incomplete says a transient failure may have hidden skills.
 	Incomplete bool
-
-	// guarded: every Load already refuses a stale name and invalidates its
-	// source (DirSource), so the registry need not wrap them.
-	guarded bool
-	// frozen: the producer never modifies Skills after returning it
-	// (DirSource), so a catalog may share the slice instead of copying it.
-	frozen bool
+	// Guarded promises that every Load already refuses a file that no
+	// longer carries the skill's name and invalidates the provider's
+	// registration (CheckFresh), so the registry need not wrap the loads.
+	Guarded bool
+	// Frozen promises that the producer never modifies Skills after
+	// returning them, so a catalog may share the slice instead of copying
+	// it.
+	Frozen bool
 }
 
 // Provider produces skills. Capabilities implement it to contribute skills.
 type Provider interface {
 	Skills(ctx context.Context) (Set, error)
 }
-
-// ProviderFunc adapts a function to Provider.
-type ProviderFunc func(ctx context.Context) (Set, error)
-
-// Skills calls f.
-func (f ProviderFunc) Skills(ctx context.Context) (Set, error) { return f(ctx) }

@@ -5,11 +5,14 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
+	"github.com/helios-agents/helios/kernel/skills/internal/text"
 )
 
 // Mode selects how skills reach the model. The zero value is ModeCatalog.
@@ -47,21 +50,29 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown skills mode %q (want \"catalog\" or \"tools\")", s)
 }
 
+// toolNameRE is compiled on first use, not at start: its {1,64} makes it
+// the costliest regexp of the binary to compile, and most commands never
+// check a tool name.
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+
+// ValidToolName reports whether name can be a tool name for model APIs
+// (in tools mode a skill's name is its tool's). Exported for tools that
+// write skills meant for tools mode.
+func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
+
 // SkillToolName is the name of the catalog-mode tool.
 const SkillToolName = "skill"
-
-// skillToolDescription describes skills by their role. It must not rely on a
-// tool-name pattern: skill tools are named by their authors.
-const skillToolDescription = "Load a skill: a folder of instructions, scripts and references written for one kind of task. " +
-	"The available skills and what each is for are listed in the <available_skills> message. " +
-	"When the task matches a skill's description, load that skill by name before starting, then follow its instructions."
 
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
 
 var querySchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
 
-// The skill_search tool's text lives in these files.
+// The skill and skill_search tools' text lives in these files.
+// skill_tool.md describes skills by their role: it must not rely on a
+// tool-name pattern, since skill tools are named by their authors.
 var (
+	//go:embed skill_tool.md
+	skillToolMD string
 	//go:embed skill_search.md
 	searchToolMD string
 	//go:embed skill_search_result.md
@@ -69,6 +80,7 @@ var (
 	//go:embed skill_search_none.md
 	searchNoneMD string
 
+	skillToolDescription  = strings.TrimRight(skillToolMD, "\n")
 	searchToolDescription = strings.TrimRight(searchToolMD, "\n")
 	searchResultHead      = strings.TrimRight(searchResultMD, "\n")
 	searchNone            = strings.TrimRight(searchNoneMD, "\n")
@@ -76,29 +88,25 @@ var (
 
 var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// Tools is ToSkillToolsWithin over c's skills; its skill_search tool
-// searches c's index, built once per catalog (see Catalog.Search).
+// Tools is ToSkillTools over c's skills within b: in ModeTools at most
+// b.ToolsMax tools, in the catalog order b gives (ToolSkills). Its
+// skill_search tool searches c's index, built once per catalog (see
+// Catalog.Search).
 func (c Catalog) Tools(mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
 	return toSkillTools(c, mode, b)
 }
 
-// ToSkillTools is ToSkillToolsWithin without a budget.
-func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
-	return ToSkillToolsWithin(skills, mode, Budget{})
-}
-
-// ToSkillToolsWithin is the only place skills become what the model sees.
+// ToSkillTools is the only place skills become what the model sees.
 // Skills with DisableModelInvocation are left out. In ModeCatalog it returns
 // the skill tool, which loads every visible skill by its exact name, those
 // the catalog budget omitted too, then the skill_search tool, which finds
 // any of them by words of its name and description (Catalog.Search). In
 // ModeTools a skill whose name is
 // not a valid tool name is left out with a warning, and the tools come in
-// catalog order (pinned, project, user, capability, name), at most
-// b.ToolsMax of them; the view of the catalog (Catalog.View) reports what
-// the bound omitted.
-func ToSkillToolsWithin(skills []Skill, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
-	return toSkillTools(Catalog{Skills: skills}, mode, b)
+// catalog order (project, user, capability, name; Order), without a bound
+// (Catalog.Tools applies a Budget; catalog.ViewOf reports what it omitted).
+func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
+	return toSkillTools(Catalog{Skills: skills}, mode, Budget{})
 }
 
 func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
@@ -119,10 +127,10 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 				Message: fmt.Sprintf("skill name %q is not a valid tool name (letters, digits, _ and -, at most 64); left out of tools mode", s.Name)})
 		}
 	}
-	included, _, _, _ := boundTools(skills, b)
-	tools := make([]contract.Tool, 0, len(included))
-	for _, s := range included {
-		s := *s
+	offered, _, _ := ToolSkills(skills, b)
+	tools := make([]contract.Tool, 0, len(offered))
+	for _, p := range offered {
+		s := *p.Skill
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
 			Description: toolDescription(s),
@@ -199,14 +207,14 @@ func SearchText(c Catalog, query string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("skill_search: %w", err)
 	}
-	q := fmt.Sprintf("%q", collapse(query))
+	q := fmt.Sprintf("%q", text.Collapse(query))
 	if len(hits) == 0 {
 		return strings.ReplaceAll(searchNone, "{query}", q), nil
 	}
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(searchResultHead, "{query}", q))
 	for _, h := range hits {
-		fmt.Fprintf(&b, "\n- %s (%s): %s", h.Skill.Name, h.Skill.Source, collapse(h.Skill.Description))
+		fmt.Fprintf(&b, "\n- %s (%s): %s", h.Skill.Name, h.Skill.Source, text.Collapse(h.Skill.Description))
 	}
 	return b.String(), nil
 }
@@ -230,18 +238,16 @@ func Load(ctx context.Context, s Skill) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("load skill %q: %w", s.Name, err)
 	}
-	return LoadText(s.BaseDir, c.Body), nil
+	return loadText(s.BaseDir, c.Body), nil
 }
 
-// LoadText renders a loaded skill: the absolute base directory, the rule for
+// loadText renders a loaded skill: the absolute base directory, the rule for
 // resolving relative paths against it (a path alone is not enough: models then
 // run scripts from the work dir and burn turns searching), then the body,
 // its hidden characters made visible (package sanitize: a body is text from
 // a file, like the description). The base directory stays exact: the model
 // must be able to cd into it.
-// Exported so that a front end loading a skill itself (the UI's /skill:) gives
-// the model the very text the skill tool would.
-func LoadText(baseDir, body string) string {
+func loadText(baseDir, body string) string {
 	var b strings.Builder
 	b.WriteString("Base directory for this skill: ")
 	b.WriteString(baseDir)

@@ -14,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/plugins"
 )
@@ -63,7 +64,7 @@ type Server struct {
 	tools  map[string]contract.Tool
 	list   []plugins.Tool
 
-	src      *skills.DirSource
+	src      *skillfs.DirSource
 	watcher  *watch.Watcher
 	watchErr error // why skills/ is not watched, when it is not
 	done     chan struct{}
@@ -110,9 +111,9 @@ func New(p Plugin, cfg Config) (*Server, error) {
 		s.logger = Logger()
 	}
 	file := filepath.Join(dir, ExtensionDoc)
-	// Only the frontmatter is read, and at most skills.DefaultMaxFrontmatter
+	// Only the frontmatter is read, and at most skillfs.DefaultMaxFrontmatter
 	// of it, as the kernel reads an extension's EXTENSION.md.
-	switch data, err := skills.ReadHead(skills.OSFS{}, file, 0); {
+	switch data, err := skillfs.ReadHead(skillfs.OSFS{}, file, 0); {
 	case errors.Is(err, os.ErrNotExist):
 		s.doc = frontmatter.ExtensionDoc{Name: filepath.Base(dir)}
 	case err != nil:
@@ -156,7 +157,7 @@ func New(p Plugin, cfg Config) (*Server, error) {
 		s.list = append(s.list, plugins.Tool{Name: t.Name, Description: t.Description, Schema: t.Schema})
 	}
 
-	s.src = &skills.DirSource{FS: skills.OSFS{}, Source: skills.CapabilitySource(s.doc.Name), Roots: []string{filepath.Join(dir, "skills")}}
+	s.src = &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.CapabilitySource(s.doc.Name), Roots: []string{filepath.Join(dir, "skills")}}
 	s.watchSkills()
 	return s, nil
 }
@@ -327,10 +328,10 @@ func (s *Server) notify() {
 	}
 }
 
-// rootWatcher adapts a *watch.Watcher to skills.DirSource.
+// rootWatcher adapts a *watch.Watcher to skillfs.DirSource.
 type rootWatcher struct{ w *watch.Watcher }
 
-func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skills.RootWatch, error) {
+func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
 	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/test/internal/wait"
 )
 
@@ -239,7 +240,7 @@ func TestLiveSkillCreatedMidSession(t *testing.T) {
 	}
 	seen := false
 	for i := before; i < s.Log().Len(); i++ {
-		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance && strings.Contains(ev.Text, "weather-code") {
+		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == catalog.Provenance && strings.Contains(ev.Text, "weather-code") {
 			seen = true
 		}
 	}

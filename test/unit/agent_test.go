@@ -35,6 +35,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -313,7 +314,7 @@ func TestAgentToolsOffered(t *testing.T) {
 
 			catalogs := 0
 			for _, ev := range agEvents(s.Log()) {
-				if ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+				if ev.Type == session.Injected && ev.Provenance == catalog.Provenance {
 					catalogs++
 				}
 			}

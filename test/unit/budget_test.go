@@ -25,6 +25,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 func budSkill(name, source, desc string) skills.Skill {
@@ -39,7 +40,7 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 // budFrame is what the message costs without any line: the sentence, the
 // tags, and the note when n skills are omitted.
 func budFrame(n int) int {
-	f := skills.MessageFrame()
+	f := catalog.MessageFrame()
 	w := runes(f.Head) + runes(f.Tail)
 	if n > 0 {
 		w += runes(f.Note(n))
@@ -48,7 +49,7 @@ func budFrame(n int) int {
 }
 
 // budLines returns the lines between the tags.
-func budLines(v skills.CatalogView) []string {
+func budLines(v catalog.View) []string {
 	if v.Text == "" {
 		return nil
 	}
@@ -91,7 +92,7 @@ func budRandomSkills(r *rand.Rand, n int) []skills.Skill {
 // and nothing is shortened or omitted unless the full lines do not fit.
 func TestCatalogBudgetProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 2026))
-	frame := skills.MessageFrame()
+	frame := catalog.MessageFrame()
 	var regimes [3]int // all full, shortened, omitted: each must occur
 	pinnedChecked := 0
 	for iter := range 400 {
@@ -111,7 +112,7 @@ func TestCatalogBudgetProperties(t *testing.T) {
 		if r.IntN(4) == 0 {
 			pinned = append(pinned, "not-a-skill")
 		}
-		unlimited := skills.BudgetCatalog(ss, skills.Budget{Pinned: pinned}, frame)
+		unlimited := catalog.Render(ss, skills.Budget{Pinned: pinned}, frame)
 		b := skills.Budget{Chars: budFrame(visible) + r.IntN(runes(unlimited.Message)+10), ContextWindow: 128000, Pinned: pinned}
 		if r.IntN(2) == 0 { // near the names' width, where skills are omitted
 			names := 0
@@ -121,7 +122,7 @@ func TestCatalogBudgetProperties(t *testing.T) {
 			}
 			b.Chars = budFrame(visible) + r.IntN(names+1)
 		}
-		v := skills.BudgetCatalog(ss, b, frame)
+		v := catalog.Render(ss, b, frame)
 		name := fmt.Sprintf("iter %d: %d skills, budget %d", iter, len(ss), b.Chars)
 		if v.Cut() {
 			assert.Greater(t, runes(unlimited.Message), b.Chars, "%s: cut although the full lines fit", name)
@@ -155,7 +156,7 @@ func TestCatalogBudgetProperties(t *testing.T) {
 
 		perm := slices.Clone(ss)
 		r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		assert.Equal(t, v.Message, skills.BudgetCatalog(perm, b, frame).Message, "%s: a permutation changed the message", name)
+		assert.Equal(t, v.Message, catalog.Render(perm, b, frame).Message, "%s: a permutation changed the message", name)
 
 		full := map[string]string{}
 		for _, l := range budLines(unlimited) {
@@ -212,8 +213,8 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 		budSkill("alpha", skills.SourceProject, "Project skill whose description is long enough to be cut when space is short."),
 		budSkill("pinme", skills.SourceUser, "Pinned skill, its description kept whole."),
 	}
-	frame := skills.MessageFrame()
-	unlimited := skills.BudgetCatalog(ss, skills.Budget{Pinned: []string{"pinme"}}, frame)
+	frame := catalog.MessageFrame()
+	unlimited := catalog.Render(ss, skills.Budget{Pinned: []string{"pinme"}}, frame)
 	order := []string{"pinme", "alpha", "beta", "zed", "cap"}
 	var names []string
 	for _, l := range budLines(unlimited) {
@@ -223,7 +224,7 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	require.Equal(t, order, names, "order: pinned, project, user, capability, then name")
 
 	t.Run("all fit: full lines", func(t *testing.T) {
-		v := skills.BudgetCatalog(ss, skills.Budget{Chars: runes(unlimited.Message), Pinned: []string{"pinme"}}, frame)
+		v := catalog.Render(ss, skills.Budget{Chars: runes(unlimited.Message), Pinned: []string{"pinme"}}, frame)
 		assert.Equal(t, unlimited.Message, v.Message)
 		assert.Equal(t, 0, v.Summary.Shortened)
 		assert.Empty(t, v.Summary.Omitted)
@@ -231,7 +232,7 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	})
 	t.Run("names fit: descriptions shortened round-robin", func(t *testing.T) {
 		b := skills.Budget{Chars: runes(unlimited.Message) - 60, Pinned: []string{"pinme"}}
-		v := skills.BudgetCatalog(ss, b, frame)
+		v := catalog.Render(ss, b, frame)
 		lines := budLines(v)
 		require.Len(t, lines, 5)
 		assert.Equal(t, "- pinme: Pinned skill, its description kept whole.", lines[0], "a pinned skill keeps its full line")
@@ -257,7 +258,7 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	t.Run("names do not fit: names in order, the rest omitted", func(t *testing.T) {
 		pin := runes("- pinme: Pinned skill, its description kept whole.\n")
 		b := skills.Budget{Chars: budFrame(len(many)-3) + pin + runes("- alpha\n- beta\n"), Pinned: []string{"pinme"}}
-		v := skills.BudgetCatalog(many, b, frame)
+		v := catalog.Render(many, b, frame)
 		assert.Equal(t, []string{"- pinme: Pinned skill, its description kept whole.", "- alpha", "- beta"}, budLines(v))
 		require.Len(t, v.Summary.Omitted, len(many)-3)
 		assert.Equal(t, []string{"zed", "cap", "y00"}, v.Summary.Omitted[:3])
@@ -268,7 +269,7 @@ func TestCatalogBudgetRegimes(t *testing.T) {
 	})
 	t.Run("pinned lines do not fit: pinned named first", func(t *testing.T) {
 		b := skills.Budget{Chars: budFrame(len(many)-1) + runes("- pinme\n"), Pinned: []string{"pinme"}}
-		v := skills.BudgetCatalog(many, b, frame)
+		v := catalog.Render(many, b, frame)
 		assert.Equal(t, []string{"- pinme"}, budLines(v))
 		assert.Len(t, v.Summary.Omitted, len(many)-1)
 	})
@@ -283,7 +284,7 @@ func TestCatalogBudgetTrailingNote(t *testing.T) {
 		ss = append(ss, budSkill(fmt.Sprintf("s%02d", i), skills.SourceProject, "Does one thing."))
 	}
 	b := skills.Budget{Chars: budFrame(30) + 3*runes("- s00\n")}
-	v := skills.BudgetCatalog(ss, b, skills.MessageFrame())
+	v := catalog.Render(ss, b, catalog.MessageFrame())
 	require.Len(t, v.Summary.Omitted, 27)
 	last := v.Message[strings.LastIndex(v.Message, "\n")+1:]
 	assert.Contains(t, last, "27 more skills")
@@ -291,7 +292,7 @@ func TestCatalogBudgetTrailingNote(t *testing.T) {
 	assert.Contains(t, last, "find them with skill_search", "the note names the tool that finds them")
 	assert.LessOrEqual(t, runes(v.Message), b.Chars)
 
-	all := skills.BudgetCatalog(ss, skills.Budget{}, skills.MessageFrame())
+	all := catalog.Render(ss, skills.Budget{}, catalog.MessageFrame())
 	assert.True(t, strings.HasSuffix(all.Message, "</available_skills>"), "no note when nothing is omitted: %q", all.Message)
 }
 
@@ -302,12 +303,12 @@ func TestCatalogBudgetOmittedSkillLoadsByName(t *testing.T) {
 		ss = append(ss, budSkill(fmt.Sprintf("skill-%02d", i), skills.SourceProject, "Does a thing."))
 	}
 	b := skills.Budget{Chars: 400}
-	v := skills.Catalog{Skills: ss, Complete: true}.View(b, skills.ModeCatalog)
+	v := catalog.ViewOf(skills.Catalog{Skills: ss, Complete: true}, b, skills.ModeCatalog)
 	require.NotEmpty(t, v.Summary.Omitted)
 	omitted := v.Summary.Omitted[len(v.Summary.Omitted)-1]
 	require.NotContains(t, v.Message, omitted)
 
-	tools, _ := skills.ToSkillToolsWithin(ss, skills.ModeCatalog, b)
+	tools, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeCatalog, b)
 	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(context.Background(), json.RawMessage(`{"name":"`+omitted+`"}`))
 	require.NoError(t, err)
@@ -326,7 +327,7 @@ func TestCatalogBudgetWarningContent(t *testing.T) {
 		ss = append(ss, budSkill(fmt.Sprintf("skill-%02d", i), skills.SourceProject, "Does task number "+fmt.Sprint(i)+" when asked, in a sentence of ordinary length."))
 	}
 	b := skills.Budget{Chars: 400, ContextWindow: 10000, Pinned: []string{"skill-39", "ghost"}}
-	v := skills.BudgetCatalog(ss, b, skills.MessageFrame())
+	v := catalog.Render(ss, b, catalog.MessageFrame())
 	require.NotEmpty(t, v.Summary.Omitted)
 	require.GreaterOrEqual(t, len(v.Warnings), 2)
 	w := v.Warnings[0]
@@ -362,7 +363,7 @@ func TestCatalogBudgetToolsModeBound(t *testing.T) {
 		budSkill("z-pin", skills.CapabilitySource("x"), "Z."),
 	}
 	b := skills.Budget{ToolsMax: 3, Pinned: []string{"z-pin"}}
-	tools, warns := skills.ToSkillToolsWithin(ss, skills.ModeTools, b)
+	tools, warns := skills.Catalog{Skills: ss}.Tools(skills.ModeTools, b)
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.Name)
@@ -370,7 +371,7 @@ func TestCatalogBudgetToolsModeBound(t *testing.T) {
 	assert.Equal(t, []string{"z-pin", "a-proj", "c-proj"}, names)
 	require.Len(t, warns, 1, "the invalid name is warned about")
 
-	v := skills.Catalog{Skills: ss, Complete: true}.View(b, skills.ModeTools)
+	v := catalog.ViewOf(skills.Catalog{Skills: ss, Complete: true}, b, skills.ModeTools)
 	assert.Equal(t, []string{"d-user", "b-cap"}, v.Summary.Omitted)
 	assert.Equal(t, 3, v.Summary.Included)
 	assert.Empty(t, v.Message, "no catalog message in tools mode")
@@ -378,7 +379,7 @@ func TestCatalogBudgetToolsModeBound(t *testing.T) {
 	assert.Equal(t, "skills.tools.max", v.Warnings[0].Path)
 	assert.Contains(t, v.Warnings[0].Message, "d-user, b-cap")
 
-	all, _ := skills.ToSkillToolsWithin(ss, skills.ModeTools, skills.Budget{})
+	all, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeTools, skills.Budget{})
 	assert.Len(t, all, 5, "no bound without a budget")
 }
 
@@ -396,7 +397,7 @@ func TestCatalogBudgetDigestOverBudgetedText(t *testing.T) {
 	require.True(t, inj.Append)
 	_, err := l.Append(context.Background(), inj.Event)
 	require.NoError(t, err)
-	v := skills.BudgetCatalog(ss, b, skills.MessageFrame())
+	v := catalog.Render(ss, b, catalog.MessageFrame())
 	require.NotEmpty(t, v.Summary.Omitted)
 	assert.Equal(t, v.Message, inj.Event.Text, "the injected message is the budgeted one")
 
@@ -611,7 +612,7 @@ func TestCatalogBudgetTurnLogsOnceAndLoadsOmitted(t *testing.T) {
 	for i := range s.Log().Len() {
 		ev := s.Log().At(i)
 		switch {
-		case ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance:
+		case ev.Type == session.Injected && ev.Provenance == catalog.Provenance:
 			catalogs++
 			assert.Equal(t, v.Message, ev.Text)
 		case ev.Type == session.ToolResult && !ev.IsError && strings.Contains(ev.Text, "Body of skill 3"):

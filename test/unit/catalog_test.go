@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,7 +44,7 @@ func newCatFakeWatcher() *catFakeWatcher {
 	return w
 }
 
-func (w *catFakeWatcher) WatchRoots(_ []string, onChange func([]string, bool)) (skills.RootWatch, error) {
+func (w *catFakeWatcher) WatchRoots(_ []string, onChange func([]string, bool)) (skillfs.RootWatch, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := &catFakeWatch{w: w, onChange: onChange}
@@ -68,7 +70,7 @@ func (s *catFakeWatch) Close()        { s.closed.Store(true) }
 
 // catCountingFS counts the skill files opened.
 type catCountingFS struct {
-	skills.OSFS
+	skillfs.OSFS
 	reads atomic.Int64
 }
 
@@ -285,11 +287,11 @@ func catWriteSkill(t *testing.T, root, name, desc, body string) string {
 	return p
 }
 
-func catDirSource(root string, w skills.RootWatcher, fsys skills.FS) *skills.DirSource {
+func catDirSource(root string, w skillfs.RootWatcher, fsys skillfs.FS) *skillfs.DirSource {
 	if fsys == nil {
-		fsys = skills.OSFS{}
+		fsys = skillfs.OSFS{}
 	}
-	return &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w}
+	return &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w}
 }
 
 // C4: bodies are progressive; if the loaded frontmatter name no longer
@@ -405,7 +407,10 @@ func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
 	w.fire([]string{"a"}, false)
 	after := reg.Snapshot(ctx)
 	assert.Equal(t, after.Digest(), before.Digest(), "digest changed on a body-only edit")
-	assert.Equal(t, skills.RenderCatalog(after.Skills), skills.RenderCatalog(before.Skills), "rendered catalog changed on a body-only edit")
+	render := func(c skills.Catalog) string {
+		return catalog.Render(c.Skills, skills.Budget{}, catalog.MessageFrame()).Message
+	}
+	assert.Equal(t, render(after), render(before), "rendered catalog changed on a body-only edit")
 	catWriteSkill(t, root, "a", "A, now described differently.", "body 2")
 	w.fire([]string{"a"}, false)
 	assert.NotEqual(t, before.Digest(), reg.Snapshot(ctx).Digest(), "digest unchanged after a description change")
@@ -446,7 +451,7 @@ func TestCatalogMissingRootCompleteTransientIncomplete(t *testing.T) {
 }
 
 type catFlakyFS struct {
-	skills.OSFS
+	skillfs.OSFS
 	err error
 }
 

@@ -28,13 +28,14 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/mcpserver"
 )
 
 // reachSearch calls the skill_search tool of catalog mode over ss.
 func reachSearch(t *testing.T, ss []skills.Skill, args string) contract.ToolResult {
 	t.Helper()
-	tools, _ := skills.ToSkillToolsWithin(ss, skills.ModeCatalog, skills.Budget{})
+	tools, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeCatalog, skills.Budget{})
 	i := slices.IndexFunc(tools, func(tl contract.Tool) bool { return tl.Name == skills.SearchToolName })
 	require.GreaterOrEqual(t, i, 0, "catalog mode offers no %s tool", skills.SearchToolName)
 	res, err := tools[i].Call(context.Background(), json.RawMessage(args))
@@ -275,7 +276,7 @@ func reachTurn(t *testing.T, k *kernel.Kernel) string {
 	_, err = s.Run(t.Context(), "go")
 	require.NoError(t, err)
 	for i := range s.Log().Len() {
-		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == skills.CatalogProvenance {
+		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == catalog.Provenance {
 			return ev.Text
 		}
 	}
@@ -305,7 +306,7 @@ func TestCatalogRecentLoadsListedNextSession(t *testing.T) {
 
 	v := k.CatalogViewNow(t.Context(), k.Catalog(t.Context()))
 	require.GreaterOrEqual(t, len(v.Summary.Listed), 3)
-	assert.Equal(t, []skills.Listed{{Name: "skill-38", Why: "recent"}, {Name: "skill-39", Why: "recent"}, {Name: "skill-00", Why: "name"}}, v.Summary.Listed[:3])
+	assert.Equal(t, []catalog.Listed{{Name: "skill-38", Why: "recent"}, {Name: "skill-39", Why: "recent"}, {Name: "skill-00", Why: "name"}}, v.Summary.Listed[:3])
 
 	other := reachKernel(t, root, t.TempDir(), store, nil, modeltest.Say("elsewhere"))
 	elsewhere := reachTurn(t, other)
@@ -356,12 +357,12 @@ func TestCatalogRecentCLI(t *testing.T) {
 	r := helios(t, t.TempDir(), work, "--json", "--config", cfg, "--work-dir", work, "skills", "catalog")
 	require.Equal(t, 0, r.code, r.stderr)
 	var got struct {
-		Message string          `json:"message"`
-		Listed  []skills.Listed `json:"listed"`
+		Message string           `json:"message"`
+		Listed  []catalog.Listed `json:"listed"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
 	require.GreaterOrEqual(t, len(got.Listed), 4, r.stdout)
-	assert.Equal(t, []skills.Listed{{Name: "skill-03", Why: "pinned"}, {Name: "proj", Why: "project"}, {Name: "skill-17", Why: "recent"}, {Name: "skill-00", Why: "name"}}, got.Listed[:4])
+	assert.Equal(t, []catalog.Listed{{Name: "skill-03", Why: "pinned"}, {Name: "proj", Why: "project"}, {Name: "skill-17", Why: "recent"}, {Name: "skill-00", Why: "name"}}, got.Listed[:4])
 	assert.Contains(t, got.Message, "- skill-17")
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/helios-agents/helios/kernel/frontmatter"
-	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -166,7 +165,7 @@ func TestCLISkillsListTable(t *testing.T) {
 }
 
 // Protects: `skills load NAME` prints exactly the load text the model gets
-// (skills.LoadText of the absolute base dir and the body), from every
+// (what skills.Load gives for the absolute base dir and the body), from every
 // source, including a skill hidden from the model.
 func TestCLISkillsLoad(t *testing.T) {
 	w := newCLIWorld(t)
@@ -183,7 +182,7 @@ func TestCLISkillsLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := w.run(t, "skills", "load", tt.name)
 			cliExpect(t, r, 0)
-			cliCompareLoad(t, r.stdout, skills.LoadText(tt.baseDir, tt.body))
+			cliCompareLoad(t, r.stdout, loadText(tt.baseDir, tt.body))
 		})
 	}
 }
@@ -202,7 +201,7 @@ func TestCLISkillsLoadBodyEndings(t *testing.T) {
 			require.NoError(t, err)
 			r := helios(t, home, work, "skills", "load", "ender")
 			cliExpect(t, r, 0)
-			cliCompareLoad(t, r.stdout, skills.LoadText(filepath.Dir(file), doc.Body))
+			cliCompareLoad(t, r.stdout, loadText(filepath.Dir(file), doc.Body))
 		})
 	}
 }
@@ -589,7 +588,7 @@ func TestCLIDemo(t *testing.T) {
 	require.NoError(t, err)
 	r = helios(t, home, ".", "--config", config, "skills", "load", "changelog")
 	cliExpect(t, r, 0)
-	cliCompareLoad(t, r.stdout, skills.LoadText(filepath.Dir(file), doc.Body))
+	cliCompareLoad(t, r.stdout, loadText(filepath.Dir(file), doc.Body))
 }
 
 // cliSkillAt writes root/name/SKILL.md with a description and extra
@@ -659,7 +658,7 @@ func cliCompareLoad(t *testing.T, got, want string) {
 	if !strings.HasSuffix(want, "\n") && got == want+"\n" {
 		return
 	}
-	assert.Empty(t, cmp.Diff(want, got), "load output differs from skills.LoadText (-want +got)")
+	assert.Empty(t, cmp.Diff(want, got), "load output differs from the skill tool's load text (-want +got)")
 }
 
 // cliFindWarning returns the only warning about path.

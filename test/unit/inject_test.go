@@ -5,12 +5,12 @@ package unit_test
 import (
 	"context"
 	"iter"
-	"strings"
 	"testing"
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,8 +74,8 @@ func TestInjectCatalogCases(t *testing.T) {
 	injWant(t, first, true, "first")
 	ev := l.At(l.Len() - 1)
 	assert.Equal(t, session.Injected, ev.Type, "published event = %+v", ev)
-	assert.Equal(t, skills.CatalogProvenance, ev.Provenance, "published event = %+v", ev)
-	assert.NotEmpty(t, ev.Meta[skills.CatalogDigestKey], "published event = %+v", ev)
+	assert.Equal(t, catalog.Provenance, ev.Provenance, "published event = %+v", ev)
+	assert.NotEmpty(t, ev.Meta[catalog.DigestKey], "published event = %+v", ev)
 	assert.Contains(t, ev.Text, "<available_skills>\n- alpha: First.\n</available_skills>", "catalog text")
 
 	// Same catalog: nothing. Incomplete later: nothing (the last complete
@@ -148,30 +148,6 @@ func TestInjectCatalogDigestOverVisibleText(t *testing.T) {
 	hidden.DisableModelInvocation = true
 	injWant(t, injStep(t, l, injCatalog(true, a, hidden), true), false, "unchanged")
 	assert.NotContains(t, l.At(l.Len()-1).Text, "deploy", "a skill hidden from the model is in the catalog")
-}
-
-// C7: rendering — one line per skill by code point, whitespace collapsed,
-// long descriptions cut with an ellipsis, markup escaped.
-func TestRenderCatalog(t *testing.T) {
-	long := strings.Repeat("word ", 300) // over the spec's 1,024
-	got := skills.RenderCatalog([]skills.Skill{
-		injSkill("zeta", "Last\n  of   all."),
-		injSkill("Alpha", "Capital."),
-		injSkill("beta", "Uses <tags> & </available_skills>."),
-		injSkill("gamma", long),
-	})
-	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-	require.Len(t, lines, 4, "%d lines: %q", len(lines), got)
-	assert.True(t, strings.HasPrefix(lines[0], "- Alpha:"), "order or whitespace wrong: %q", lines)
-	assert.True(t, strings.HasPrefix(lines[1], "- beta:"), "order or whitespace wrong: %q", lines)
-	assert.True(t, strings.HasPrefix(lines[2], "- gamma:"), "order or whitespace wrong: %q", lines)
-	assert.Equal(t, "- zeta: Last of all.", lines[3], "order or whitespace wrong: %q", lines)
-	assert.NotContains(t, got, "<tags>", "markup not escaped: %q", lines[1])
-	assert.NotContains(t, got, "</available_skills>", "markup not escaped: %q", lines[1])
-	assert.Contains(t, got, "&lt;tags&gt; &amp; &lt;/available_skills&gt;", "markup not escaped: %q", lines[1])
-	n := len([]rune(strings.TrimPrefix(lines[2], "- gamma: ")))
-	assert.LessOrEqual(t, n, skills.CatalogDescriptionLimit, "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
-	assert.True(t, strings.HasSuffix(lines[2], "…"), "long description not cut: %d runes, %q", n, lines[2][len(lines[2])-10:])
 }
 
 // injCountingLog counts the events a Backward scan reads.

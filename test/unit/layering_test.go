@@ -39,6 +39,14 @@ var forbidden = []struct{ from, to string }{
 	{"skillinstall", "assembly"},
 	{"skillinstall", "plugins"},
 	{"skillinstall", "mcpserver"},
+	// kernel/skills is split by job: the contract, registry and tools
+	// (kernel/skills) read no file and render no catalog; reading skills
+	// from files (skillfs) and rendering the model's view (catalog) sit
+	// beside it, and neither needs the other. Each "from" covers the
+	// packages below it, so the catalog may not read files and skillfs may
+	// not render.
+	{"kernel/skills", "kernel/skills/skillfs"},
+	{"kernel/skills", "kernel/skills/catalog"},
 }
 
 func TestLayeringNeverArrows(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -63,7 +64,7 @@ func TestHiddenEntryNamedByAChangeNeverListed(t *testing.T) {
 		wt, err := watch.New(watch.Config{})
 		require.NoError(t, err)
 		defer wt.Close()
-		src := &skills.DirSource{FS: skills.OSFS{}, Source: "user", Roots: []string{root}, Watcher: rootWatcher{wt}}
+		src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{root}, Watcher: rootWatcher{wt}}
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("user", src)
 		require.Equal(t, []string{"kept"}, catNames(reg.Snapshot(ctx)))
@@ -83,11 +84,11 @@ func TestHiddenEntryNamedByAChangeNeverListed(t *testing.T) {
 	})
 }
 
-// rootWatcher adapts a *watch.Watcher to skills.RootWatcher, as the
+// rootWatcher adapts a *watch.Watcher to skillfs.RootWatcher, as the
 // assembly does.
 type rootWatcher struct{ w *watch.Watcher }
 
-func (r rootWatcher) WatchRoots(roots []string, onChange func([]string, bool)) (skills.RootWatch, error) {
+func (r rootWatcher) WatchRoots(roots []string, onChange func([]string, bool)) (skillfs.RootWatch, error) {
 	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
 	if err != nil {
 		return nil, err
@@ -246,7 +247,7 @@ func TestPassEnvRefusedByParseAndValidate(t *testing.T) {
 // file's Stat answers the size at Open, then the file on disk grows by
 // grow bytes before anything is read.
 type growingFS struct {
-	skills.OSFS
+	skillfs.OSFS
 	grow atomic.Int64
 }
 
@@ -290,7 +291,7 @@ func TestSkillGrowingPastLimitRefused(t *testing.T) {
 	catWriteSkill(t, root, "grows", "Grows.", "small body\n")
 	fsys := &growingFS{}
 	const limit = 4096
-	src := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Limits: skills.Limits{MaxFileSize: limit}}
+	src := &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Limits: skillfs.Limits{MaxFileSize: limit}}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", src)
 	s, ok := reg.Snapshot(ctx).Lookup("grows")
@@ -301,7 +302,7 @@ func TestSkillGrowingPastLimitRefused(t *testing.T) {
 
 	fsys.grow.Store(2 * limit)
 	c, err = s.Load(ctx)
-	require.ErrorIs(t, err, skills.ErrTooLarge, "loaded %d bytes of body", len(c.Body))
+	require.ErrorIs(t, err, skillfs.ErrTooLarge, "loaded %d bytes of body", len(c.Body))
 	assert.Contains(t, err.Error(), "skills.maxFileSize")
 	assert.Contains(t, err.Error(), fmt.Sprint(limit))
 	assert.Empty(t, c.Body)

@@ -29,6 +29,7 @@ import (
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -56,11 +57,11 @@ func TestSkillsValidateName(t *testing.T) {
 		{strings.Repeat("a", 65), false},
 	}
 	for _, tt := range tests {
-		err := skills.ValidateName(tt.name)
+		err := skillfs.ValidateName(tt.name)
 		if tt.valid {
 			assert.NoError(t, err, "ValidateName(%q)", tt.name)
 		} else {
-			assert.ErrorIs(t, err, skills.ErrInvalidName, "ValidateName(%q)", tt.name)
+			assert.ErrorIs(t, err, skillfs.ErrInvalidName, "ValidateName(%q)", tt.name)
 		}
 	}
 }
@@ -399,7 +400,7 @@ func TestSkillsMergeFirstWins(t *testing.T) {
 		for _, n := range names {
 			files[n] = skWriteSkill(t, root, n, "name: "+n+"\ndescription: "+n+" from "+label+".", "")
 		}
-		return skEntry{Source: label, Provider: &skills.DirSource{FS: skills.OSFS{}, Source: label, Roots: []string{root}}}, files
+		return skEntry{Source: label, Provider: &skillfs.DirSource{FS: skillfs.OSFS{}, Source: label, Roots: []string{root}}}, files
 	}
 	user, uf := src("user", "shared", "zz-user")
 	project, pf := src("project", "shared", "mid", "beta")
@@ -593,8 +594,8 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 		check(t, k.Catalog(context.Background()))
 	})
 	t.Run("Merge", func(t *testing.T) {
-		user := &skills.DirSource{FS: skills.OSFS{}, Source: "user", Roots: []string{userRoot}}
-		proj := &skills.DirSource{FS: skills.OSFS{}, Source: "project", Roots: []string{filepath.Join(work, ".helios", "skills")}}
+		user := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{userRoot}}
+		proj := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{filepath.Join(work, ".helios", "skills")}}
 		cat := skMerge(context.Background(), []skEntry{
 			{Source: "user", Provider: user},
 			{Source: "capability:broken", Provider: broken},
@@ -691,9 +692,9 @@ func TestSkillsValidateStrict(t *testing.T) {
 	for _, c := range cases {
 		skWriteSkill(t, root, c.folder, c.fm, "")
 	}
-	reports, err := skills.Validate(skills.OSFS{}, root)
+	reports, err := skillfs.Validate(skillfs.OSFS{}, root)
 	require.NoError(t, err)
-	byPath := map[string]skills.Report{}
+	byPath := map[string]skillfs.Report{}
 	for _, r := range reports {
 		byPath[r.Path] = r
 	}
@@ -720,7 +721,7 @@ func TestSkillsValidateStrict(t *testing.T) {
 	t.Run("folder without SKILL.md", func(t *testing.T) {
 		root := skTempDir(t)
 		writeFile(t, filepath.Join(root, "empty", "README.md"), "# Not a skill\n")
-		rs, err := skills.Validate(skills.OSFS{}, root)
+		rs, err := skillfs.Validate(skillfs.OSFS{}, root)
 		require.NoError(t, err, "Validate; want one report: folder has no SKILL.md")
 		require.Len(t, rs, 1, "Validate; want one report: folder has no SKILL.md")
 		require.False(t, rs[0].OK(), "Validate; want one report: folder has no SKILL.md")
@@ -732,14 +733,14 @@ func TestSkillsValidateStrict(t *testing.T) {
 	})
 	t.Run("folder and file", func(t *testing.T) {
 		for _, p := range []string{filepath.Join(root, "Upper"), filepath.Join(root, "Upper", "SKILL.md")} {
-			rs, err := skills.Validate(skills.OSFS{}, p)
+			rs, err := skillfs.Validate(skillfs.OSFS{}, p)
 			assert.NoError(t, err, "Validate(%s); want one failing report", p)
 			if assert.Len(t, rs, 1, "Validate(%s); want one failing report", p) {
 				assert.False(t, rs[0].OK(), "Validate(%s); want one failing report", p)
 				assert.Equal(t, filepath.Join(root, "Upper", "SKILL.md"), rs[0].Path, "Validate(%s); want one failing report", p)
 			}
 		}
-		rs, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "good"))
+		rs, err := skillfs.Validate(skillfs.OSFS{}, filepath.Join(root, "good"))
 		assert.NoError(t, err, "Validate(good); want one clean report")
 		if assert.Len(t, rs, 1, "Validate(good); want one clean report") {
 			assert.True(t, rs[0].OK(), "Validate(good); want one clean report")
@@ -748,7 +749,7 @@ func TestSkillsValidateStrict(t *testing.T) {
 		}
 	})
 	t.Run("missing path", func(t *testing.T) {
-		_, err := skills.Validate(skills.OSFS{}, filepath.Join(root, "nope"))
+		_, err := skillfs.Validate(skillfs.OSFS{}, filepath.Join(root, "nope"))
 		assert.ErrorIs(t, err, fs.ErrNotExist, "Validate(missing), want a not-exist error naming the path")
 		assert.Contains(t, err.Error(), "nope", "Validate(missing), want a not-exist error naming the path")
 	})
@@ -791,7 +792,7 @@ func skStatic(names ...string) func(context.Context) (skills.Set, error) {
 // skScan reads one root as the user source.
 func skScan(t *testing.T, root string) skills.Set {
 	t.Helper()
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err)
 	return set

@@ -12,6 +12,7 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // skills.maxFrontmatter and skills.maxFileSize reach every folder source
@@ -51,7 +52,7 @@ func TestSkillsIOConfigLimits(t *testing.T) {
 		assert.Contains(t, msg, "skills.maxFrontmatter")
 	}
 	_, err = cat.Skills[0].Load(ctx)
-	require.ErrorIs(t, err, skills.ErrTooLarge)
+	require.ErrorIs(t, err, skillfs.ErrTooLarge)
 	assert.Contains(t, err.Error(), "4096")
 
 	for key, want := range map[string]string{"maxFrontmatter": "skills.maxFrontmatter", "maxFileSize": "skills.maxFileSize"} {
@@ -68,9 +69,9 @@ func TestSkillsIOConfigLimits(t *testing.T) {
 func TestSkillsIOExtensionDocBounded(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "EXTENSION.md"), skillMD("name: ext\ndescription: "+strings.Repeat("word ", 400), "body\n"))
-	_, err := extdir.OpenLimited(dir, skills.Limits{MaxFrontmatter: 1024})
+	_, err := extdir.OpenLimited(dir, skillfs.Limits{MaxFrontmatter: 1024})
 	require.Error(t, err)
-	assert.ErrorIs(t, err, skills.ErrFrontmatterTooLarge)
+	assert.ErrorIs(t, err, skillfs.ErrFrontmatterTooLarge)
 	assert.Contains(t, err.Error(), "1024")
 	assert.Contains(t, err.Error(), "skills.maxFrontmatter")
 	c, err := extdir.Open(dir)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // Issue 11: a refresh after one edit costs the same whatever the number of
@@ -26,7 +27,7 @@ func TestSkillsIORefreshAllocationsAreFlat(t *testing.T) {
 		}
 		w := newCatFakeWatcher()
 		reg := skills.NewRegistry(skills.RegistryConfig{})
-		reg.Register("project", &skills.DirSource{FS: skills.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
+		reg.Register("project", &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
 		require.Len(t, reg.Snapshot(ctx).Skills, n)
 		edited := filepath.Join(root, "skill-00042", "SKILL.md")
 		i := 0

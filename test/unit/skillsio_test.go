@@ -24,13 +24,14 @@ import (
 
 	skillscap "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
 // ioFaultFS is the OS file system with injected errors per operation and
 // path, and extra phantom entries in listings.
 type ioFaultFS struct {
-	skills.OSFS
+	skillfs.OSFS
 	mu      sync.Mutex
 	faults  map[string]error // "op path" -> errno
 	ghosts  map[string][]fs.DirEntry
@@ -185,7 +186,7 @@ func TestSkillsIOTransientIncompleteThenHeals(t *testing.T) {
 				path := ioFaultPath(t, root, op)
 				fsys.set(op, path, errno)
 				reg := skills.NewRegistry(skills.RegistryConfig{})
-				src := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
+				src := &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
 				reg.Register("project", src)
 
 				cat := reg.Snapshot(ctx)
@@ -220,7 +221,7 @@ func TestSkillsIOPermanentErrorsSkipTheEntry(t *testing.T) {
 				path := ioFaultPath(t, root, op)
 				fsys.set(op, path, errno)
 				reg := skills.NewRegistry(skills.RegistryConfig{})
-				reg.Register("project", &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}})
+				reg.Register("project", &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}})
 				cat := reg.Snapshot(ctx)
 				assert.True(t, cat.Complete, "%s failing with %v must not freeze the catalog", op, errno)
 				if op != "readdir" {
@@ -241,7 +242,7 @@ func TestSkillsIOVanishedEntryIsTransient(t *testing.T) {
 			root := ioRoot(t)
 			fsys := newIOFaultFS()
 			fsys.ghosts[root] = []fs.DirEntry{ghost}
-			src := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
+			src := &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
 			set, err := src.Skills(ctx)
 			require.NoError(t, err)
 			assert.True(t, set.Incomplete, "an entry vanishing mid-read is transient; warnings %+v", set.Warnings)
@@ -267,7 +268,7 @@ func TestSkillsIORepeatedErrorBecomesPermanent(t *testing.T) {
 		fsys := newIOFaultFS()
 		file := filepath.Join(root, "beta", "SKILL.md")
 		fsys.set("open", file, syscall.EIO)
-		src := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
+		src := &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}}
 		read := func() skills.Set {
 			set, err := src.Skills(ctx)
 			require.NoError(t, err)
@@ -289,7 +290,7 @@ func TestSkillsIORepeatedErrorBecomesPermanent(t *testing.T) {
 		// Errors that differ from read to read never add up.
 		root2 := ioRoot(t)
 		file2 := filepath.Join(root2, "beta", "SKILL.md")
-		src2 := &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root2}}
+		src2 := &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root2}}
 		for i, errno := range []syscall.Errno{syscall.EIO, syscall.EBUSY, syscall.EIO, syscall.EBUSY, syscall.EIO} {
 			fsys.set("open", file2, errno)
 			set, err := src2.Skills(ctx)
@@ -305,7 +306,7 @@ func TestSkillsIORepeatedErrorBecomesPermanent(t *testing.T) {
 		w := &catFakeWatcher{}
 		w.healthy.Store(true)
 		reg := skills.NewRegistry(skills.RegistryConfig{})
-		reg.Register("project", &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w})
+		reg.Register("project", &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w})
 		assert.False(t, reg.Snapshot(ctx).Complete, "snapshot 1")
 		assert.False(t, reg.Snapshot(ctx).Complete, "snapshot 2")
 		cat := reg.Snapshot(ctx)
@@ -358,7 +359,7 @@ func TestSkillsIOSymlinkLoopNameTooLongNotDir(t *testing.T) {
 		root string
 		bad  map[string]string
 	}{
-		"os":   {&skills.DirSource{FS: skills.OSFS{}, Source: "user", Roots: []string{userRoot}}, userRoot, badUser},
+		"os":   {&skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{userRoot}}, userRoot, badUser},
 		"port": {proj, projRoot, badProj},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -416,7 +417,7 @@ func TestSkillsIODiscoveryReadsOnlyTheFrontmatter(t *testing.T) {
 	body := strings.Repeat("A line of the body, which discovery never needs.\n", 40_000) // ~2 MB
 	writeFile(t, filepath.Join(root, "big", "SKILL.md"), skillMD("name: big\ndescription: A big body.", body))
 	fsys := newIOFaultFS()
-	set, err := (&skills.DirSource{FS: fsys, Source: "user", Roots: []string{root}}).Skills(ctx)
+	set, err := (&skillfs.DirSource{FS: fsys, Source: "user", Roots: []string{root}}).Skills(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{"big"}, ioNames(set))
 	assert.LessOrEqual(t, fsys.read.Load(), int64(16<<10), "discovery read %d bytes of a 2 MB file", fsys.read.Load())
@@ -439,7 +440,7 @@ func TestSkillsIOFrontmatterLimit(t *testing.T) {
 	writeFile(t, filepath.Join(root, "unclosed", "SKILL.md"), unclosed)
 
 	fsys := newIOFaultFS()
-	set, err := (&skills.DirSource{FS: fsys, Source: "user", Roots: []string{root}, Limits: skills.Limits{MaxFrontmatter: 1024}}).Skills(ctx)
+	set, err := (&skillfs.DirSource{FS: fsys, Source: "user", Roots: []string{root}, Limits: skillfs.Limits{MaxFrontmatter: 1024}}).Skills(ctx)
 	require.NoError(t, err)
 	assert.False(t, set.Incomplete)
 	assert.Equal(t, []string{"ok"}, ioNames(set))
@@ -453,7 +454,7 @@ func TestSkillsIOFrontmatterLimit(t *testing.T) {
 	// The default limit (64 KiB) takes the 2 KB frontmatter, not the
 	// unclosed one, and names 65536.
 	fsys = newIOFaultFS()
-	set, err = (&skills.DirSource{FS: fsys, Source: "user", Roots: []string{root}}).Skills(ctx)
+	set, err = (&skillfs.DirSource{FS: fsys, Source: "user", Roots: []string{root}}).Skills(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"long", "ok"}, ioNames(set))
 	assert.Contains(t, ioWarningAbout(t, []skills.Set{set}, filepath.Join(root, "unclosed", "SKILL.md")), "65536")
@@ -467,13 +468,13 @@ func TestSkillsIOLoadLimit(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "big", "SKILL.md"), skillMD("name: big\ndescription: Too big to load.", strings.Repeat("x", 10_000)))
 	writeFile(t, filepath.Join(root, "small", "SKILL.md"), skillMD("name: small\ndescription: Fits.", "small body\n"))
-	set, err := (&skills.DirSource{FS: skills.OSFS{}, Source: "user", Roots: []string{root}, Limits: skills.Limits{MaxFileSize: 4096}}).Skills(ctx)
+	set, err := (&skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{root}, Limits: skillfs.Limits{MaxFileSize: 4096}}).Skills(ctx)
 	require.NoError(t, err)
 	require.Equal(t, []string{"big", "small"}, ioNames(set), "discovery lists it: only the load is bounded")
 
 	_, err = set.Skills[0].Load(ctx)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, skills.ErrTooLarge)
+	assert.ErrorIs(t, err, skillfs.ErrTooLarge)
 	assert.Contains(t, err.Error(), "4096")
 	assert.Contains(t, err.Error(), "skills.maxFileSize")
 	c, err := set.Skills[1].Load(ctx)

@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // C4 / issue 10: a lower-case skill.md written by the agent's own Write tool,
@@ -87,6 +88,6 @@ func TestSkillsIOInvalidatePathLowercase(t *testing.T) {
 
 func skillsRegistryWith(root string, w *catFakeWatcher) *skills.Registry {
 	reg := skills.NewRegistry(skills.RegistryConfig{})
-	reg.Register("project", &skills.DirSource{FS: skills.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
+	reg.Register("project", &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
 	return reg
 }

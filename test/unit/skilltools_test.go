@@ -28,6 +28,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,7 +70,7 @@ func TestSkillToolsToolsMode(t *testing.T) {
 		require.NoError(t, err, "call %q: %v %+v", tl.Name, err, res)
 		require.False(t, res.IsError, "call %q: %v %+v", tl.Name, err, res)
 		s := skMustLookup(t, fx.set.Skills, tl.Name)
-		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
+		assert.Equal(t, loadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
 }
 
@@ -105,7 +106,7 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		res := call(skJSONName(name))
 		s := skMustLookup(t, fx.set.Skills, name)
 		assert.False(t, res.IsError, "load %q = %+v, want the load text", name, res)
-		assert.Equal(t, skills.LoadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
+		assert.Equal(t, loadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
 	}
 
 	errorCases := []struct {
@@ -187,7 +188,7 @@ func TestSkillLoadText(t *testing.T) {
 	body := "# PDF\n\nRun `python scripts/fill.py form.pdf`.\n"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := skills.LoadText(tt.dir, body)
+			text := loadText(tt.dir, body)
 			skRequireLoadText(t, text, tt.dir, body)
 			assert.Contains(t, text, tt.cd+" ", "load text lacks %q", tt.cd)
 		})
@@ -202,7 +203,7 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 	skWriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
 	wantDir := filepath.Join(base, "rel", "skills", "pdf")
 
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err, "Skills = %+v; want one skill", set)
 	require.Len(t, set.Skills, 1, "Skills = %+v; want one skill", set)
@@ -360,7 +361,7 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 	add("技能", "技能", "A valid skill name that is not a tool name.", "A valid skill name that is not a tool name.", "")
 	add("hidden-one", "hidden-one", "Only for people.", "Only for people.", "\ndisable-model-invocation: true")
 
-	src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
+	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err)
 	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
@@ -488,4 +489,17 @@ func skWriteRaw(t *testing.T, path string, data []byte) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, data, 0o644))
+}
+
+// loadText is the text the skill tool gives the model for a skill with
+// that base directory and body (skills.Load of a skill whose file holds it).
+func loadText(baseDir, body string) string {
+	s := skills.Skill{Name: "any", BaseDir: baseDir, Load: func(context.Context) (skills.Content, error) {
+		return skills.Content{Name: "any", Body: body}, nil
+	}}
+	text, err := skills.Load(context.Background(), s)
+	if err != nil {
+		panic(err) // the loader above cannot fail
+	}
+	return text
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // budgetKernel is the fake kernel with the catalog budget's view.
@@ -16,8 +17,8 @@ type budgetKernel struct {
 	budget skills.Budget
 }
 
-func (k budgetKernel) CatalogView(cat skills.Catalog) skills.CatalogView {
-	return cat.View(k.budget, skills.ModeCatalog)
+func (k budgetKernel) CatalogView(cat skills.Catalog) catalog.View {
+	return catalog.ViewOf(cat, k.budget, skills.ModeCatalog)
 }
 
 // C13: the status line says what the catalog budget left out, the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // skillPrefix starts a skill load in the input line.
@@ -34,7 +35,7 @@ type catalogState struct {
 	// budget is what the catalog budget did to the applied catalog (nil:
 	// the kernel cannot say); budgetSaid is the warnings last shown in the
 	// conversation, so each change of outcome is told once.
-	budget     *skills.BudgetSummary
+	budget     *catalog.BudgetSummary
 	budgetSaid string
 }
 

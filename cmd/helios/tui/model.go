@@ -13,6 +13,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // Kernel is what the UI needs from the kernel.
@@ -32,7 +33,7 @@ type Kernel interface {
 // skills.tools.max in tools mode). With it the status line says when the
 // budget shortened or left out skills.
 type CatalogViewer interface {
-	CatalogView(cat skills.Catalog) skills.CatalogView
+	CatalogView(cat skills.Catalog) catalog.View
 }
 
 // Session is the conversation with the model.
@@ -98,7 +99,7 @@ type (
 	catalogMsg struct {
 		seq  uint64
 		cat  skills.Catalog
-		view *skills.CatalogView
+		view *catalog.View
 	}
 	// updateMsg is one thing that happened in the running turn.
 	updateMsg kernel.Update

@@ -11,7 +11,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
-	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // entryKind is what a line of the conversation shows.
@@ -299,7 +299,7 @@ func compact(n int) string {
 
 // budgetStatus says what the catalog budget cut, for the status line
 // (`helios skills catalog` shows the details).
-func budgetStatus(b skills.BudgetSummary) string {
+func budgetStatus(b catalog.BudgetSummary) string {
 	if len(b.Omitted) > 0 {
 		return fmt.Sprintf("budget: %d of %d skills shown, %d omitted", b.Included, b.Total, len(b.Omitted))
 	}

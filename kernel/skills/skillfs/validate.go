@@ -1,4 +1,4 @@
-package skills
+package skillfs
 
 import (
 	"cmp"
@@ -104,7 +104,7 @@ func skillFileIn(fsys FS, dir string) (string, bool) {
 
 func validateFile(fsys FS, file, folder string) Report {
 	r := Report{Path: file, Errors: []string{}, Warnings: []string{}}
-	data, err := readBounded(fsys, file, DefaultMaxFileSize)
+	data, err := readBounded(fsys, file, defaultMaxFileSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			r.Errors = append(r.Errors, "file does not exist")

@@ -1,4 +1,4 @@
-package skills_test
+package skillfs_test
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
 // viaFS is the local file system under another type: a DirSource reading
 // through it takes the generic path (FS.Open, Stat, Read, Close), where
 // OSFS itself reads skill files with direct system calls on Linux.
-type viaFS struct{ skills.OSFS }
+type viaFS struct{ skillfs.OSFS }
 
 // Protects: the direct reads of a local root (OSFS) reach exactly the
 // outcome of the generic FS path, entry by entry — the same skills, the
@@ -57,8 +58,8 @@ func TestDirSourceDirectReadsMatchFS(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "filelink"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(root, "flat.md"), filepath.Join(root, "filelink", "SKILL.md")))
 
-	read := func(fsys skills.FS) (skills.Set, []skills.Skill) {
-		src := &skills.DirSource{FS: fsys, Source: skills.SourceUser, Roots: []string{root}}
+	read := func(fsys skillfs.FS) (skills.Set, []skills.Skill) {
+		src := &skillfs.DirSource{FS: fsys, Source: skills.SourceUser, Roots: []string{root}}
 		set, err := src.Skills(context.Background())
 		require.NoError(t, err)
 		plain := make([]skills.Skill, len(set.Skills))
@@ -68,7 +69,7 @@ func TestDirSourceDirectReadsMatchFS(t *testing.T) {
 		}
 		return set, plain
 	}
-	direct, directSkills := read(skills.OSFS{})
+	direct, directSkills := read(skillfs.OSFS{})
 	generic, genericSkills := read(viaFS{})
 
 	// Not an empty comparison: the tree yields skills and warnings of

@@ -1,4 +1,4 @@
-package skills_test
+package skillfs_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/skillsfloor"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,7 +69,7 @@ func BenchmarkDiscover(b *testing.B) {
 			// skills do).
 			warnings := -1
 			discover := func(b *testing.B, r string) {
-				src := &skills.DirSource{FS: skills.OSFS{}, Source: skills.SourceUser, Roots: []string{r}}
+				src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{r}}
 				set, err := src.Skills(ctx)
 				if warnings < 0 {
 					warnings = len(set.Warnings)

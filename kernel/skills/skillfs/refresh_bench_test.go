@@ -1,4 +1,4 @@
-package skills_test
+package skillfs_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +20,7 @@ type benchWatcher struct {
 	fn func([]string, bool)
 }
 
-func (w *benchWatcher) WatchRoots(_ []string, fn func([]string, bool)) (skills.RootWatch, error) {
+func (w *benchWatcher) WatchRoots(_ []string, fn func([]string, bool)) (skillfs.RootWatch, error) {
 	w.mu.Lock()
 	w.fn = fn
 	w.mu.Unlock()
@@ -35,7 +36,7 @@ func (w *benchWatcher) fire(entries []string, rescan bool) {
 
 // countFS counts file reads, so the benchmark shows the I/O is O(changed).
 type countFS struct {
-	skills.OSFS
+	skillfs.OSFS
 	reads int
 }
 
@@ -66,7 +67,7 @@ func benchRoot(b *testing.B, n int) string {
 func BenchmarkSnapshot(b *testing.B) {
 	ctx := context.Background()
 	reg := skills.NewRegistry(skills.RegistryConfig{})
-	reg.Register("project", &skills.DirSource{FS: skills.OSFS{}, Source: "project", Roots: []string{benchRoot(b, 1000)}, Watcher: &benchWatcher{}})
+	reg.Register("project", &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{benchRoot(b, 1000)}, Watcher: &benchWatcher{}})
 	reg.Snapshot(ctx)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -89,7 +90,7 @@ func BenchmarkRefreshAfterOneEdit(b *testing.B) {
 		w := &benchWatcher{}
 		fsys := &countFS{}
 		reg := skills.NewRegistry(skills.RegistryConfig{})
-		reg.Register("project", &skills.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w})
+		reg.Register("project", &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w})
 		reg.Snapshot(ctx)
 		run := func(name string, entries []string, rescan bool) {
 			b.Run(fmt.Sprintf("skills=%d/%s", n, name), func(b *testing.B) {

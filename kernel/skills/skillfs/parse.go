@@ -1,10 +1,9 @@
-package skills
+package skillfs
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode"
@@ -18,9 +17,9 @@ import (
 
 // Limits from the Agent Skills spec.
 const (
-	MaxNameLen          = 64
-	MaxDescriptionLen   = 1024
-	MaxCompatibilityLen = 500
+	maxNameLen          = 64
+	maxDescriptionLen   = 1024
+	maxCompatibilityLen = 500
 )
 
 // Severity ranks a finding about a SKILL.md.
@@ -109,8 +108,8 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		return Meta{}, "", fs
 	default:
 		m.Description = strings.TrimSpace(desc)
-		if n := utf8.RuneCountInString(m.Description); n > MaxDescriptionLen {
-			add(SpecViolation, "description is %d characters, over the spec's %d", n, MaxDescriptionLen)
+		if n := utf8.RuneCountInString(m.Description); n > maxDescriptionLen {
+			add(SpecViolation, "description is %d characters, over the spec's %d", n, maxDescriptionLen)
 		}
 	}
 
@@ -139,8 +138,8 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 	if doc.Has("compatibility") {
 		if c, ok := doc.Scalar("compatibility"); !ok {
 			add(SpecViolation, "compatibility is %s, not a string (kept as is)", nodeKind(doc.Fields["compatibility"]))
-		} else if n := utf8.RuneCountInString(c); n > MaxCompatibilityLen {
-			add(SpecViolation, "compatibility is %d characters, over the spec's %d", n, MaxCompatibilityLen)
+		} else if n := utf8.RuneCountInString(c); n > maxCompatibilityLen {
+			add(SpecViolation, "compatibility is %d characters, over the spec's %d", n, maxCompatibilityLen)
 		}
 	}
 	if n := doc.Fields["metadata"]; n != nil && n.Kind != yaml.MappingNode {
@@ -183,8 +182,8 @@ func ValidateName(name string) error {
 	switch {
 	case n == 0:
 		return bad("empty")
-	case n > MaxNameLen:
-		return bad(fmt.Sprintf("%d characters, over the spec's %d", n, MaxNameLen))
+	case n > maxNameLen:
+		return bad(fmt.Sprintf("%d characters, over the spec's %d", n, maxNameLen))
 	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
 		return bad("starts or ends with a hyphen")
 	case strings.Contains(name, "--"):
@@ -203,16 +202,6 @@ func ValidateName(name string) error {
 	}
 	return nil
 }
-
-// toolNameRE is compiled on first use, not at start: its {1,64} makes it
-// the costliest regexp of the binary to compile, and most commands never
-// check a tool name.
-var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
-
-// ValidToolName reports whether name can be a tool name for model APIs
-// (in tools mode a skill's name is its tool's). Exported for tools that
-// write skills meant for tools mode.
-func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 
 // isBinary treats NUL bytes or invalid UTF-8 in the first 8 KiB as binary.
 // cut says data may end inside a multi-byte character.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package skills
+package skillfs
 
 import (
 	"io"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package skills_test
+package catalog_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
 
 // cpuTime is the process's user and system CPU time: on a shared machine
@@ -36,13 +37,13 @@ func BenchmarkBudgetCatalog(b *testing.B) {
 		}
 	}
 	budget := skills.Budget{Chars: skills.PercentBudget(skills.DefaultBudgetPercent, skills.DefaultContextWindow), ContextWindow: skills.DefaultContextWindow, Pinned: []string{"skill-00042"}}
-	frame := skills.MessageFrame()
+	frame := catalog.MessageFrame()
 	var base float64
 	b.Run("baseline-unbudgeted", func(b *testing.B) {
 		b.ReportAllocs()
 		start := cpuTime()
 		for b.Loop() {
-			_ = skills.BudgetCatalog(ss, skills.Budget{}, frame)
+			_ = catalog.Render(ss, skills.Budget{}, frame)
 		}
 		base = float64(cpuTime()-start) / float64(b.N)
 		b.ReportMetric(base/1e6, "cpu-ms/op")
@@ -51,7 +52,7 @@ func BenchmarkBudgetCatalog(b *testing.B) {
 		b.ReportAllocs()
 		start := cpuTime()
 		for b.Loop() {
-			if v := skills.BudgetCatalog(ss, budget, frame); v.Summary.Used > budget.Chars {
+			if v := catalog.Render(ss, budget, frame); v.Summary.Used > budget.Chars {
 				b.Fatal("over budget")
 			}
 		}
@@ -65,10 +66,10 @@ func BenchmarkBudgetCatalog(b *testing.B) {
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("project", watchedSet(ss))
 		cat := reg.Snapshot(b.Context())
-		cat.View(budget, skills.ModeCatalog)
+		catalog.ViewOf(cat, budget, skills.ModeCatalog)
 		b.ReportAllocs()
 		for b.Loop() {
-			_ = reg.Snapshot(b.Context()).View(budget, skills.ModeCatalog)
+			_ = catalog.ViewOf(reg.Snapshot(b.Context()), budget, skills.ModeCatalog)
 		}
 	})
 }

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package skills
+package skillfs
 
 const openNonblock = 0

@@ -1,8 +1,10 @@
-package skills
+package skillfs
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -20,13 +22,13 @@ var transientErrnos = []error{
 // next read sees the root as it is now.
 var errVanished = errors.New("vanished while being read")
 
-// IsTransient reports whether an error reading a skills root can heal on a
+// isTransient reports whether an error reading a skills root can heal on a
 // later read: EINTR, EAGAIN, EMFILE, ENFILE, ENOMEM, EIO, ESTALE, ETIMEDOUT,
 // EBUSY, a timeout, or an entry that vanished mid-read. A transient error
 // makes the observation incomplete (it is never published as the catalog);
 // any other error costs only its entry, skipped with a warning, and the
 // catalog stays complete.
-func IsTransient(err error) bool {
+func isTransient(err error) bool {
 	if err == nil {
 		return false
 	}
@@ -65,4 +67,40 @@ func stampOf(fsys FS, path string) entryStamp {
 		return entryStamp{err: err.Error()}
 	}
 	return entryStamp{mode: uint32(fi.Mode()), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}
+
+// settle applies the repeat rule to an entry's (or a root's) read: a
+// transient error seen identically on the unchanged entry for repeatLimit
+// consecutive reads is taken as permanent. prev holds the earlier records.
+func (d *DirSource) settle(path string, st *entryState, prev map[string]errRecord) {
+	if st.transient == "" {
+		delete(d.errs, path)
+		return
+	}
+	stamp := stampOf(d.FS, path)
+	rec, ok := prev[path]
+	if ok && rec.msg == st.transient && rec.stamp == stamp {
+		rec.count++
+	} else {
+		rec = errRecord{msg: st.transient, stamp: stamp, count: 1}
+	}
+	if d.errs == nil {
+		d.errs = map[string]errRecord{}
+	}
+	d.errs[path] = rec
+	if rec.count >= repeatLimit {
+		st.incomplete = false
+		if n := len(st.warnings); n > 0 {
+			st.warnings[n-1].Message += fmt.Sprintf(" (the same error %d reads in a row: taken as permanent until this entry changes)", rec.count)
+		}
+	}
+}
+
+// forgetErrors drops the repeat records of a changed entry of every root.
+func (d *DirSource) forgetErrors(name string) {
+	for _, root := range d.Roots {
+		if dir, err := filepath.Abs(root); err == nil {
+			delete(d.errs, filepath.Join(dir, name))
+		}
+	}
 }

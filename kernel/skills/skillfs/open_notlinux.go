@@ -1,6 +1,6 @@
 //go:build !linux
 
-package skills
+package skillfs
 
 // rootOpener returns the opener for the files under dir: the FS itself.
 func rootOpener(fsys FS, dir string) (opener, func()) {

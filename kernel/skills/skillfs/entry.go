@@ -1,0 +1,170 @@
+package skillfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/skills"
+)
+
+// readEntry turns one child of a root into a skill, or explains why not. It
+// reads only the head of the skill file: up to the end of its frontmatter.
+func (d *DirSource) readEntry(ctx context.Context, open opener, path string, e fs.DirEntry) entryState {
+	var st entryState
+	warn := func(p, msg string) {
+		st.warnings = append(st.warnings, contract.Warning{Source: d.Source, Path: p, Message: msg})
+	}
+	mode := e.Type()
+	if mode&fs.ModeSymlink != 0 {
+		fi, err := d.FS.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			warn(path, "broken symlink; skipped")
+			return st
+		case err != nil:
+			st.fail(d.Source, path, "cannot follow symlink; skipped", err)
+			return st
+		}
+		mode = fi.Mode().Type()
+	}
+	var file, baseDir, folder string
+	var f io.ReadCloser
+	switch {
+	case mode.IsDir():
+		var err error
+		f, file, err = openSkillFile(open, d.FS, path)
+		if err != nil {
+			if errors.Is(err, errNoSkillFile) {
+				warn(path, "folder has no SKILL.md; skipped")
+			} else {
+				st.fail(d.Source, path, "cannot read the skill folder; skipped", err)
+			}
+			return st
+		}
+		baseDir, folder = path, filepath.Base(path)
+	case mode.IsRegular() && strings.HasSuffix(path, ".md"):
+		file, baseDir, folder = path, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".md")
+		var err error
+		if f, err = open.openRegular(file); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%w: %w", errVanished, err)
+			}
+			st.fail(d.Source, file, "cannot read; skipped", err)
+			return st
+		}
+	case mode.IsRegular():
+		return st // scripts or notes beside flat skills are not skills
+	default:
+		warn(path, fmt.Sprintf("not a regular file or directory (%s); skipped", mode))
+		return st
+	}
+
+	limit := d.Limits.frontmatter()
+	bufp := headBufs.Get().(*[]byte)
+	defer putHeadBuf(bufp)
+	data, end, over, err := readHead(f, limit, *bufp)
+	*bufp = data
+	f.Close()
+	switch {
+	case err != nil:
+		st.fail(d.Source, file, "cannot read; skipped", err)
+		return st
+	case over:
+		warn(file, fmt.Sprintf("frontmatter is not closed within the first %d bytes (the limit skills.maxFrontmatter); skipped", limit))
+		return st
+	}
+	meta, _, findings := parseSkill(file, folder, data, end)
+	usable := true
+	for _, f := range findings {
+		msg := f.Message
+		if f.Severity == Unusable {
+			usable = false
+			msg += "; skipped"
+		}
+		warn(file, msg)
+	}
+	if !usable {
+		return st
+	}
+	fsys, maxSize, entry, name := d.FS, d.Limits.fileSize(), filepath.Base(path), meta.Name
+	st.skill = &skills.Skill{
+		Name:                   meta.Name,
+		Description:            meta.Description,
+		Source:                 d.Source,
+		BaseDir:                baseDir,
+		File:                   file,
+		DisableModelInvocation: meta.DisableModelInvocation,
+		Load: func(ctx context.Context) (skills.Content, error) {
+			c, err := loadFile(ctx, fsys, file, folder, maxSize)
+			return skills.CheckFresh(c, err, name, func() { d.stale(entry) })
+		},
+	}
+	return st
+}
+
+var (
+	errNoSkillFile = errors.New("no SKILL.md")
+	errNotRegular  = errors.New("not a regular file")
+)
+
+// opener opens the skill files of a discovery, each checked to be a regular
+// file (a FIFO or a device would block or never end).
+type opener interface {
+	openRegular(file string) (io.ReadCloser, error)
+}
+
+// fsOpener opens through an FS.
+type fsOpener struct{ fsys FS }
+
+func (o fsOpener) openRegular(file string) (io.ReadCloser, error) { return openRegular(o.fsys, file) }
+
+// openSkillFile opens dir/SKILL.md, or dir/skill.md when there is no
+// SKILL.md. A folder that is gone by now vanished mid-read.
+func openSkillFile(open opener, fsys FS, dir string) (io.ReadCloser, string, error) {
+	var firstErr error
+	for _, name := range []string{"SKILL.md", "skill.md"} {
+		p := dir + string(filepath.Separator) + name // dir is clean, and never the root of the file system
+		f, err := open.openRegular(p)
+		if err == nil {
+			return f, p, nil
+		}
+		if errors.Is(err, errNotRegular) {
+			return nil, "", fmt.Errorf("%s: %w", p, err)
+		}
+		if !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, "", firstErr
+	}
+	if _, err := fsys.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", fmt.Errorf("%s: %w", dir, errVanished)
+	}
+	return nil, "", errNoSkillFile
+}
+
+// openRegular opens file and checks that it is a regular file (a FIFO or a
+// device would block or never end).
+func openRegular(fsys FS, file string) (fs.File, error) {
+	f, err := fsys.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, errNotRegular
+	}
+	return f, nil
+}
