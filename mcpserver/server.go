@@ -350,7 +350,10 @@ func serverInstructions(cat skills.Catalog, budget skills.Budget) string {
 // message (skills.BudgetCatalog).
 func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	var head strings.Builder
-	if err := skillToolTmpl().Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
+	if err := skillToolTmpl().Execute(&head, struct {
+		Load     string
+		Complete bool
+	}{skills.SkillToolDescription(), cat.Complete}); err != nil {
 		panic(err) // the template is embedded and its data fixed
 	}
 	frame := skills.MessageFrame()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"text/template"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
@@ -50,11 +52,23 @@ func ParseMode(s string) (Mode, error) {
 // SkillToolName is the name of the catalog-mode tool.
 const SkillToolName = "skill"
 
-// skillToolDescription describes skills by their role. It must not rely on a
-// tool-name pattern: skill tools are named by their authors.
-const skillToolDescription = "Load a skill: a folder of instructions, scripts and references written for one kind of task. " +
-	"The available skills and what each is for are listed in the <available_skills> message. " +
-	"When the task matches a skill's description, load that skill by name before starting, then follow its instructions."
+// The skill tool's description describes skills by their role. It must not
+// rely on a tool-name pattern: skill tools are named by their authors.
+var (
+	//go:embed skill_tool.md
+	skillToolMD string
+	//go:embed skill_tool_catalog.md
+	skillToolCatalogMD string
+	//go:embed load.md.tmpl
+	loadMD string
+
+	skillToolDescription = SkillToolDescription() + " " + strings.TrimRight(skillToolCatalogMD, "\n")
+	loadTmpl             = sync.OnceValue(func() *template.Template { return template.Must(template.New("load").Parse(loadMD)) })
+)
+
+// SkillToolDescription is what the skill tool does, for a front end
+// offering the same tool with its own list of skills (the MCP server).
+func SkillToolDescription() string { return strings.TrimRight(skillToolMD, "\n") }
 
 var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
 
@@ -243,12 +257,7 @@ func Load(ctx context.Context, s Skill) (string, error) {
 // the model the very text the skill tool would.
 func LoadText(baseDir, body string) string {
 	var b strings.Builder
-	b.WriteString("Base directory for this skill: ")
-	b.WriteString(baseDir)
-	b.WriteString("\nRelative paths in this skill (scripts/, references/, assets/ and any other file it names) resolve against that directory, not your current working directory. ")
-	b.WriteString("Before running any of its scripts or shell commands, cd ")
-	b.WriteString(shellQuote(baseDir))
-	b.WriteString(" first (or use absolute paths under that directory).\n\n")
+	_ = loadTmpl().Execute(&b, map[string]string{"BaseDir": baseDir, "Quoted": shellQuote(baseDir)})
 	b.WriteString(sanitize.Text(strings.TrimLeft(body, "\n")))
 	return b.String()
 }

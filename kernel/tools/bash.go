@@ -32,22 +32,13 @@ func (s *Set) bashSchema() json.RawMessage {
 }
 
 func (s *Set) bashDescription() string {
-	return fmt.Sprintf("Runs a shell command with `%s -c` in the work dir and returns its output: stdout and stderr together, in the order written.\n", s.shell) +
-		"Each call starts a fresh shell in the work dir: cd and variables do not carry over. Stdin is empty, so a command waiting for input gets end-of-file: use non-interactive flags.\n" +
-		fmt.Sprintf("The command is killed after %s unless timeout_seconds says otherwise (at most %s): set it for long builds and test runs. ", seconds(s.timeout), seconds(s.maxTimeout)) +
-		"On timeout, and when the command returns, every process it started is killed, background ones (`&`) included: Bash cannot leave a server running.\n" +
-		"A non-zero exit status is shown as a final line `[exit code N]` and the call counts as failed.\n" +
-		fmt.Sprintf("Output longer than %d bytes keeps its beginning and its end, with a marker saying how many bytes were cut from the middle: filter with grep, head or tail to see what matters.\n", s.maxOutput) +
-		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit." +
-		sandboxLine(s.box.Describe())
-}
-
-// sandboxLine puts the sandbox's sentence on a line of its own, if any.
-func sandboxLine(d string) string {
-	if d == "" {
-		return ""
-	}
-	return "\n" + d
+	return texts.Text("bash.md.tmpl", map[string]any{
+		"Shell":      s.shell,
+		"Timeout":    seconds(s.timeout),
+		"MaxTimeout": seconds(s.maxTimeout),
+		"MaxOutput":  s.maxOutput,
+		"Sandbox":    s.box.Describe(),
+	})
 }
 
 func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResult {

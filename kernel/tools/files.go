@@ -35,10 +35,6 @@ var globSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-const globDescription = "Finds files in the work dir whose paths match a glob pattern, and returns their paths relative to the work dir, one per line, sorted.\n" +
-	"Syntax, per path segment: `*` matches any run of characters (names starting with a dot included), `?` one character, `[abc]` or `[a-z]` one character of a class, `\\` escapes. `**` as a whole segment matches any number of directories: `**/*.go` finds Go files at any depth, `src/**` everything under src. `**` does not descend into symlinked directories.\n" +
-	"The pattern is relative to the work dir or absolute inside it; a pattern reaching outside (`../*`, `/etc/*`) is refused. Directories match like files. Use Glob rather than `find` or `ls` in Bash."
-
 var readSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -51,10 +47,7 @@ var readSchema = json.RawMessage(`{
 }`)
 
 func (s *Set) readDescription() string {
-	return "Reads a text file in the work dir and returns its lines numbered as `cat -n` does: each line is prefixed with its number, right-aligned in six columns, and a tab. That prefix is not part of the file: leave it out of Edit's old_string.\n" +
-		"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
-		fmt.Sprintf("Without offset and limit it returns up to %d lines from the start; use offset (the 1-based line to start at) and limit (the number of lines) for a part of a long file. Output stops at a whole line before %d bytes, with a note saying which offset continues. Lines longer than %d bytes are cut.\n", defaultReadLines, s.maxOutput, maxLineBytes) +
-		"A directory is refused (list it with Glob), and so is a binary file."
+	return texts.Text("read.md.tmpl", map[string]any{"Lines": defaultReadLines, "MaxOutput": s.maxOutput, "MaxLine": maxLineBytes})
 }
 
 var writeSchema = json.RawMessage(`{
@@ -67,10 +60,6 @@ var writeSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-const writeDescription = "Writes content to a file in the work dir: the whole file is replaced if it exists; otherwise it is created, with any missing parent directories.\n" +
-	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
-	"To change part of an existing file, use Edit: it cannot lose what you did not mean to change."
-
 var editSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -82,10 +71,6 @@ var editSchema = json.RawMessage(`{
   "required": ["path", "old_string", "new_string"],
   "additionalProperties": false
 }`)
-
-const editDescription = "Replaces text in an existing file in the work dir.\n" +
-	"old_string must match the file's text exactly, whitespace and indentation included, without Read's line-number prefixes. It must occur exactly once, unless replace_all is true: if it occurs more often, add surrounding lines until it is unique. replace_all replaces every occurrence (to rename something, say). new_string must differ from old_string.\n" +
-	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused. The file keeps its permissions. To create a file, use Write."
 
 func (s *Set) glob(_ context.Context, args json.RawMessage) contract.ToolResult {
 	var in struct {

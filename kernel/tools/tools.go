@@ -114,10 +114,10 @@ func New(cfg Config) (*Set, error) {
 	s.box = box
 	s.tools = []contract.Tool{
 		s.tool("Bash", s.bashDescription(), s.bashSchema(), s.bash),
-		s.tool("Glob", globDescription, globSchema, s.glob),
+		s.tool("Glob", texts.Text("glob.md", nil), globSchema, s.glob),
 		s.tool("Read", s.readDescription(), readSchema, s.read),
-		s.tool("Write", writeDescription, writeSchema, s.write),
-		s.tool("Edit", editDescription, editSchema, s.edit),
+		s.tool("Write", texts.Text("write.md", nil), writeSchema, s.write),
+		s.tool("Edit", texts.Text("edit.md", nil), editSchema, s.edit),
 	}
 	// The schemas are written indented for people; the model gets them compact.
 	for i, t := range s.tools {
