@@ -28,7 +28,7 @@ func TestModelTextGolden(t *testing.T) {
 		"skill_resource":   resourceToolDescription,
 		"instructions":     instructions,
 	}
-	for name, schema := range map[string]json.RawMessage{"skill": skillSchema, "skill_search": searchSchema, "skill_resource": resourceSchema} {
+	for name, schema := range map[string]json.RawMessage{"skill": skillSchema(), "skill_search": searchSchema(), "skill_resource": resourceSchema()} {
 		var b bytes.Buffer
 		require.NoError(t, json.Indent(&b, schema, "", "  "), "%s: schema", name)
 		texts[name+".schema"] = b.String()

@@ -70,9 +70,17 @@ var (
 // offering the same tool with its own list of skills (the MCP server).
 func SkillToolDescription() string { return strings.TrimRight(skillToolMD, "\n") }
 
-var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
+// SkillArgs are the skill tool's arguments, for a front end offering the
+// same tool (the MCP server).
+type SkillArgs struct {
+	Name string `json:"name" jsonschema:"The skill's name, exactly as listed."`
+}
 
-var querySchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
+// SearchArgs are the skill_search tool's arguments, for a front end
+// offering the same tool (the MCP server).
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"A few words describing the task."`
+}
 
 // The skill_search tool's text lives in these files.
 var (
@@ -88,7 +96,9 @@ var (
 	searchNone            = strings.TrimRight(searchNoneMD, "\n")
 )
 
-var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+// noArgsSchema is a tools-mode skill tool's: it takes no arguments. Derived
+// once, as every tools-mode tool shares it.
+var noArgsSchema = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[struct{}]() })
 
 // Tools is ToSkillToolsWithin over c's skills; its skill_search tool
 // searches c's index, built once per catalog (see Catalog.Search).
@@ -140,7 +150,7 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
 			Description: toolDescription(s),
-			Schema:      emptySchema,
+			Schema:      noArgsSchema(),
 			Call: func(ctx context.Context, _ json.RawMessage) (contract.ToolResult, error) {
 				return loadResult(ctx, s), nil
 			},
@@ -150,53 +160,34 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 }
 
 func catalogTool(visible []Skill) contract.Tool {
-	return contract.Tool{
-		Name:        SkillToolName,
-		Description: skillToolDescription,
-		Schema:      nameSchema,
-		Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
-			var in struct {
-				Name string `json:"name"`
+	return contract.NewTool(SkillToolName, skillToolDescription, func(ctx context.Context, in SkillArgs) (contract.ToolResult, error) {
+		if in.Name == "" {
+			return contract.ErrorResult(`the skill tool takes {"name": "<skill name>"}`), nil
+		}
+		for _, s := range visible {
+			if s.Name == in.Name {
+				return loadResult(ctx, s), nil
 			}
-			if err := json.Unmarshal(args, &in); err != nil || in.Name == "" {
-				return contract.ErrorResult(`the skill tool takes {"name": "<skill name>"}`), nil
-			}
-			for _, s := range visible {
-				if s.Name == in.Name {
-					return loadResult(ctx, s), nil
-				}
-			}
-			names := make([]string, len(visible))
-			for i, s := range visible {
-				names[i] = s.Name
-			}
-			if close := CloseMatches(in.Name, names); len(close) > 0 {
-				return contract.ErrorResult("unknown skill %q; did you mean %s?", in.Name, strings.Join(close, ", ")), nil
-			}
-			return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
-		},
-	}
+		}
+		names := make([]string, len(visible))
+		for i, s := range visible {
+			names[i] = s.Name
+		}
+		if close := CloseMatches(in.Name, names); len(close) > 0 {
+			return contract.ErrorResult("unknown skill %q; did you mean %s?", in.Name, strings.Join(close, ", ")), nil
+		}
+		return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
+	})
 }
 
 func searchTool(c Catalog) contract.Tool {
-	return contract.Tool{
-		Name:        SearchToolName,
-		Description: searchToolDescription,
-		Schema:      querySchema,
-		Call: func(_ context.Context, args json.RawMessage) (contract.ToolResult, error) {
-			var in struct {
-				Query *string `json:"query"`
-			}
-			if err := json.Unmarshal(args, &in); err != nil || in.Query == nil {
-				return contract.ErrorResult(`the skill_search tool takes {"query": "<a few words>"}`), nil
-			}
-			text, err := SearchText(c, *in.Query)
-			if err != nil {
-				return contract.ErrorResult("%v", err), nil
-			}
-			return contract.ToolResult{Content: text}, nil
-		},
-	}
+	return contract.NewTool(SearchToolName, searchToolDescription, func(_ context.Context, in SearchArgs) (contract.ToolResult, error) {
+		text, err := SearchText(c, in.Query)
+		if err != nil {
+			return contract.ErrorResult("%v", err), nil
+		}
+		return contract.ToolResult{Content: text}, nil
+	})
 }
 
 // SearchToolDescription is the skill_search tool's description, for a front

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -19,16 +20,19 @@ import (
 // holds the pipe open.
 const pipeGrace = time.Second
 
-func (s *Set) bashSchema() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "minLength": 1, "description": "The shell command to run in the work dir."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Kill the command after this many seconds. Default %d; larger values than the maximum are lowered to it."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`, maxSeconds(s.maxTimeout), maxSeconds(s.timeout)))
+// bashArgs are Bash's arguments. timeout_seconds is described in New,
+// with the configured default and maximum.
+type bashArgs struct {
+	Command        string `json:"command" jsonschema:"The shell command to run in the work dir."`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty"`
+}
+
+// bashSchema tells the model the configured timeouts.
+func (s *Set) bashSchema(schema *jsonschema.Schema) {
+	p := schema.Properties["timeout_seconds"]
+	p.Minimum = jsonschema.Ptr(1.0)
+	p.Maximum = jsonschema.Ptr(float64(maxSeconds(s.maxTimeout)))
+	p.Description = fmt.Sprintf("Kill the command after this many seconds. Default %d; larger values than the maximum are lowered to it.", maxSeconds(s.timeout))
 }
 
 func (s *Set) bashDescription() string {
@@ -41,14 +45,7 @@ func (s *Set) bashDescription() string {
 	})
 }
 
-func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Command        string `json:"command"`
-		TimeoutSeconds *int   `json:"timeout_seconds"`
-	}
-	if msg := decodeArgs(args, &in, "command"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+func (s *Set) bash(ctx context.Context, in bashArgs) contract.ToolResult {
 	if strings.TrimSpace(in.Command) == "" {
 		return contract.ErrorResult(`invalid arguments: "command" is empty`)
 	}
