@@ -3,7 +3,11 @@ package kernel
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
+	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/modeltext/modeltexttest"
+	"github.com/helios-agents/helios/kernel/session"
 )
 
 // The kernel's prompts are checked against testdata/golden: a wording change
@@ -19,4 +23,11 @@ func TestModelTextGolden(t *testing.T) {
 		"skills_prompt.catalog": texts.Text("skills_prompt.md.tmpl", map[string]any{"Tools": false}),
 		"skills_prompt.tools":   texts.Text("skills_prompt.md.tmpl", map[string]any{"Tools": true}),
 	})
+}
+
+// A compaction reaches the model as a user message: the summary frame's
+// sentence, then the summary.
+func TestCompactionReachesModelFramed(t *testing.T) {
+	got := toMessages([]session.Event{{Type: session.Compaction, Text: "we ran make"}})
+	assert.Equal(t, []model.Message{{Role: model.RoleUser, Content: "Summary of the earlier conversation:\nwe ran make"}}, got)
 }

@@ -117,8 +117,8 @@ func New(cfg Config) (*Set, error) {
 		newTool("Bash", s.bashDescription(), s.bash, minLength("command"), s.bashSchema),
 		newTool("Glob", texts.Text("glob.md", nil), s.glob, minLength("pattern")),
 		newTool("Read", s.readDescription(), s.read, minLength("path"), minimum("offset", "limit")),
-		newTool("Write", texts.Text("write.md", nil), s.write, minLength("path")),
-		newTool("Edit", texts.Text("edit.md", nil), s.edit, minLength("path", "old_string"), replaceAllDefault),
+		newTool("Write", texts.Text("write.md.tmpl", nil), s.write, minLength("path")),
+		newTool("Edit", texts.Text("edit.md.tmpl", nil), s.edit, minLength("path", "old_string"), replaceAllDefault),
 	}
 	return s, nil
 }
