@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,21 +40,21 @@ import (
 // test that builds the tool.
 func NewTool[In any](name, description string, call func(ctx context.Context, in In) (ToolResult, error),
 	refine ...func(*jsonschema.Schema)) Tool {
-	schema, required, err := schemaFor[In](refine)
+	a, err := argsFor[In](refine)
 	if err != nil {
 		panic(fmt.Sprintf("new tool %s: %v", name, err))
 	}
 	return Tool{
 		Name:        name,
 		Description: description,
-		Schema:      schema,
+		Schema:      a.schema,
 		Call: func(ctx context.Context, args json.RawMessage) (ToolResult, error) {
 			if err := ctx.Err(); err != nil {
 				return ToolResult{}, fmt.Errorf("tool %s: %w", name, err)
 			}
 			var in In
-			if msg := decodeArgs(args, &in, required); msg != "" {
-				return ErrorResult("%s", msg), nil
+			if msg := decodeArgs(args, &in, a.required); msg != "" {
+				return ErrorResult("%s; %s takes %s", msg, name, a.shape), nil
 			}
 			return call(ctx, in)
 		},
@@ -64,49 +65,52 @@ func NewTool[In any](name, description string, call func(ctx context.Context, in
 // front end that offers a tool through another library (the MCP server).
 // It panics as NewTool does.
 func SchemaFor[In any](refine ...func(*jsonschema.Schema)) json.RawMessage {
-	schema, _, err := schemaFor[In](refine)
+	a, err := argsFor[In](refine)
 	if err != nil {
 		panic(fmt.Sprintf("schema for %v: %v", reflect.TypeFor[In](), err))
 	}
-	return schema
+	return a.schema
 }
 
-// derived holds the schemas of argument types built without refinements,
-// by type: a tool rebuilt at every step (the skill tool, over the current
-// catalog) would otherwise derive and check its schema every time, some
-// 0.3 ms and a thousand allocations (BenchmarkNewTool).
-var derived sync.Map // reflect.Type -> derivedSchema
-
-type derivedSchema struct {
-	schema   json.RawMessage
+// args is what NewTool knows of an argument type.
+type args struct {
+	schema   json.RawMessage // compact JSON
 	required []string
+	// shape sums the arguments up for a model that got them wrong:
+	// {"path": string, "offset"?: integer}.
+	shape string
 }
 
-// schemaFor derives, refines and checks In's schema, and returns it as
-// compact JSON with its required properties. The caller must not modify
-// either.
-func schemaFor[In any](refine []func(*jsonschema.Schema)) (json.RawMessage, []string, error) {
+// derived holds the args of types built without refinements, by type: a
+// tool rebuilt at every step (the skill tool, over the current catalog)
+// would otherwise derive and check its schema every time, some 0.3 ms and a
+// thousand allocations (BenchmarkNewTool).
+var derived sync.Map // reflect.Type -> args
+
+// argsFor derives, refines and checks In's schema. The caller must not
+// modify what it returns.
+func argsFor[In any](refine []func(*jsonschema.Schema)) (args, error) {
 	if len(refine) > 0 {
-		return deriveSchema[In](refine)
+		return deriveArgs[In](refine)
 	}
 	t := reflect.TypeFor[In]()
-	if d, ok := derived.Load(t); ok {
-		return d.(derivedSchema).schema, d.(derivedSchema).required, nil
+	if a, ok := derived.Load(t); ok {
+		return a.(args), nil
 	}
-	schema, required, err := deriveSchema[In](nil)
+	a, err := deriveArgs[In](nil)
 	if err == nil {
-		derived.Store(t, derivedSchema{schema, required})
+		derived.Store(t, a)
 	}
-	return schema, required, err
+	return a, err
 }
 
-func deriveSchema[In any](refine []func(*jsonschema.Schema)) (json.RawMessage, []string, error) {
+func deriveArgs[In any](refine []func(*jsonschema.Schema)) (args, error) {
 	if t := reflect.TypeFor[In](); t.Kind() != reflect.Struct {
-		return nil, nil, fmt.Errorf("arguments type %v is not a struct", t)
+		return args{}, fmt.Errorf("arguments type %v is not a struct", t)
 	}
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
-		return nil, nil, err
+		return args{}, err
 	}
 	notNull(s)
 	if s.Properties == nil {
@@ -117,13 +121,36 @@ func deriveSchema[In any](refine []func(*jsonschema.Schema)) (json.RawMessage, [
 		f(s)
 	}
 	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
-		return nil, nil, err
+		return args{}, err
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
-		return nil, nil, err
+		return args{}, err
 	}
-	return data, s.Required, nil
+	return args{schema: data, required: s.Required, shape: shape(s)}, nil
+}
+
+// shape renders a schema's properties in order, an optional one marked
+// with "?": {"path": string, "offset"?: integer}.
+func shape(s *jsonschema.Schema) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i, name := range s.PropertyOrder {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		opt := "?"
+		if slices.Contains(s.Required, name) {
+			opt = ""
+		}
+		typ := s.Properties[name].Type
+		if typ == "" {
+			typ = "any"
+		}
+		fmt.Fprintf(&b, "%q%s: %s", name, opt, typ)
+	}
+	b.WriteString("}")
+	return b.String()
 }
 
 // notNull drops the "null" the derivation allows for pointers and slices:

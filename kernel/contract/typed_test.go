@@ -83,6 +83,9 @@ func TestNewToolDecodesArguments(t *testing.T) {
 		{"fraction for integer", `{"title": "t", "stars": 1.5}`, `invalid arguments: "stars" must be an integer, not number`, true},
 		{"wrong type array", `{"title": "t", "tags": "x"}`, `invalid arguments: "tags" must be an array, not string`, true},
 		{"wrong type boolean", `{"title": "t", "draft": "yes"}`, `invalid arguments: "draft" must be a boolean, not string`, true},
+		// Every such result ends with the arguments' shape, so the model
+		// can send them right the next time.
+		{"shape", `{}`, `missing required argument "title"; note takes {"title": string, "body"?: string, "stars"?: integer, "tags"?: array, "draft"?: boolean}`, true},
 	}
 	tool := noteTool(t)
 	for _, tt := range tests {

@@ -37,6 +37,6 @@ func ExampleNewTool() {
 	// Output:
 	// {"type":"object","properties":{"text":{"type":"string","description":"What to shout."},"times":{"type":"integer","description":"How many times. Default 1.","minimum":1}},"required":["text"],"additionalProperties":false}
 	// false HI!HI!
-	// true invalid arguments: missing required argument "text"
-	// true invalid arguments: "text" must be a string, not number
+	// true invalid arguments: missing required argument "text"; shout takes {"text": string, "times"?: integer}
+	// true invalid arguments: "text" must be a string, not number; shout takes {"text": string, "times"?: integer}
 }
