@@ -127,11 +127,6 @@ const (
 	defaultContextBudget = 400_000
 )
 
-// defaultSystemPrompt is the base prompt unless SessionConfig replaces it.
-const defaultSystemPrompt = "You are a coding agent working in the user's project. " +
-	"Use the tools to inspect and change files and to run commands; paths are relative to the work dir unless absolute. " +
-	"Work step by step and finish with a short answer saying what you did."
-
 // ErrNoModel is returned by OpenSession when no model is configured.
 var ErrNoModel = errors.New("no model configured")
 
@@ -507,7 +502,7 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 func (s *Session) systemPrompt(extra []string) string {
 	parts := []string{s.cfg.SystemPrompt}
 	if parts[0] == "" {
-		parts[0] = defaultSystemPrompt
+		parts[0] = defaultSystemPrompt()
 	}
 	parts = append(parts, s.k.SkillsPrompt())
 	if m := s.k.Extensions(); m != "" {

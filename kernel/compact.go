@@ -50,7 +50,7 @@ func compact(ctx context.Context, m model.Model, view []hookdata.Event, budget i
 		fmt.Fprintf(&b, "[%s] %s %s\n", ev.Type, ev.ToolName, clipText(ev.Text+ev.Input, 2000))
 	}
 	resp, err := m.Generate(ctx, model.Request{
-		System:   "Summarize this part of a coding session so the work can continue without it: the user's goals, decisions, files changed, commands run and their outcomes, and open questions. Be concise and concrete.",
+		System:   compactPrompt(),
 		Messages: []model.Message{{Role: model.RoleUser, Content: b.String()}},
 	})
 	if err != nil {

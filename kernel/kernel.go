@@ -284,8 +284,9 @@ func (k *Kernel) mountAll(r *hooks.Registry) error {
 // so relative paths and the Bash tool's cwd mean something to the model. The
 // date has day granularity, so the prompt prefix stays cacheable all day.
 func (k *Kernel) environment(context.Context, PrepareIn) (string, bool, error) {
-	return fmt.Sprintf("Environment:\n- work dir: %s (the Bash tool runs there; relative paths resolve against it)\n- platform: %s/%s\n- date: %s",
-		k.workDir, runtime.GOOS, runtime.GOARCH, time.Now().Format(time.DateOnly)), true, nil
+	return texts.Text("environment.md.tmpl", map[string]any{
+		"WorkDir": k.workDir, "OS": runtime.GOOS, "Arch": runtime.GOARCH, "Date": time.Now().Format(time.DateOnly),
+	}), true, nil
 }
 
 // WorkDir returns the absolute work dir.
@@ -418,17 +419,7 @@ var markup = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 // their role, never by a tool-name pattern: skill tools carry their authors'
 // names.
 func (k *Kernel) SkillsPrompt() string {
-	var b strings.Builder
-	b.WriteString("Skills are folders of instructions, scripts and references written for particular kinds of tasks. ")
-	switch k.cfg.SkillsMode {
-	case skills.ModeTools:
-		b.WriteString("Some of your tools load a skill; each such tool's description says what its skill is for. ")
-	default:
-		b.WriteString("The available skills and what each is for are listed in an <available_skills> message; load one with the skill tool. ")
-	}
-	b.WriteString("When a task matches a skill's description, load that skill before you start and follow it. ")
-	b.WriteString("A loaded skill states its base directory: resolve the relative paths it mentions against that directory, and cd into it before running its scripts.")
-	return b.String()
+	return texts.Text("skills_prompt.md.tmpl", map[string]any{"Tools": k.cfg.SkillsMode == skills.ModeTools})
 }
 
 // Close releases the skill registrations, closes every capability that is an

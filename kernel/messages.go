@@ -86,7 +86,7 @@ func toMessages(view []session.Event) []model.Message {
 			}
 			out = append(out, model.Message{Role: model.RoleUser, Content: ev.Text})
 		case session.Compaction:
-			out = append(out, model.Message{Role: model.RoleUser, Content: "Summary of the earlier conversation:\n" + ev.Text})
+			out = append(out, model.Message{Role: model.RoleUser, Content: summaryHead() + "\n" + ev.Text})
 		case session.Assistant:
 			out = append(out, model.Message{Role: model.RoleAssistant, Content: ev.Text})
 		case session.ToolUse:

@@ -138,8 +138,8 @@ func New(cfg Config) (*Server, error) {
 	// instructions are fixed at construction, so the result is completed
 	// here.
 	s.mcp.AddReceivingMiddleware(s.currentInstructions)
-	s.mcp.AddTool(&mcp.Tool{Name: SearchToolName, Description: skills.SearchToolDescription(), InputSchema: searchSchema}, s.callSearch)
-	s.mcp.AddTool(&mcp.Tool{Name: ResourceToolName, Description: resourceToolDescription, InputSchema: resourceSchema}, s.callResource)
+	s.mcp.AddTool(&mcp.Tool{Name: SearchToolName, Description: skills.SearchToolDescription(), InputSchema: searchSchema()}, s.callSearch)
+	s.mcp.AddTool(&mcp.Tool{Name: ResourceToolName, Description: resourceToolDescription, InputSchema: resourceSchema()}, s.callResource)
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "skill-file",
 		URITemplate: Scheme + "://{name}/{+path}",
@@ -253,7 +253,7 @@ func (s *Server) publish(ctx context.Context, cat skills.Catalog) {
 	s.instr = serverInstructions(cat, s.k.CatalogBudget())
 	if desc := skillToolDescription(cat, s.k.CatalogBudget()); desc != s.toolDesc {
 		s.toolDesc = desc
-		s.mcp.AddTool(&mcp.Tool{Name: SkillToolName, Description: desc, InputSchema: skillSchema}, s.callSkill)
+		s.mcp.AddTool(&mcp.Tool{Name: SkillToolName, Description: desc, InputSchema: skillSchema()}, s.callSkill)
 	}
 
 	var resources []*mcp.Resource
@@ -352,7 +352,10 @@ func serverInstructions(cat skills.Catalog, budget skills.Budget) string {
 // message (catalog.Render).
 func skillToolDescription(cat skills.Catalog, budget skills.Budget) string {
 	var head strings.Builder
-	if err := skillToolTmpl().Execute(&head, struct{ Complete bool }{cat.Complete}); err != nil {
+	if err := skillToolTmpl().Execute(&head, struct {
+		Load     string
+		Complete bool
+	}{skills.SkillToolDescription(), cat.Complete}); err != nil {
 		panic(err) // the template is embedded and its data fixed
 	}
 	frame := catalog.MessageFrame()

@@ -5,25 +5,34 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
+// resourceArgs are the skill_resource tool's arguments: a skill, named as
+// the skill tool names it, and one of its files.
+type resourceArgs struct {
+	skills.SkillArgs
+	Path string `json:"path" jsonschema:"The file's path relative to the skill's folder, e.g. references/GUIDE.md."`
+}
+
+// The tools' schemas are their argument structs'; the skill and
+// skill_search tools take the kernel's arguments.
 var (
-	skillSchema    = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
-	searchSchema   = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
-	resourceSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."},"path":{"type":"string","description":"The file's path relative to the skill's folder, e.g. references/GUIDE.md."}},"required":["name","path"],"additionalProperties":false}`)
+	skillSchema    = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[skills.SkillArgs]() })
+	searchSchema   = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[skills.SearchArgs]() })
+	resourceSchema = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[resourceArgs]() })
 )
 
 // callSkill is the skill tool: the load text of a skill the model may see,
 // resolved against the catalog as it is now (clients keep stale tool
 // lists). Every failure is a tool result the model reads.
 func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Name string `json:"name"`
-	}
+	var in skills.SkillArgs
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Name == "" {
 		return errorResult(`the skill tool takes {"name": "<skill name>"}`), nil
 	}
@@ -42,7 +51,7 @@ func (s *Server) callSkill(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 // over the catalog as it is now, every skill the model may see included.
 func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in struct {
-		Query *string `json:"query"`
+		Query *string `json:"query"` // skills.SearchArgs, with absence seen
 	}
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Query == nil {
 		return errorResult(`the skill_search tool takes {"query": "<a few words>"}`), nil
@@ -57,10 +66,7 @@ func (s *Server) callSearch(ctx context.Context, req *mcp.CallToolRequest) (*mcp
 // callResource is the skill_resource tool: one file of a skill the model
 // may see, text or blob.
 func (s *Server) callResource(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Name string `json:"name"`
-		Path string `json:"path"`
-	}
+	var in resourceArgs
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Name == "" || in.Path == "" {
 		return errorResult(`the skill_resource tool takes {"name": "<skill name>", "path": "<path relative to the skill>"}`), nil
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/template"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
@@ -63,16 +64,38 @@ func ValidToolName(name string) bool { return toolNameRE().MatchString(name) }
 // SkillToolName is the name of the catalog-mode tool.
 const SkillToolName = "skill"
 
-var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, exactly as listed."}},"required":["name"],"additionalProperties":false}`)
-
-var querySchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"A few words describing the task."}},"required":["query"],"additionalProperties":false}`)
-
-// The skill and skill_search tools' text lives in these files.
-// skill_tool.md describes skills by their role: it must not rely on a
-// tool-name pattern, since skill tools are named by their authors.
+// The skill tool's description describes skills by their role. It must not
+// rely on a tool-name pattern: skill tools are named by their authors.
 var (
 	//go:embed skill_tool.md
 	skillToolMD string
+	//go:embed skill_tool_catalog.md
+	skillToolCatalogMD string
+	//go:embed load.md.tmpl
+	loadMD string
+
+	skillToolDescription = SkillToolDescription() + " " + strings.TrimRight(skillToolCatalogMD, "\n")
+	loadTmpl             = sync.OnceValue(func() *template.Template { return template.Must(template.New("load").Parse(loadMD)) })
+)
+
+// SkillToolDescription is what the skill tool does, for a front end
+// offering the same tool with its own list of skills (the MCP server).
+func SkillToolDescription() string { return strings.TrimRight(skillToolMD, "\n") }
+
+// SkillArgs are the skill tool's arguments, for a front end offering the
+// same tool (the MCP server).
+type SkillArgs struct {
+	Name string `json:"name" jsonschema:"The skill's name, exactly as listed."`
+}
+
+// SearchArgs are the skill_search tool's arguments, for a front end
+// offering the same tool (the MCP server).
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"A few words describing the task."`
+}
+
+// The skill_search tool's text lives in these files.
+var (
 	//go:embed skill_search.md
 	searchToolMD string
 	//go:embed skill_search_result.md
@@ -80,13 +103,14 @@ var (
 	//go:embed skill_search_none.md
 	searchNoneMD string
 
-	skillToolDescription  = strings.TrimRight(skillToolMD, "\n")
 	searchToolDescription = strings.TrimRight(searchToolMD, "\n")
 	searchResultHead      = strings.TrimRight(searchResultMD, "\n")
 	searchNone            = strings.TrimRight(searchNoneMD, "\n")
 )
 
-var emptySchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+// noArgsSchema is a tools-mode skill tool's: it takes no arguments. Derived
+// once, as every tools-mode tool shares it.
+var noArgsSchema = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[struct{}]() })
 
 // Tools is ToSkillTools over c's skills within b: in ModeTools at most
 // b.ToolsMax tools, in the catalog order b gives (ToolSkills). Its
@@ -134,7 +158,7 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 		tools = append(tools, contract.Tool{
 			Name:        s.Name,
 			Description: toolDescription(s),
-			Schema:      emptySchema,
+			Schema:      noArgsSchema(),
 			Call: func(ctx context.Context, _ json.RawMessage) (contract.ToolResult, error) {
 				return loadResult(ctx, s), nil
 			},
@@ -144,53 +168,34 @@ func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.W
 }
 
 func catalogTool(visible []Skill) contract.Tool {
-	return contract.Tool{
-		Name:        SkillToolName,
-		Description: skillToolDescription,
-		Schema:      nameSchema,
-		Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
-			var in struct {
-				Name string `json:"name"`
+	return contract.NewTool(SkillToolName, skillToolDescription, func(ctx context.Context, in SkillArgs) (contract.ToolResult, error) {
+		if in.Name == "" {
+			return contract.ErrorResult(`the skill tool takes {"name": "<skill name>"}`), nil
+		}
+		for _, s := range visible {
+			if s.Name == in.Name {
+				return loadResult(ctx, s), nil
 			}
-			if err := json.Unmarshal(args, &in); err != nil || in.Name == "" {
-				return contract.ErrorResult(`the skill tool takes {"name": "<skill name>"}`), nil
-			}
-			for _, s := range visible {
-				if s.Name == in.Name {
-					return loadResult(ctx, s), nil
-				}
-			}
-			names := make([]string, len(visible))
-			for i, s := range visible {
-				names[i] = s.Name
-			}
-			if close := CloseMatches(in.Name, names); len(close) > 0 {
-				return contract.ErrorResult("unknown skill %q; did you mean %s?", in.Name, strings.Join(close, ", ")), nil
-			}
-			return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
-		},
-	}
+		}
+		names := make([]string, len(visible))
+		for i, s := range visible {
+			names[i] = s.Name
+		}
+		if close := CloseMatches(in.Name, names); len(close) > 0 {
+			return contract.ErrorResult("unknown skill %q; did you mean %s?", in.Name, strings.Join(close, ", ")), nil
+		}
+		return contract.ErrorResult("unknown skill %q; the available skills are listed in <available_skills>", in.Name), nil
+	})
 }
 
 func searchTool(c Catalog) contract.Tool {
-	return contract.Tool{
-		Name:        SearchToolName,
-		Description: searchToolDescription,
-		Schema:      querySchema,
-		Call: func(_ context.Context, args json.RawMessage) (contract.ToolResult, error) {
-			var in struct {
-				Query *string `json:"query"`
-			}
-			if err := json.Unmarshal(args, &in); err != nil || in.Query == nil {
-				return contract.ErrorResult(`the skill_search tool takes {"query": "<a few words>"}`), nil
-			}
-			text, err := SearchText(c, *in.Query)
-			if err != nil {
-				return contract.ErrorResult("%v", err), nil
-			}
-			return contract.ToolResult{Content: text}, nil
-		},
-	}
+	return contract.NewTool(SearchToolName, searchToolDescription, func(_ context.Context, in SearchArgs) (contract.ToolResult, error) {
+		text, err := SearchText(c, in.Query)
+		if err != nil {
+			return contract.ErrorResult("%v", err), nil
+		}
+		return contract.ToolResult{Content: text}, nil
+	})
 }
 
 // SearchToolDescription is the skill_search tool's description, for a front
@@ -249,12 +254,7 @@ func Load(ctx context.Context, s Skill) (string, error) {
 // must be able to cd into it.
 func loadText(baseDir, body string) string {
 	var b strings.Builder
-	b.WriteString("Base directory for this skill: ")
-	b.WriteString(baseDir)
-	b.WriteString("\nRelative paths in this skill (scripts/, references/, assets/ and any other file it names) resolve against that directory, not your current working directory. ")
-	b.WriteString("Before running any of its scripts or shell commands, cd ")
-	b.WriteString(shellQuote(baseDir))
-	b.WriteString(" first (or use absolute paths under that directory).\n\n")
+	_ = loadTmpl().Execute(&b, map[string]string{"BaseDir": baseDir, "Quoted": shellQuote(baseDir)})
 	b.WriteString(sanitize.Text(strings.TrimLeft(body, "\n")))
 	return b.String()
 }

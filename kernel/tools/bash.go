@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/helios-agents/helios/kernel/contract"
 )
@@ -19,45 +20,32 @@ import (
 // holds the pipe open.
 const pipeGrace = time.Second
 
-func (s *Set) bashSchema() json.RawMessage {
-	return json.RawMessage(fmt.Sprintf(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "minLength": 1, "description": "The shell command to run in the work dir."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Kill the command after this many seconds. Default %d; larger values than the maximum are lowered to it."}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`, maxSeconds(s.maxTimeout), maxSeconds(s.timeout)))
+// bashArgs are Bash's arguments. timeout_seconds is described in New,
+// with the configured default and maximum.
+type bashArgs struct {
+	Command        string `json:"command" jsonschema:"The shell command to run in the work dir."`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty"`
+}
+
+// bashSchema tells the model the configured timeouts.
+func (s *Set) bashSchema(schema *jsonschema.Schema) {
+	p := schema.Properties["timeout_seconds"]
+	p.Minimum = jsonschema.Ptr(1.0)
+	p.Maximum = jsonschema.Ptr(float64(maxSeconds(s.maxTimeout)))
+	p.Description = fmt.Sprintf("Kill the command after this many seconds. Default %d; larger values than the maximum are lowered to it.", maxSeconds(s.timeout))
 }
 
 func (s *Set) bashDescription() string {
-	return fmt.Sprintf("Runs a shell command with `%s -c` in the work dir and returns its output: stdout and stderr together, in the order written.\n", s.shell) +
-		"Each call starts a fresh shell in the work dir: cd and variables do not carry over. Stdin is empty, so a command waiting for input gets end-of-file: use non-interactive flags.\n" +
-		fmt.Sprintf("The command is killed after %s unless timeout_seconds says otherwise (at most %s): set it for long builds and test runs. ", seconds(s.timeout), seconds(s.maxTimeout)) +
-		"On timeout, and when the command returns, every process it started is killed, background ones (`&`) included: Bash cannot leave a server running.\n" +
-		"A non-zero exit status is shown as a final line `[exit code N]` and the call counts as failed.\n" +
-		fmt.Sprintf("Output longer than %d bytes keeps its beginning and its end, with a marker saying how many bytes were cut from the middle: filter with grep, head or tail to see what matters.\n", s.maxOutput) +
-		"For files prefer Read, Glob, Write and Edit: they stay inside the work dir and Read numbers lines for Edit." +
-		sandboxLine(s.box.Describe())
+	return texts.Text("bash.md.tmpl", map[string]any{
+		"Shell":      s.shell,
+		"Timeout":    seconds(s.timeout),
+		"MaxTimeout": seconds(s.maxTimeout),
+		"MaxOutput":  s.maxOutput,
+		"Sandbox":    s.box.Describe(),
+	})
 }
 
-// sandboxLine puts the sandbox's sentence on a line of its own, if any.
-func sandboxLine(d string) string {
-	if d == "" {
-		return ""
-	}
-	return "\n" + d
-}
-
-func (s *Set) bash(ctx context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Command        string `json:"command"`
-		TimeoutSeconds *int   `json:"timeout_seconds"`
-	}
-	if msg := decodeArgs(args, &in, "command"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+func (s *Set) bash(ctx context.Context, in bashArgs) contract.ToolResult {
 	if strings.TrimSpace(in.Command) == "" {
 		return contract.ErrorResult(`invalid arguments: "command" is empty`)
 	}

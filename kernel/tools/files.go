@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,74 +25,16 @@ const (
 	maxReadBytes = 16 << 20
 )
 
-var globSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern, relative to the work dir or absolute inside it, e.g. \"**/*.go\" or \"src/*.ts\"."}
-  },
-  "required": ["pattern"],
-  "additionalProperties": false
-}`)
-
-const globDescription = "Finds files in the work dir whose paths match a glob pattern, and returns their paths relative to the work dir, one per line, sorted.\n" +
-	"Syntax, per path segment: `*` matches any run of characters (names starting with a dot included), `?` one character, `[abc]` or `[a-z]` one character of a class, `\\` escapes. `**` as a whole segment matches any number of directories: `**/*.go` finds Go files at any depth, `src/**` everything under src. `**` does not descend into symlinked directories.\n" +
-	"The pattern is relative to the work dir or absolute inside it; a pattern reaching outside (`../*`, `/etc/*`) is refused. Directories match like files. Use Glob rather than `find` or `ls` in Bash."
-
-var readSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "The file to read: relative to the work dir or absolute inside it."},
-    "offset": {"type": "integer", "minimum": 1, "description": "The line to start at, 1-based. Default 1."},
-    "limit": {"type": "integer", "minimum": 1, "description": "How many lines to return at most. Default 2000."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}`)
-
 func (s *Set) readDescription() string {
-	return "Reads a text file in the work dir and returns its lines numbered as `cat -n` does: each line is prefixed with its number, right-aligned in six columns, and a tab. That prefix is not part of the file: leave it out of Edit's old_string.\n" +
-		"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
-		fmt.Sprintf("Without offset and limit it returns up to %d lines from the start; use offset (the 1-based line to start at) and limit (the number of lines) for a part of a long file. Output stops at a whole line before %d bytes, with a note saying which offset continues. Lines longer than %d bytes are cut.\n", defaultReadLines, s.maxOutput, maxLineBytes) +
-		"A directory is refused (list it with Glob), and so is a binary file."
+	return texts.Text("read.md.tmpl", map[string]any{"Lines": defaultReadLines, "MaxOutput": s.maxOutput, "MaxLine": maxLineBytes})
 }
 
-var writeSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "The file to write: relative to the work dir or absolute inside it."},
-    "content": {"type": "string", "description": "The file's complete new content."}
-  },
-  "required": ["path", "content"],
-  "additionalProperties": false
-}`)
+// globArgs are Glob's arguments.
+type globArgs struct {
+	Pattern string `json:"pattern" jsonschema:"Glob pattern, relative to the work dir or absolute inside it, e.g. \"**/*.go\" or \"src/*.ts\"."`
+}
 
-const writeDescription = "Writes content to a file in the work dir: the whole file is replaced if it exists; otherwise it is created, with any missing parent directories.\n" +
-	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused.\n" +
-	"To change part of an existing file, use Edit: it cannot lose what you did not mean to change."
-
-var editSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "The file to edit: relative to the work dir or absolute inside it."},
-    "old_string": {"type": "string", "minLength": 1, "description": "The exact text to replace, whitespace and indentation included."},
-    "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string."},
-    "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence of old_string instead of exactly one."}
-  },
-  "required": ["path", "old_string", "new_string"],
-  "additionalProperties": false
-}`)
-
-const editDescription = "Replaces text in an existing file in the work dir.\n" +
-	"old_string must match the file's text exactly, whitespace and indentation included, without Read's line-number prefixes. It must occur exactly once, unless replace_all is true: if it occurs more often, add surrounding lines until it is unique. replace_all replaces every occurrence (to rename something, say). new_string must differ from old_string.\n" +
-	"The path is relative to the work dir or absolute inside it; paths outside (also through symlinks) are refused. The file keeps its permissions. To create a file, use Write."
-
-func (s *Set) glob(_ context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Pattern string `json:"pattern"`
-	}
-	if msg := decodeArgs(args, &in, "pattern"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+func (s *Set) glob(_ context.Context, in globArgs) contract.ToolResult {
 	if in.Pattern == "" {
 		return contract.ErrorResult(`invalid arguments: "pattern" is empty`)
 	}
@@ -122,15 +63,14 @@ func (s *Set) glob(_ context.Context, args json.RawMessage) contract.ToolResult 
 	return contract.ToolResult{Content: b.String()}
 }
 
-func (s *Set) read(_ context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Path   string `json:"path"`
-		Offset *int   `json:"offset"`
-		Limit  *int   `json:"limit"`
-	}
-	if msg := decodeArgs(args, &in, "path"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+// readArgs are Read's arguments.
+type readArgs struct {
+	Path   string `json:"path" jsonschema:"The file to read: relative to the work dir or absolute inside it."`
+	Offset *int   `json:"offset,omitempty" jsonschema:"The line to start at, 1-based. Default 1."`
+	Limit  *int   `json:"limit,omitempty" jsonschema:"How many lines to return at most. Default 2000."`
+}
+
+func (s *Set) read(_ context.Context, in readArgs) contract.ToolResult {
 	if in.Path == "" {
 		return contract.ErrorResult(`invalid arguments: "path" is empty`)
 	}
@@ -192,14 +132,13 @@ func (s *Set) read(_ context.Context, args json.RawMessage) contract.ToolResult 
 	return contract.ToolResult{Content: b.String()}
 }
 
-func (s *Set) write(_ context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
-	if msg := decodeArgs(args, &in, "path", "content"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+// writeArgs are Write's arguments.
+type writeArgs struct {
+	Path    string `json:"path" jsonschema:"The file to write: relative to the work dir or absolute inside it."`
+	Content string `json:"content" jsonschema:"The file's complete new content."`
+}
+
+func (s *Set) write(_ context.Context, in writeArgs) contract.ToolResult {
 	if in.Path == "" {
 		return contract.ErrorResult(`invalid arguments: "path" is empty`)
 	}
@@ -227,16 +166,15 @@ func (s *Set) write(_ context.Context, args json.RawMessage) contract.ToolResult
 	return contract.ToolResult{Content: fmt.Sprintf("Wrote %d bytes to %s (%s).", len(in.Content), s.rel(abs), what)}
 }
 
-func (s *Set) edit(_ context.Context, args json.RawMessage) contract.ToolResult {
-	var in struct {
-		Path       string `json:"path"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-	}
-	if msg := decodeArgs(args, &in, "path", "old_string", "new_string"); msg != "" {
-		return contract.ErrorResult("%s", msg)
-	}
+// editArgs are Edit's arguments.
+type editArgs struct {
+	Path       string `json:"path" jsonschema:"The file to edit: relative to the work dir or absolute inside it."`
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace, whitespace and indentation included."`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place; must differ from old_string."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string instead of exactly one."`
+}
+
+func (s *Set) edit(_ context.Context, in editArgs) contract.ToolResult {
 	switch {
 	case in.Path == "":
 		return contract.ErrorResult(`invalid arguments: "path" is empty`)

@@ -1,13 +1,14 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os/exec"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sandbox"
@@ -113,19 +114,11 @@ func New(cfg Config) (*Set, error) {
 	}
 	s.box = box
 	s.tools = []contract.Tool{
-		s.tool("Bash", s.bashDescription(), s.bashSchema(), s.bash),
-		s.tool("Glob", globDescription, globSchema, s.glob),
-		s.tool("Read", s.readDescription(), readSchema, s.read),
-		s.tool("Write", writeDescription, writeSchema, s.write),
-		s.tool("Edit", editDescription, editSchema, s.edit),
-	}
-	// The schemas are written indented for people; the model gets them compact.
-	for i, t := range s.tools {
-		var b bytes.Buffer
-		if err := json.Compact(&b, t.Schema); err != nil {
-			return nil, fmt.Errorf("new tools: schema of %s: %w", t.Name, err)
-		}
-		s.tools[i].Schema = b.Bytes()
+		newTool("Bash", s.bashDescription(), s.bash, minLength("command"), s.bashSchema),
+		newTool("Glob", texts.Text("glob.md", nil), s.glob, minLength("pattern")),
+		newTool("Read", s.readDescription(), s.read, minLength("path"), minimum("offset", "limit")),
+		newTool("Write", texts.Text("write.md.tmpl", nil), s.write, minLength("path")),
+		newTool("Edit", texts.Text("edit.md.tmpl", nil), s.edit, minLength("path", "old_string"), replaceAllDefault),
 	}
 	return s, nil
 }
@@ -145,20 +138,36 @@ func (s *Set) EndSession(id string) { s.box.EndSession(id) }
 // Close removes every session's temp dir. Bash fails afterwards.
 func (s *Set) Close() error { return s.box.Close() }
 
-// tool wraps a tool's body so that a context already done is the one Go
-// error a call returns: the body then runs only for a live call, and
-// reports everything else as a result.
-func (s *Set) tool(name, desc string, schema json.RawMessage,
-	body func(ctx context.Context, args json.RawMessage) contract.ToolResult) contract.Tool {
-	return contract.Tool{
-		Name:        name,
-		Description: desc,
-		Schema:      schema,
-		Call: func(ctx context.Context, args json.RawMessage) (contract.ToolResult, error) {
-			if err := ctx.Err(); err != nil {
-				return contract.ToolResult{}, fmt.Errorf("tool %s: %w", name, err)
-			}
-			return body(ctx, args), nil
-		},
+// newTool makes a builtin tool of its body, which reports everything as a
+// result: the one Go error of a call is a context already done
+// (contract.NewTool).
+func newTool[In any](name, desc string, body func(context.Context, In) contract.ToolResult,
+	refine ...func(*jsonschema.Schema)) contract.Tool {
+	return contract.NewTool(name, desc, func(ctx context.Context, in In) (contract.ToolResult, error) {
+		return body(ctx, in), nil
+	}, refine...)
+}
+
+// minLength tells the model the string arguments props must not be empty.
+func minLength(props ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, p := range props {
+			s.Properties[p].MinLength = jsonschema.Ptr(1)
+		}
 	}
+}
+
+// minimum tells the model the integer arguments props start at 1.
+func minimum(props ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, p := range props {
+			s.Properties[p].Minimum = jsonschema.Ptr(1.0)
+		}
+	}
+}
+
+// replaceAllDefault tells the model Edit replaces one occurrence unless
+// asked.
+func replaceAllDefault(s *jsonschema.Schema) {
+	s.Properties["replace_all"].Default = json.RawMessage("false")
 }

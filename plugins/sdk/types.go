@@ -1,6 +1,10 @@
 package sdk
 
 import (
+	"context"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookdata"
 )
@@ -19,6 +23,27 @@ type (
 	// should read are a ToolResult with IsError, not a Go error.
 	ToolResult = contract.ToolResult
 )
+
+// NewTool builds a Tool whose arguments are the struct In: the schema the
+// model sees is derived from In's fields (their json names, their
+// `jsonschema` tags as descriptions, required unless omitempty), and call
+// receives the decoded arguments. A missing required argument or a value of
+// the wrong type is a ToolResult naming the argument, and call does not run;
+// refine adds to the schema what a type cannot say (bounds, defaults). It is
+// kernel/contract's NewTool, which the builtin tools use too; see there for
+// the whole rule.
+//
+//	type notesArgs struct {
+//		Version string `json:"version" jsonschema:"The version being released, e.g. v1.5.0."`
+//	}
+//	sdk.NewTool("release_notes", "Drafts release notes.", func(ctx context.Context, in notesArgs) (sdk.ToolResult, error) { ... })
+func NewTool[In any](name, description string, call func(ctx context.Context, in In) (ToolResult, error),
+	refine ...func(*Schema)) Tool {
+	return contract.NewTool(name, description, call, refine...)
+}
+
+// Schema is a JSON schema, as NewTool's refine functions adjust it.
+type Schema = jsonschema.Schema
 
 // ErrorResult is a ToolResult with IsError set and the formatted message.
 func ErrorResult(format string, args ...any) ToolResult {

@@ -10,6 +10,7 @@ import (
 	"github.com/helios-agents/helios/plugins"
 	"github.com/helios-agents/helios/plugins/sdk"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMain makes this package's test binary the plugin itself, wrapped in
@@ -85,4 +86,23 @@ func TestFormatNotes(t *testing.T) {
 	res, err := formatTool().Call(context.Background(), json.RawMessage(`{"log":"x"}`))
 	assert.NoError(t, err, "missing version: %+v", res)
 	assert.True(t, res.IsError, "missing version: %+v", res)
+}
+
+// The tool's schema is its argument struct's: both arguments required and
+// described, nothing else accepted.
+func TestFormatToolSchema(t *testing.T) {
+	var s struct {
+		Properties map[string]struct {
+			Type, Description string
+		}
+		Required             []string
+		AdditionalProperties bool
+	}
+	require.NoError(t, json.Unmarshal(formatTool().Schema, &s))
+	assert.Equal(t, []string{"version", "log"}, s.Required)
+	for _, p := range []string{"version", "log"} {
+		assert.Equal(t, "string", s.Properties[p].Type, "%s", p)
+		assert.NotEmpty(t, s.Properties[p].Description, "%s", p)
+	}
+	assert.False(t, s.AdditionalProperties)
 }

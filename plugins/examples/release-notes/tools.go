@@ -56,28 +56,22 @@ var sections = []struct{ types, title string }{
 
 var conventional = regexp.MustCompile(`^([a-z]+)(?:\([^)]*\))?!?:\s*(.+)$`)
 
+// formatArgs are release_notes_format's arguments: the struct is the schema
+// the model sees.
+type formatArgs struct {
+	Version string `json:"version" jsonschema:"The version being released, e.g. v1.5.0."`
+	Log     string `json:"log" jsonschema:"The whole output of scripts/collect.sh."`
+}
+
 func formatTool() sdk.Tool {
-	return sdk.Tool{
-		Name:        "release_notes_format",
-		Description: "Format the output of the release-notes skill's collect.sh as a Markdown draft of release notes, grouped by conventional-commit type (feat, fix, perf, docs, other).",
-		Schema: json.RawMessage(`{"type":"object","properties":{` +
-			`"version":{"type":"string","description":"The version being released, e.g. v1.5.0."},` +
-			`"log":{"type":"string","description":"The whole output of scripts/collect.sh."}},` +
-			`"required":["version","log"]}`),
-		Call: func(_ context.Context, raw json.RawMessage) (sdk.ToolResult, error) {
-			var args struct {
-				Version string `json:"version"`
-				Log     string `json:"log"`
-			}
-			if err := json.Unmarshal(raw, &args); err != nil {
-				return sdk.ErrorResult("release_notes_format: arguments: %v", err), nil
-			}
-			if strings.TrimSpace(args.Version) == "" {
+	return sdk.NewTool("release_notes_format",
+		"Format the output of the release-notes skill's collect.sh as a Markdown draft of release notes, grouped by conventional-commit type (feat, fix, perf, docs, other).",
+		func(_ context.Context, in formatArgs) (sdk.ToolResult, error) {
+			if strings.TrimSpace(in.Version) == "" {
 				return sdk.ErrorResult("release_notes_format: version is missing"), nil
 			}
-			return sdk.ToolResult{Content: formatNotes(args.Version, args.Log)}, nil
-		},
-	}
+			return sdk.ToolResult{Content: formatNotes(in.Version, in.Log)}, nil
+		})
 }
 
 // formatNotes groups "<hash> <subject>" lines under headings.
