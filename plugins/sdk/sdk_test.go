@@ -203,13 +203,19 @@ func TestWatchAndLoad(t *testing.T) {
 	assert.NoError(t, err, "load after edit = %+v", c)
 	assert.Contains(t, c.Body, "Second.", "load after edit = %+v", c)
 	write(t, filepath.Join(dir, "skills", "memo", "SKILL.md"), "---\nname: memo\ndescription: Memos.\n---\nM.\n")
-	select {
-	case <-changed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no change reported")
+	// The edit above may be reported first: wait for the report after which
+	// Describe lists the new skill.
+	for {
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			d, _ := s.Describe(ctx)
+			t.Fatalf("no change reported that shows the new skill; skills: %+v", d.Skills)
+		}
+		if d, _ := s.Describe(ctx); len(d.Skills) == 2 {
+			break
+		}
 	}
-	d, _ := s.Describe(ctx)
-	assert.Len(t, d.Skills, 2, "skills after the change")
 	_, err = s.LoadSkill(ctx, "nope")
 	assert.ErrorIs(t, err, ErrUnknown, "unknown skill")
 	cancel()
