@@ -40,17 +40,6 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "catalog" or "tools"; "" is ModeCatalog.
-func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "", "catalog":
-		return ModeCatalog, nil
-	case "tools":
-		return ModeTools, nil
-	}
-	return 0, fmt.Errorf("unknown skills mode %q (want \"catalog\" or \"tools\")", s)
-}
-
 // toolNameRE is compiled on first use, not at start: its {1,64} makes it
 // the costliest regexp of the binary to compile, and most commands never
 // check a tool name.
