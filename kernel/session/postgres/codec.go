@@ -60,10 +60,12 @@ func decodeEvent(e *session.Event, typ, b string, input *string) error {
 	return nil
 }
 
+// decodeBody reads a row's body. A field it does not know is ignored, as
+// the JSONL store ignores it: a newer Helios sharing the database writes
+// fields (usage, in its time) that an older one must read past, not refuse
+// the whole session for.
 func decodeBody(b string, x *body) error {
-	dec := json.NewDecoder(bytes.NewReader([]byte(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(x); err != nil {
+	if err := json.Unmarshal([]byte(b), x); err != nil {
 		return errors.New("body is not an event's JSON: " + err.Error())
 	}
 	return nil
