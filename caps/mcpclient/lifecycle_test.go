@@ -51,6 +51,10 @@ func TestListChangedChangesTools(t *testing.T) {
 // A crash costs only that server: one warning naming it, its tools gone,
 // the other server untouched; it comes back after the backoff.
 func TestCrashCostsOnlyTheServer(t *testing.T) {
+	// The supervisor is slowed down between the end and its recording, as
+	// a loaded machine may: the call must wait for the recording anyway.
+	testHookBeforeEndRecorded = func() { time.Sleep(300 * time.Millisecond) }
+	t.Cleanup(func() { testHookBeforeEndRecorded = nil }) // after the servers close
 	ss, logs := start(t, Config{RestartBackoff: 2 * time.Second}, stdioServer("a"), stdioServer("b"))
 	a, b := ss[0], ss[1]
 	toolsOf(t, a)
@@ -60,7 +64,9 @@ func TestCrashCostsOnlyTheServer(t *testing.T) {
 	assert.Contains(t, res.Content, "exited with status 3")
 	assert.Contains(t, res.Content, "mcptest: crashing as asked", "the server's last stderr line says why")
 
-	eventually(t, "a down", func() bool { return a.Status().State == StateDown })
+	// Recorded before the call returns: the request that follows the
+	// model reading "went away" must not offer a's tools again.
+	assert.Equal(t, StateDown, a.Status().State, "a is down once its call says it went away")
 	assert.Empty(t, toolsOf(t, a), "a down server offers no tools")
 	assert.Equal(t, "echo: fine", call(t, b, "mcp__b__echo", `{"text":"fine"}`).Content)
 	st := a.Status()

@@ -100,6 +100,7 @@ type session struct {
 	info    string // the server's name and version, as it says
 	opened  time.Time
 	dropped atomic.Pointer[error] // set by drop: why the client ended it
+	over    chan struct{}         // closed once the supervisor has recorded the end
 
 	refresh sync.Mutex  // one tool listing at a time
 	dirty   atomic.Bool // tools/list_changed arrived since the last listing
@@ -366,9 +367,15 @@ func (s *Server) supervise() {
 	}
 }
 
+// testHookBeforeEndRecorded, set only by tests, runs on the supervisor
+// between a session's end and its recording: a test slows it down to show
+// that a call finding its server gone waits for the recording.
+var testHookBeforeEndRecorded func()
+
 // serve waits for the session to end (or Close) and returns the backoff
 // before the next start; -1 means closed.
 func (s *Server) serve(x *session) time.Duration {
+	defer close(x.over)
 	ended := make(chan error, 1)
 	go func() { ended <- x.cs.Wait() }()
 	var err error
@@ -378,6 +385,9 @@ func (s *Server) serve(x *session) time.Duration {
 		x.cs.Close()
 		<-ended
 		return -1
+	}
+	if testHookBeforeEndRecorded != nil {
+		testHookBeforeEndRecorded()
 	}
 	reason := x.endReason(err)
 	s.mu.Lock()
@@ -445,7 +455,7 @@ func (s *Server) connect() (*session, error) {
 	if err != nil {
 		return nil, s.startError(ctx, info, err)
 	}
-	x := &session{cs: cs, conn: info, opened: time.Now()}
+	x := &session{cs: cs, conn: info, opened: time.Now(), over: make(chan struct{})}
 	if r := cs.InitializeResult(); r != nil {
 		x.proto = r.ProtocolVersion
 		if r.ServerInfo != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -206,6 +207,10 @@ func (s *Server) call(ctx context.Context, remote, name string, args json.RawMes
 	return s.result(res), nil
 }
 
+// endRecordWait bounds how long a call that found its server gone waits for
+// the supervisor to record the end.
+const endRecordWait = 5 * time.Second
+
 // callError turns a failed call into the error result the model reads.
 func (s *Server) callError(cctx context.Context, x *session, name string, err error) contract.ToolResult {
 	var werr *jsonrpc.Error
@@ -218,6 +223,15 @@ func (s *Server) callError(cctx context.Context, x *session, name string, err er
 	case errors.As(err, &werr):
 		return contract.ErrorResult("MCP server %q refused the call to %s: %s", s.cfg.Name, name, werr.Message)
 	case errors.Is(err, mcp.ErrConnectionClosed) || x.conn.reason() != nil || x.dropped.Load() != nil:
+		// The supervisor records the end, which takes the server's tools
+		// out of the next request, on its own goroutine: wait for it, so
+		// that the model is not offered the tools of a server it is told
+		// went away (bounded: a transport slow to wind down costs at most
+		// a request that still lists them).
+		select {
+		case <-x.over:
+		case <-time.After(endRecordWait):
+		}
 		return contract.ErrorResult("MCP server %q went away during the call to %s (%v); it is restarted, and its tools are back once it is", s.cfg.Name, name, x.endReason(err))
 	}
 	return contract.ErrorResult("MCP server %q: the call to %s failed: %v", s.cfg.Name, name, err)
