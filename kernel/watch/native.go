@@ -296,7 +296,10 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 	}
 	for _, c := range children {
 		if !ignoredName(c.Name()) {
-			w.classifyChild(r, c.Name(), false)
+			// The type the listing gave, not a stat of each child: a
+			// child replaced since is reported by the root's watch,
+			// which is in place already.
+			w.classifyAs(r, c.Name(), c.Type(), false)
 		}
 	}
 	return true, nil
@@ -306,13 +309,7 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 // needs: a bundle's directory, a followed link's target. With report, the
 // entry is noted as changed.
 func (w *Watcher) classifyChild(r *rootState, name string, report bool) {
-	full := filepath.Join(r.dir, name)
-	note := func() {
-		if report {
-			r.sub.noteEntry(r, name)
-		}
-	}
-	fi, err := os.Lstat(full)
+	fi, err := os.Lstat(filepath.Join(r.dir, name))
 	if err != nil {
 		w.dropEntry(r, name)
 		delete(r.known, name)
@@ -320,10 +317,22 @@ func (w *Watcher) classifyChild(r *rootState, name string, report bool) {
 		// Gone again before we looked (or unreadable): a file cannot be
 		// told from a directory now, and a directory the provider saw in
 		// between would be missed if its removal went unreported.
-		note()
+		if report {
+			r.sub.noteEntry(r, name)
+		}
 		return
 	}
-	mode := fi.Mode()
+	w.classifyAs(r, name, fi.Mode().Type(), report)
+}
+
+// classifyAs is classifyChild for a child whose type is known.
+func (w *Watcher) classifyAs(r *rootState, name string, mode fs.FileMode, report bool) {
+	full := filepath.Join(r.dir, name)
+	note := func() {
+		if report {
+			r.sub.noteEntry(r, name)
+		}
+	}
 	switch {
 	case mode&fs.ModeSymlink != 0:
 		r.known[name] = true
