@@ -224,7 +224,7 @@ func startHint(err error, namespaces bool) error {
 	if !namespaces || os.Geteuid() == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES)) {
 		return err
 	}
-	return fmt.Errorf("%w: %w: keeping .git, helios.config.json, .helios and .agents read-only needs a user namespace, which this machine refuses "+
+	return fmt.Errorf("%w: %w: keeping .git, helios.config.json, helios-lock.json, .helios and .agents read-only needs a user namespace, which this machine refuses "+
 		"to unprivileged users (see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns); %s",
 		ErrUnenforceable, err, offKey)
 }

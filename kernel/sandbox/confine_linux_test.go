@@ -26,7 +26,7 @@ func sbWork(t *testing.T) string {
 	for _, d := range []string{".git/hooks", ".helios/skills", ".agents/skills", ".agents/other"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(work, d), 0o755))
 	}
-	for _, f := range []string{"helios.config.json", ".git/config", ".helios/settings.json"} {
+	for _, f := range []string{"helios.config.json", "helios-lock.json", ".git/config", ".helios/settings.json"} {
 		require.NoError(t, os.WriteFile(filepath.Join(work, f), []byte("precious\n"), 0o644))
 	}
 	return work
@@ -34,10 +34,10 @@ func sbWork(t *testing.T) string {
 
 // Protects: the protected paths stay read-only inside the writable work
 // dir for a confined command: no write, truncation, removal, rename or new
-// file in .git, helios.config.json, .helios and .agents, while their
-// skills folders and the rest of the work dir stay writable. The mounts
-// that do this stay in the command's namespace: the machine's mount table
-// is unchanged.
+// file in .git, helios.config.json, helios-lock.json, .helios and .agents,
+// while their skills folders and the rest of the work dir stay writable.
+// The mounts that do this stay in the command's namespace: the machine's
+// mount table is unchanged.
 func TestConfinedProtectedPaths(t *testing.T) {
 	work := sbWork(t)
 	if os.Geteuid() == 0 {
@@ -60,6 +60,8 @@ func TestConfinedProtectedPaths(t *testing.T) {
 		": > helios.config.json",
 		"rm helios.config.json",
 		"mv helios.config.json x.json",
+		": > helios-lock.json",
+		"rm helios-lock.json",
 		"mv .git git-moved",
 		"rm -r .git",
 		"echo x > .helios/new",
@@ -74,7 +76,7 @@ func TestConfinedProtectedPaths(t *testing.T) {
 		// A mount point cannot be removed or renamed: "busy".
 		assert.Regexp(t, "Read-only file system|Device or resource busy", out, cmd)
 	}
-	for _, f := range []string{"helios.config.json", ".git/config", ".helios/settings.json"} {
+	for _, f := range []string{"helios.config.json", "helios-lock.json", ".git/config", ".helios/settings.json"} {
 		got, err := os.ReadFile(filepath.Join(work, f))
 		assert.NoError(t, err, f)
 		assert.Equal(t, "precious\n", string(got), f)

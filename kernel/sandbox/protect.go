@@ -31,7 +31,7 @@ const StateDirName = ".helios"
 // protectedMounts plans the mounts that keep the protected paths of roots
 // (the writable folders: the work dir and tools.sandbox.writable, not the
 // session's temp dir) read-only: at the top of each root, helios.config.json,
-// .git (a folder, or a "gitdir:" file and the folder it names when that lies
+// helios-lock.json, .git (a folder, or a "gitdir:" file and the folder it names when that lies
 // in a root) and .helios and .agents but their skills folders; and home's
 // .helios when it lies in a root. Paths are resolved, so a protected name
 // that is a symlink protects what it points to when that lies in a root
@@ -65,13 +65,13 @@ func protectedMounts(roots []string, home string, create bool) ([]protectMount, 
 		if err := protectGit(root, roots, create, add); err != nil {
 			return nil, err
 		}
-		names := append([]string{workfs.ConfigName}, workfs.StateDirs...)
+		names := append([]string{workfs.ConfigName, workfs.LockName}, workfs.StateDirs...)
 		for _, name := range names {
 			real, err := filepath.EvalSymlinks(filepath.Join(root, name))
 			if err != nil || !inAny(real, roots) {
 				continue // missing, or outside every root: Landlock keeps it read-only
 			}
-			if fi, err := os.Stat(real); err == nil && fi.IsDir() && name != workfs.ConfigName {
+			if fi, err := os.Stat(real); err == nil && fi.IsDir() && slices.Contains(workfs.StateDirs, name) {
 				stateDir(real)
 			} else if err == nil {
 				add(real, false)

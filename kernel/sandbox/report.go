@@ -113,7 +113,7 @@ func (pl plan) protections(pol Policy, root bool) []Protection {
 		}
 		out = append(out, Protection{
 			Name:      "protected paths",
-			Promise:   "helios.config.json, .git, .helios and .agents (but their skills folders) stay read-only in every writable folder, and so does ~/.helios",
+			Promise:   "helios.config.json, helios-lock.json, .git, .helios and .agents (but their skills folders) stay read-only in every writable folder, and so does ~/.helios",
 			Mechanism: how,
 		})
 	}

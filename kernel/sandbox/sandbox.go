@@ -62,8 +62,8 @@ type Config struct {
 	// write in WorkspaceWrite mode. Each must exist and lie outside the
 	// protected paths of the others and of Helios's state dir. The
 	// protected paths at the top of each (and of the work dir) stay
-	// read-only: helios.config.json, .git, .helios and .agents but their
-	// skills folders.
+	// read-only: helios.config.json, helios-lock.json, .git, .helios and
+	// .agents but their skills folders.
 	Writable []string
 	// Network lets confined commands open every kind of socket. Off, they
 	// open no IP socket and no Unix socket but stream socket pairs and
@@ -168,8 +168,9 @@ func New(cfg Config) (*Sandbox, error) {
 
 // CheckWritable says why p cannot be a writable path: it must be absolute,
 // exist, and lie outside the protected paths of roots (the work dir and
-// the other writable paths: helios.config.json, .git, .helios and .agents
-// but their skills folders) and of Helios's state dir ~/.helios.
+// the other writable paths: helios.config.json, helios-lock.json, .git,
+// .helios and .agents but their skills folders) and of Helios's state dir
+// ~/.helios.
 func CheckWritable(p string, roots []string) error {
 	return checkPath(p, roots)
 }

@@ -105,7 +105,7 @@ func TestBashDescriptionNamesTheSandbox(t *testing.T) {
 		want string
 	}{
 		{sandbox.Config{Mode: sandbox.WorkspaceWrite, Writable: []string{extra}}, "Commands run in a sandbox (workspace-write): they can read everywhere but write only in the work dir, $TMPDIR (this session's temp dir), " + extra +
-			", where helios.config.json, .git, .helios and .agents (but their skills folders) stay read-only; network connections are refused, Unix sockets too."},
+			", where helios.config.json, helios-lock.json, .git, .helios and .agents (but their skills folders) stay read-only; network connections are refused, Unix sockets too."},
 		{sandbox.Config{Mode: sandbox.ReadOnly, Network: true}, "Commands run in a sandbox (read-only): they can read everywhere but write only in $TMPDIR (this session's temp dir); network connections are allowed."},
 		{sandbox.Config{Mode: sandbox.Off}, ""},
 	} {

@@ -20,8 +20,8 @@ func fsResult(path string, err error) contract.ToolResult {
 		return contract.ErrorResult("refused: %q is outside the work dir %s: %s. File tools only reach files inside the work dir.",
 			path, esc.Dir, esc.Reason)
 	case errors.As(err, &prot):
-		return contract.ErrorResult("refused: %q is in %s, which is read-only for you: %s, %s and %s and %s (except their %s folders) are protected. Read them if you need to; change them only by asking the user.",
-			path, prot.Protected, workfs.ConfigName, workfs.GitName, workfs.StateDirs[0], workfs.StateDirs[1], workfs.SkillsName)
+		return contract.ErrorResult("refused: %q is in %s, which is read-only for you: %s, %s, %s and %s and %s (except their %s folders) are protected. Read them if you need to; change them only by asking the user.",
+			path, prot.Protected, workfs.ConfigName, workfs.LockName, workfs.GitName, workfs.StateDirs[0], workfs.StateDirs[1], workfs.SkillsName)
 	case errors.Is(err, fs.ErrNotExist):
 		return contract.ErrorResult("no such file: %q", path)
 	case errors.Is(err, fs.ErrPermission):

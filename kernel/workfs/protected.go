@@ -12,6 +12,10 @@ const (
 	// ConfigName is the work dir's config file: whoever writes it chooses
 	// what the next run starts.
 	ConfigName = "helios.config.json"
+	// LockName is the project's skills lockfile: `helios skills sync`
+	// installs what it names, and `skills verify` checks the installed
+	// skills against it.
+	LockName = "helios-lock.json"
 	// GitName is the repository: its hooks and config run code later,
 	// outside any sandbox.
 	GitName = ".git"
@@ -45,14 +49,14 @@ func (e *ProtectedError) Unwrap() error { return ErrProtected }
 
 // Protected reports whether rel, a clean path relative to a work dir (or to
 // any folder the model may write), lies in a protected path, and which:
-// helios.config.json, .git and everything in it, and .helios and .agents
-// (the folders themselves and everything in them) except their skills
-// folders. Only the top of the folder counts: a/.git is not protected.
+// helios.config.json, helios-lock.json, .git and everything in it, and
+// .helios and .agents (the folders themselves and everything in them)
+// except their skills folders. Only the top of the folder counts: a/.git is not protected.
 func Protected(rel string) (string, bool) {
 	rel = filepath.ToSlash(rel)
 	first, rest, _ := strings.Cut(rel, "/")
 	switch first {
-	case ConfigName, GitName:
+	case ConfigName, LockName, GitName:
 		return first, true
 	}
 	for _, d := range StateDirs {

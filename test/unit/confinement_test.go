@@ -208,6 +208,7 @@ func asUnprivileged(t *testing.T, pattern string) {
 func confinementProbes(t *testing.T) {
 	t.Run("tcp fast open", probeTCPFastOpen)
 	t.Run("config unchanged", probeConfig)
+	t.Run("lockfile unchanged", probeLockfile)
 	t.Run("git hooks", probeGitHooks)
 	t.Run("project skill", probeProjectSkill)
 	t.Run("terminal injection", probeTerminal)
@@ -271,6 +272,33 @@ func probeConfig(t *testing.T) {
 	require.Contains(t, string(before), `"workDir"`)
 	assert.Equal(t, string(before), string(got))
 	assert.NoFileExists(t, filepath.Join(w.work, "saved.json"))
+}
+
+// helios-lock.json stays as it was: `helios skills sync` installs what it
+// names and `skills verify` checks against it, so the model rewriting it
+// could install any repository's scripts, or hide its own edits of an
+// installed skill. Bash cannot change it; Write and Edit are refused.
+func probeLockfile(t *testing.T) {
+	w := newSBWorld(t)
+	lockPath := filepath.Join(w.work, "helios-lock.json")
+	const lock = `{"version": 1, "skills": {}}` + "\n"
+	require.NoError(t, os.WriteFile(lockPath, []byte(lock), 0o644))
+	res := w.run(t, map[string]any{}, nil,
+		sbBash(`echo '{"version": 1, "skills": {"evil": {"source": "https://evil.example/x.git"}}}' > helios-lock.json`),
+		sbBash(`rm -f helios-lock.json`),
+		toolCall("Write", map[string]string{"path": "helios-lock.json", "content": `{"version": 1}`}),
+		toolCall("Edit", map[string]string{"path": lockPath, "old_string": `"skills": {}`, "new_string": `"skills": {"evil": {}}`}),
+	)
+	for i, r := range res[:2] {
+		assert.True(t, r.IsError, "call %d: %s", i, r.Content)
+		assert.Regexp(t, "Read-only file system|Device or resource busy", r.Content)
+	}
+	for _, r := range res[2:] {
+		assert.Contains(t, r.Content, "is in helios-lock.json, which is read-only for you")
+	}
+	got, err := os.ReadFile(lockPath)
+	require.NoError(t, err)
+	assert.Equal(t, lock, string(got))
 }
 
 // .git/hooks cannot be written by Bash or Write; a work dir without a

@@ -604,7 +604,7 @@ func lit(s string) func(workFixture) string { return func(workFixture) string { 
 // writable, and the parents of a new project skill are created.
 func TestWorkFSProtected(t *testing.T) {
 	fx := newWorkFixture(t)
-	for name, content := range map[string]string{"helios.config.json": "{}", ".git/config": "[core]", ".agents/other/x": "x"} {
+	for name, content := range map[string]string{"helios.config.json": "{}", "helios-lock.json": "{}", ".git/config": "[core]", ".agents/other/x": "x"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(fx.work, filepath.Dir(name)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(fx.work, name), []byte(content), 0o644))
 	}
@@ -628,6 +628,8 @@ func TestWorkFSProtected(t *testing.T) {
 		{"MkdirAll", ".helios", ".helios"},
 		{"MkdirAll", ".git/hooks", ".git"},
 		{"Remove", "helios.config.json", "helios.config.json"},
+		{"WriteFile", "helios-lock.json", "helios-lock.json"},
+		{"Remove", "helios-lock.json", "helios-lock.json"},
 		{"Remove", ".git/config", ".git"},
 		{"Remove", ".helios/alias", ".helios"},
 	}
@@ -653,7 +655,7 @@ func TestWorkFSProtected(t *testing.T) {
 	data, err := fx.fs.ReadFile("helios.config.json")
 	assert.NoError(t, err)
 	assert.Equal(t, "{}", string(data))
-	for _, p := range []string{".helios/skills/new/SKILL.md", ".agents/skills/a/SKILL.md", "sub/.git/config", "helios.config.json.bak", ".gitignore"} {
+	for _, p := range []string{".helios/skills/new/SKILL.md", ".agents/skills/a/SKILL.md", "sub/.git/config", "sub/helios-lock.json", "helios.config.json.bak", ".gitignore"} {
 		assert.NoError(t, fx.fs.WriteFile(p, []byte("ok"), 0o644), p)
 		assert.FileExists(t, filepath.Join(fx.work, p))
 	}
