@@ -31,9 +31,9 @@ const StateDirName = ".helios"
 // protectedMounts plans the mounts that keep the protected paths of roots
 // (the writable folders: the work dir and tools.sandbox.writable, not the
 // session's temp dir) read-only: at the top of each root, helios.config.json,
-// helios-lock.json, .git (a folder, or a "gitdir:" file and the folder it names when that lies
-// in a root) and .helios and .agents but their skills folders; and home's
-// .helios when it lies in a root. Paths are resolved, so a protected name
+// helios-lock.json, .git (a folder, or a "gitdir:" file and the folder it
+// names when that lies in a root) and .helios and .agents but their skills
+// folders; and home's .helios when it lies in a root. Paths are resolved, so a protected name
 // that is a symlink protects what it points to when that lies in a root
 // (what lies elsewhere Landlock keeps read-only).
 //
