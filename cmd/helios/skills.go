@@ -57,12 +57,19 @@ func skillsListCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				cat := k.Catalog(cmd.Context())
-				out := listJSON{Complete: cat.Complete, Skills: []skillJSON{}, Warnings: []contract.Warning{}}
+				view := k.CatalogView(cat)
+				// Sized once: with 10,000 skills, growing these by append
+				// copied tens of MB.
+				out := listJSON{
+					Complete: cat.Complete,
+					Skills:   make([]skillJSON, 0, len(cat.Skills)),
+					Warnings: make([]contract.Warning, 0, len(cat.Warnings)+len(view.Warnings)),
+				}
 				for _, s := range cat.Skills {
 					out.Skills = append(out.Skills, toSkillJSON(s))
 				}
 				out.Warnings = append(out.Warnings, cat.Warnings...)
-				out.Warnings = append(out.Warnings, k.CatalogView(cat).Warnings...)
+				out.Warnings = append(out.Warnings, view.Warnings...)
 				if g.json {
 					return writeListJSON(cmd.OutOrStdout(), out)
 				}
