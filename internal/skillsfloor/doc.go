@@ -3,7 +3,8 @@
 //
 // The I/O floor of a skills discovery (Read): list a root, then open, read
 // 4 KiB of and close each <root>/<entry>/SKILL.md over GOMAXPROCS workers,
-// parsing nothing. BenchmarkDiscover times it in process beside the folder
+// parsing nothing; on Linux with the bare system calls (openat relative to
+// the root, read, close), as the folder source does, not through *os.File. BenchmarkDiscover times it in process beside the folder
 // source; the command cmd/skillsfloor runs it as a whole process beside
 // `helios skills list --json` (issue 11).
 //

@@ -2,9 +2,7 @@ package skillsfloor
 
 import (
 	"errors"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,11 @@ func Read(root string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	dir, err := openRoot(root)
+	if err != nil {
+		return 0, err
+	}
+	defer dir.close()
 	var next, read atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, runtime.GOMAXPROCS(0))
@@ -28,15 +31,10 @@ func Read(root string) (int, error) {
 				if i >= len(entries) {
 					return
 				}
-				f, err := os.Open(filepath.Join(root, entries[i].Name(), "SKILL.md"))
-				if err != nil {
+				if err := dir.readHead(entries[i].Name()+"/SKILL.md", buf); err != nil {
 					errs[w] = err
 					return
 				}
-				if _, err := f.Read(buf); err != nil && err != io.EOF {
-					errs[w] = err
-				}
-				f.Close()
 				read.Add(1)
 			}
 		})
