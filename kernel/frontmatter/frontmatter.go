@@ -122,22 +122,23 @@ func (p *Parser) Parse(file string, data []byte) (*Document, error) {
 		return nil, unclosed(file)
 	}
 
-	yamlStart := rest
+	// The closing delimiter is the first line that is one. Only a line
+	// that starts with "---" can be: the search goes from one such line to
+	// the next rather than through every line.
 	var yamlText, body string
-	closeLine := 2
-	for {
-		line, after, ok := strings.Cut(rest, "\n")
+	for at := 0; ; {
+		line, after, _ := strings.Cut(rest[at:], "\n")
 		if isDelimiter(line) {
-			yamlText = yamlStart[:len(yamlStart)-len(rest)]
-			body = after
+			yamlText, body = rest[:at], after
 			break
 		}
-		if !ok {
+		next := strings.Index(rest[at:], "\n"+delimiter)
+		if next < 0 {
 			return nil, unclosed(file)
 		}
-		rest = after
-		closeLine++
+		at += next + 1
 	}
+	closeLine := yamlFirstLine + strings.Count(yamlText, "\n")
 
 	yamlText = toLF(yamlText)
 	lines := newLineMap(yamlText)
