@@ -194,9 +194,10 @@ func quote(parts ...string) string {
 	return string(b)
 }
 
-// runeCountOver is the length of s in characters when it may be over limit
-// characters, or len(s), which is not: a string holds at least one byte a
-// character, and most descriptions need no count.
+// runeCountOver counts the characters of s only when there may be more than
+// limit: otherwise it returns len(s), no more than limit either (a
+// character takes a byte at least). A result over limit is the count; most
+// descriptions and names need none.
 func runeCountOver(s string, limit int) int {
 	if len(s) <= limit {
 		return len(s)
