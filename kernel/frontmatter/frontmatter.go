@@ -122,23 +122,22 @@ func (p *Parser) Parse(file string, data []byte) (*Document, error) {
 		return nil, unclosed(file)
 	}
 
-	// The closing delimiter is the first line that is one. Only a line
-	// that starts with "---" can be: the search goes from one such line to
-	// the next rather than through every line.
+	yamlStart := rest
 	var yamlText, body string
-	for at := 0; ; {
-		line, after, _ := strings.Cut(rest[at:], "\n")
+	closeLine := 2
+	for {
+		line, after, ok := strings.Cut(rest, "\n")
 		if isDelimiter(line) {
-			yamlText, body = rest[:at], after
+			yamlText = yamlStart[:len(yamlStart)-len(rest)]
+			body = after
 			break
 		}
-		next := strings.Index(rest[at:], "\n"+delimiter)
-		if next < 0 {
+		if !ok {
 			return nil, unclosed(file)
 		}
-		at += next + 1
+		rest = after
+		closeLine++
 	}
-	closeLine := yamlFirstLine + strings.Count(yamlText, "\n")
 
 	yamlText = toLF(yamlText)
 	lines := newLineMap(yamlText)
