@@ -56,6 +56,34 @@ func TestTextLineEndings(t *testing.T) {
 
 // The warning names how many were found and the first one's code point and
 // class.
+// TestCleanAtEveryOffset puts each kind of hidden byte at every offset of
+// a string, so that the eight-bytes-at-a-time scan of ASCII meets it in
+// each lane of a word and in the tail, and checks that Clean finds it;
+// tabs and line breaks there stay as they are.
+func TestCleanAtEveryOffset(t *testing.T) {
+	var hidden []string
+	for c := range 0x20 {
+		if c != '\t' && c != '\n' {
+			hidden = append(hidden, string(rune(c)))
+		}
+	}
+	hidden = append(hidden, "\x7f", "\x80", "\xff", "\u0085", "\u202e", "\u2028", "\U000E0041")
+	for off := range 20 {
+		for _, h := range hidden {
+			s := strings.Repeat("a", off) + h + strings.Repeat("~", 19-off)
+			got, f := sanitize.Clean(s)
+			assert.Equal(t, 1, f.Count, "Clean(%q) = %q, %+v", s, got, f)
+			assert.NotEqual(t, s, got, "Clean(%q) left it as it is", s)
+		}
+		for _, v := range []string{"\t", "\n", " ", "~", "é"} {
+			s := strings.Repeat("a", off) + v + strings.Repeat("~", 19-off)
+			got, f := sanitize.Clean(s)
+			assert.Equal(t, 0, f.Count, "Clean(%q) = %q, %+v", s, got, f)
+			assert.Equal(t, s, got)
+		}
+	}
+}
+
 func TestFoundString(t *testing.T) {
 	for in, want := range map[string]string{
 		"a\u202eb\u200bc": "2 hidden characters (the first U+202E, a bidi control)",
