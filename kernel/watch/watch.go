@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -543,14 +544,51 @@ func (s *Subscription) Healthy() bool { return s.healthy.Load() }
 func (s *Subscription) Close() {
 	w := s.w
 	w.mu.Lock()
-	if s.status != statusClosed {
-		w.disarm(s)
+	closing := s.status != statusClosed
+	if closing {
 		s.status = statusClosed
 		s.evicted.Store(false)
 		delete(w.subs, s)
 	}
 	w.mu.Unlock()
 	s.shutdown()
+	if !closing {
+		return
+	}
+	// The watches go closeBatch at a time, the lock let go in between: a
+	// Watcher.Close that comes meanwhile (a kernel closing its
+	// registrations, then its resources) must not wait for 10,000 removals
+	// one by one when closing the instance drops them all at once. Until
+	// then they are a closed Subscription's, which events ignore, and a
+	// path another Subscription wants keeps its watch.
+	w.mu.Lock()
+	for !w.closed && w.disarmSome(s, closeBatch) {
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
+}
+
+// closeBatch is how many watches Subscription.Close drops per hold of the
+// Watcher's lock.
+const closeBatch = 256
+
+// disarmSome drops up to n of s's entry watches, or, with none left, the
+// rest of s's watches, and reports whether any remain.
+func (w *Watcher) disarmSome(s *Subscription, n int) bool {
+	for _, r := range s.roots {
+		for name, in := range r.entries {
+			if n == 0 {
+				return true
+			}
+			w.removeInterest(in)
+			delete(r.entries, name)
+			n--
+		}
+	}
+	w.disarm(s)
+	return false
 }
 
 func (s *Subscription) shutdown() {
