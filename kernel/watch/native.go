@@ -24,6 +24,9 @@ type rootState struct {
 	// catalog incomplete (never cached, never published) for good.
 	denied bool
 	warned bool // the failure was logged; retries that fail again are not
+	// armed, while WatchEach arms the root, is told each child once its
+	// watch is in place.
+	armed func(name string, mode fs.FileMode)
 
 	// Native mode.
 	dir     string               // canonical (symlink-free) path while watched directly
@@ -307,6 +310,9 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 			// child replaced since is reported by the root's watch,
 			// which is in place already.
 			w.classifyAs(r, c.Name(), c.Type(), false, dir)
+			if r.armed != nil {
+				r.armed(c.Name(), c.Type())
+			}
 		}
 	}
 	return true, nil

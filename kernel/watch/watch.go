@@ -3,6 +3,7 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
 	"runtime"
@@ -242,6 +243,19 @@ func (w *Watcher) Close() error {
 // The new Subscription counts as just observed; if it takes the Watcher past
 // its Capacity, the least recently observed other Subscription is evicted.
 func (w *Watcher) Watch(roots []string, onChange func(Change)) (*Subscription, error) {
+	return w.WatchEach(roots, onChange, nil)
+}
+
+// WatchEach is [Watcher.Watch] that also calls armed, while the roots are
+// armed, with each child of a root (root is its index in roots, mode the
+// type the listing gave) once the watch that child needs is in place. A
+// provider may read the child from then on and miss nothing, so its first
+// read can run alongside the arming of the rest instead of after it.
+// Children with ignored names are not passed, nor any of a root that is
+// missing or cannot be listed, nor any in Poll mode: the provider reads
+// those after WatchEach returns. armed runs with the Watcher locked, only
+// before WatchEach returns; it must not call the Watcher.
+func (w *Watcher) WatchEach(roots []string, onChange func(Change), armed func(root int, name string, mode fs.FileMode)) (*Subscription, error) {
 	if onChange == nil {
 		return nil, errors.New("watch: nil callback")
 	}
@@ -272,8 +286,12 @@ func (w *Watcher) Watch(roots []string, onChange func(Change)) (*Subscription, e
 	s.status = statusActive
 	s.accepting = true
 	w.subs[s] = struct{}{}
-	for _, r := range s.roots {
+	for i, r := range s.roots {
+		if armed != nil {
+			r.armed = func(name string, mode fs.FileMode) { armed(i, name, mode) }
+		}
 		w.arm(r)
+		r.armed = nil
 	}
 	w.settle()
 	w.updateHealth(s)
