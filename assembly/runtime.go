@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -310,8 +311,14 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 // rootWatcher adapts a *watch.Watcher to what skill sources use.
 type rootWatcher struct{ w *watch.Watcher }
 
+var _ skillfs.EachWatcher = rootWatcher{}
+
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
-	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	return r.WatchRootsEach(roots, onChange, nil)
+}
+
+func (r rootWatcher) WatchRootsEach(roots []string, onChange func(entries []string, rescan bool), armed func(root int, entry string, mode fs.FileMode)) (skillfs.RootWatch, error) {
+	sub, err := r.w.WatchEach(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) }, armed)
 	if err != nil {
 		return nil, err
 	}

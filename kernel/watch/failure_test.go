@@ -502,3 +502,34 @@ func TestPermissionDeniedRootStaysHealthy(t *testing.T) {
 	writeFile(t, filepath.Join(root, "a", "SKILL.md"), skillText("a", "after"))
 	rec.waitEntries("a")
 }
+
+// A kernel closes its registrations (each closing its Subscription) before
+// its resources (the Watcher). The Watcher's Close must not wait for the
+// Subscription to remove its watches one by one: closing the instance drops
+// them all at once.
+func TestWatcherCloseDuringSubscriptionCloseSkipsTheRemovals(t *testing.T) {
+	t.Parallel()
+	const n = 4096 // 16 batches
+	root := tempDir(t)
+	for i := range n {
+		mkdir(t, filepath.Join(root, fmt.Sprintf("s%04d", i)))
+	}
+	w, err := New(testConfig(Native))
+	require.NoError(t, err)
+	s, err := w.Watch([]string{root}, func(Change) {})
+	require.NoError(t, err)
+	remove := w.remove
+	var removed atomic.Int32
+	closed := make(chan error)
+	w.remove = func(p string) error { // called with w.mu held
+		if removed.Add(1) == 1 {
+			go func() { closed <- w.Close() }()
+			// Let Close start waiting for the lock this removal holds.
+			time.Sleep(20 * time.Millisecond)
+		}
+		return remove(p)
+	}
+	s.Close()
+	require.NoError(t, <-closed)
+	assert.Less(t, int(removed.Load()), n/2, "watches removed one by one although the Watcher closed meanwhile")
+}

@@ -24,6 +24,9 @@ type rootState struct {
 	// catalog incomplete (never cached, never published) for good.
 	denied bool
 	warned bool // the failure was logged; retries that fail again are not
+	// armed, while WatchEach arms the root, is told each child once its
+	// watch is in place.
+	armed func(name string, mode fs.FileMode)
 
 	// Native mode.
 	dir     string               // canonical (symlink-free) path while watched directly
@@ -77,15 +80,15 @@ type watched struct {
 
 var skillFiles = []string{"SKILL.md", "skill.md"}
 
-// addInterest watches in.path, once for all its interests.
-func (w *Watcher) addInterest(in *interest) error {
+// addInterest watches in.path, once for all its interests. parent, when
+// not nil, is the open directory in.path is a child of (see identify).
+func (w *Watcher) addInterest(in *interest, parent *os.File) error {
 	ws := w.paths[in.path]
 	if ws == nil {
-		fi, err := os.Stat(in.path)
+		id, err := identify(parent, in.path)
 		if err != nil {
 			return err
 		}
-		id := idOf(fi)
 		if old, ok := w.ids[id]; ok && old != in.path && !id.zero() {
 			if ofi, err := os.Stat(old); err != nil || idOf(ofi) != id {
 				// The directory moved from old to here and the move's events
@@ -249,7 +252,7 @@ func (w *Watcher) resolveRoot(r *rootState, report bool) {
 		}
 		w.removeInterest(r.anchor)
 		r.anchor = &interest{kind: kindAnchor, root: r, path: canon, name: next}
-		if err := w.addInterest(r.anchor); err != nil {
+		if err := w.addInterest(r.anchor, nil); err != nil {
 			r.anchor = nil
 			if isMissing(err) {
 				continue
@@ -276,7 +279,7 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 		return false, err
 	}
 	self := &interest{kind: kindRoot, root: r, path: canon}
-	if err := w.addInterest(self); err != nil {
+	if err := w.addInterest(self, nil); err != nil {
 		if isMissing(err) {
 			return false, nil
 		}
@@ -285,8 +288,14 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 	w.removeInterest(r.anchor)
 	r.anchor = nil
 	r.self, r.dir, r.id = self, canon, idOf(fi)
-	r.entries, r.known, r.links = map[string]*interest{}, map[string]bool{}, map[string]string{}
-	children, err := os.ReadDir(canon)
+	// Listed, and each child identified, through one open descriptor of the
+	// root (see identify). The listing need not be sorted.
+	var children []fs.DirEntry
+	dir, err := os.Open(canon)
+	if err == nil {
+		defer dir.Close()
+		children, err = dir.ReadDir(-1)
+	}
 	if err != nil {
 		w.disarmRoot(r)
 		if isMissing(err) {
@@ -294,12 +303,16 @@ func (w *Watcher) armPresent(r *rootState, fi fs.FileInfo) (ok bool, err error) 
 		}
 		return false, err
 	}
+	r.entries, r.known, r.links = make(map[string]*interest, len(children)), make(map[string]bool, len(children)), map[string]string{}
 	for _, c := range children {
 		if !ignoredName(c.Name()) {
 			// The type the listing gave, not a stat of each child: a
 			// child replaced since is reported by the root's watch,
 			// which is in place already.
-			w.classifyAs(r, c.Name(), c.Type(), false)
+			w.classifyAs(r, c.Name(), c.Type(), false, dir)
+			if r.armed != nil {
+				r.armed(c.Name(), c.Type())
+			}
 		}
 	}
 	return true, nil
@@ -322,11 +335,12 @@ func (w *Watcher) classifyChild(r *rootState, name string, report bool) {
 		}
 		return
 	}
-	w.classifyAs(r, name, fi.Mode().Type(), report)
+	w.classifyAs(r, name, fi.Mode().Type(), report, nil)
 }
 
-// classifyAs is classifyChild for a child whose type is known.
-func (w *Watcher) classifyAs(r *rootState, name string, mode fs.FileMode, report bool) {
+// classifyAs is classifyChild for a child whose type is known. root, when
+// not nil, is r.dir open (see identify).
+func (w *Watcher) classifyAs(r *rootState, name string, mode fs.FileMode, report bool, root *os.File) {
 	full := filepath.Join(r.dir, name)
 	note := func() {
 		if report {
@@ -346,7 +360,7 @@ func (w *Watcher) classifyAs(r *rootState, name string, mode fs.FileMode, report
 		r.known[name] = true
 		delete(r.links, name)
 		note()
-		w.ensureEntry(r, name, full, skillFiles)
+		w.ensureEntry(r, name, full, skillFiles, root)
 	default:
 		w.dropEntry(r, name)
 		delete(r.known, name)
@@ -374,22 +388,23 @@ func (w *Watcher) followLink(r *rootState, name string) {
 	r.links[name] = target
 	switch {
 	case fi.IsDir():
-		w.ensureEntry(r, name, target, skillFiles)
+		w.ensureEntry(r, name, target, skillFiles, nil)
 	case fi.Mode().IsRegular() && isMarkdown(name):
-		w.ensureEntry(r, name, filepath.Dir(target), []string{filepath.Base(target)})
+		w.ensureEntry(r, name, filepath.Dir(target), []string{filepath.Base(target)}, nil)
 	default:
 		w.dropEntry(r, name)
 	}
 }
 
-// ensureEntry watches dir for entry name's skill files.
-func (w *Watcher) ensureEntry(r *rootState, name, dir string, files []string) {
+// ensureEntry watches dir for entry name's skill files. parent, when not
+// nil, is the open directory dir is a child of.
+func (w *Watcher) ensureEntry(r *rootState, name, dir string, files []string, parent *os.File) {
 	if in := r.entries[name]; in != nil && in.live && in.path == dir && slices.Equal(in.files, files) {
 		return
 	}
 	w.dropEntry(r, name)
 	in := &interest{kind: kindEntry, root: r, path: dir, name: name, files: files}
-	if err := w.addInterest(in); err != nil {
+	if err := w.addInterest(in, parent); err != nil {
 		if isMissing(err) {
 			return // gone already; its removal is reported by the root's watch
 		}

@@ -3,8 +3,10 @@ package watch
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,6 +243,19 @@ func (w *Watcher) Close() error {
 // The new Subscription counts as just observed; if it takes the Watcher past
 // its Capacity, the least recently observed other Subscription is evicted.
 func (w *Watcher) Watch(roots []string, onChange func(Change)) (*Subscription, error) {
+	return w.WatchEach(roots, onChange, nil)
+}
+
+// WatchEach is [Watcher.Watch] that also calls armed, while the roots are
+// armed, with each child of a root (root is its index in roots, mode the
+// type the listing gave) once the watch that child needs is in place. A
+// provider may read the child from then on and miss nothing, so its first
+// read can run alongside the arming of the rest instead of after it.
+// Children with ignored names are not passed, nor any of a root that is
+// missing or cannot be listed, nor any in Poll mode: the provider reads
+// those after WatchEach returns. armed runs with the Watcher locked, only
+// before WatchEach returns; it must not call the Watcher.
+func (w *Watcher) WatchEach(roots []string, onChange func(Change), armed func(root int, name string, mode fs.FileMode)) (*Subscription, error) {
 	if onChange == nil {
 		return nil, errors.New("watch: nil callback")
 	}
@@ -271,8 +286,12 @@ func (w *Watcher) Watch(roots []string, onChange func(Change)) (*Subscription, e
 	s.status = statusActive
 	s.accepting = true
 	w.subs[s] = struct{}{}
-	for _, r := range s.roots {
+	for i, r := range s.roots {
+		if armed != nil {
+			r.armed = func(name string, mode fs.FileMode) { armed(i, name, mode) }
+		}
 		w.arm(r)
+		r.armed = nil
 	}
 	w.settle()
 	w.updateHealth(s)
@@ -543,14 +562,51 @@ func (s *Subscription) Healthy() bool { return s.healthy.Load() }
 func (s *Subscription) Close() {
 	w := s.w
 	w.mu.Lock()
-	if s.status != statusClosed {
-		w.disarm(s)
+	closing := s.status != statusClosed
+	if closing {
 		s.status = statusClosed
 		s.evicted.Store(false)
 		delete(w.subs, s)
 	}
 	w.mu.Unlock()
 	s.shutdown()
+	if !closing {
+		return
+	}
+	// The watches go closeBatch at a time, the lock let go in between: a
+	// Watcher.Close that comes meanwhile (a kernel closing its
+	// registrations, then its resources) must not wait for 10,000 removals
+	// one by one when closing the instance drops them all at once. Until
+	// then they are a closed Subscription's, which events ignore, and a
+	// path another Subscription wants keeps its watch.
+	w.mu.Lock()
+	for !w.closed && w.disarmSome(s, closeBatch) {
+		w.mu.Unlock()
+		runtime.Gosched()
+		w.mu.Lock()
+	}
+	w.mu.Unlock()
+}
+
+// closeBatch is how many watches Subscription.Close drops per hold of the
+// Watcher's lock.
+const closeBatch = 256
+
+// disarmSome drops up to n of s's entry watches, or, with none left, the
+// rest of s's watches, and reports whether any remain.
+func (w *Watcher) disarmSome(s *Subscription, n int) bool {
+	for _, r := range s.roots {
+		for name, in := range r.entries {
+			if n == 0 {
+				return true
+			}
+			w.removeInterest(in)
+			delete(r.entries, name)
+			n--
+		}
+	}
+	w.disarm(s)
+	return false
 }
 
 func (s *Subscription) shutdown() {

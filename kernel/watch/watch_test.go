@@ -2,6 +2,7 @@ package watch
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -632,4 +633,34 @@ func TestRootIsReplacedBySymlinkRetarget(t *testing.T) {
 	rec.settle()
 	writeFile(t, filepath.Join(base, "v1", "a", "SKILL.md"), skillText("a", "edited"))
 	rec.assertQuiet("the old target")
+}
+
+// WatchEach hands each root child over only once its watch is in place: a
+// provider reading it from then on, while the rest are still being armed,
+// misses no change made after its read.
+func TestWatchEachHandsOverArmedChildren(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(Native)
+	root := tempDir(t)
+	for _, name := range []string{"a", "b", ".hidden"} {
+		mkBundle(t, root, name)
+	}
+	writeFile(t, filepath.Join(root, "c.md"), skillText("c", "flat"))
+	w := newWatcher(t, cfg)
+	rec := newRecorder(t, cfg)
+	var got []string
+	s, err := w.WatchEach([]string{root}, rec.onChange, func(i int, name string, mode fs.FileMode) {
+		assert.Equal(t, 0, i, "root index of %s", name)
+		got = append(got, name)
+		if mode.IsDir() {
+			// Changed the moment it is handed over, as if just after a
+			// provider read it.
+			writeFile(t, filepath.Join(root, name, "SKILL.md"), skillText(name, "edited while arming"))
+		}
+	})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	slices.Sort(got)
+	assert.Equal(t, []string{"a", "b", "c.md"}, got, "children handed over")
+	rec.waitEntries("a", "b")
 }

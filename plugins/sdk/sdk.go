@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -331,8 +332,14 @@ func (s *Server) notify() {
 // rootWatcher adapts a *watch.Watcher to skillfs.DirSource.
 type rootWatcher struct{ w *watch.Watcher }
 
+var _ skillfs.EachWatcher = rootWatcher{}
+
 func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
-	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
+	return r.WatchRootsEach(roots, onChange, nil)
+}
+
+func (r rootWatcher) WatchRootsEach(roots []string, onChange func(entries []string, rescan bool), armed func(root int, entry string, mode fs.FileMode)) (skillfs.RootWatch, error) {
+	sub, err := r.w.WatchEach(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) }, armed)
 	if err != nil {
 		return nil, err
 	}

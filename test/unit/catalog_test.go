@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
@@ -456,3 +457,93 @@ type catFlakyFS struct {
 }
 
 func (f catFlakyFS) ReadDir(string) ([]fs.DirEntry, error) { return nil, f.err }
+
+// catArmingWatcher is a catFakeWatcher that hands entries over as the real
+// watcher does while it arms them (skillfs.EachWatcher); during runs then,
+// before WatchRootsEach returns.
+type catArmingWatcher struct {
+	*catFakeWatcher
+	during func(armed func(root int, entry string, mode fs.FileMode), onChange func([]string, bool))
+}
+
+func (w *catArmingWatcher) WatchRootsEach(roots []string, onChange func([]string, bool), armed func(int, string, fs.FileMode)) (skillfs.RootWatch, error) {
+	sub, err := w.WatchRoots(roots, onChange)
+	w.during(armed, onChange)
+	return sub, err
+}
+
+// catReadFS says when a skill file has been read and closed, and counts reads.
+type catReadFS struct {
+	catCountingFS
+	read chan string
+}
+
+func (c *catReadFS) Open(name string) (fs.File, error) {
+	f, err := c.catCountingFS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return catReadFile{f, func() {
+		select {
+		case c.read <- name:
+		default: // nobody is waiting for this one
+		}
+	}}, nil
+}
+
+type catReadFile struct {
+	fs.File
+	closed func()
+}
+
+func (f catReadFile) Close() error {
+	err := f.File.Close()
+	f.closed()
+	return err
+}
+
+// C4: entries are read while the watcher arms the rest, each once its watch
+// is in place. A change reported after that read and before the first
+// snapshot is in that snapshot; what nothing reported is not read twice.
+func TestCatalogChangeWhileArmingReadByFirstSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		report func(onChange func([]string, bool))
+		reads  int64 // files the first snapshot reads again
+	}{
+		{"entry", func(onChange func([]string, bool)) { onChange([]string{"a"}, false) }, 1},
+		{"rescan", func(onChange func([]string, bool)) { onChange(nil, true) }, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			root := t.TempDir()
+			a := catWriteSkill(t, root, "a", "Before.", "")
+			catWriteSkill(t, root, "b", "Untouched.", "")
+			fsys := &catReadFS{read: make(chan string, 16)}
+			w := &catArmingWatcher{catFakeWatcher: newCatFakeWatcher()}
+			w.during = func(armed func(int, string, fs.FileMode), onChange func([]string, bool)) {
+				armed(0, "a", fs.ModeDir)
+				armed(0, "b", fs.ModeDir)
+				for read := map[string]bool{}; !read[a]; {
+					select {
+					case name := <-fsys.read:
+						read[name] = true
+					case <-time.After(5 * time.Second):
+						require.FailNow(t, "a/SKILL.md was not read while arming")
+					}
+				}
+				writeFile(t, a, skillMD("name: a\ndescription: After.", ""))
+				tc.report(onChange)
+			}
+			reg := skills.NewRegistry(skills.RegistryConfig{})
+			reg.Register("project", catDirSource(root, w, fsys))
+			require.Equal(t, int64(2), fsys.reads.Swap(0), "files read while arming")
+
+			cat := reg.Snapshot(ctx)
+			s, ok := cat.Lookup("a")
+			require.True(t, ok, "a is listed")
+			assert.Equal(t, "After.", s.Description, "a's description")
+			assert.Equal(t, tc.reads, fsys.reads.Load(), "files the first snapshot read again")
+		})
+	}
+}

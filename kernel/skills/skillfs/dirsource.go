@@ -50,6 +50,9 @@ type DirSource struct {
 	rescan bool            // everything must be read again
 	sub    RootWatch
 	errs   map[string]errRecord // last transient error by entry (or root) path
+	// pre holds, by root, the entries Watch read once their watch was
+	// armed, for the first scan; nil once used.
+	pre []map[string]prefetched
 
 	// The last answer, patched in place of a rebuild when an edit keeps a
 	// skill's name (see patch); nil when it must be assembled again.
@@ -117,8 +120,12 @@ func (d *DirSource) scan(ctx context.Context) (skills.Set, RootWatch, error) {
 		return skills.Set{}, nil, err
 	}
 	if d.sub == nil || d.state == nil || d.rescan {
-		d.state = d.scanAll(ctx)
-		d.rescan, d.dirty, d.last = false, nil, nil
+		pre := d.pre
+		if d.rescan {
+			pre = nil // reported since: read everything again
+		}
+		d.state = d.scanAll(ctx, pre)
+		d.rescan, d.dirty, d.last, d.pre = false, nil, nil, nil
 	} else if len(d.dirty) > 0 {
 		names := make([]string, 0, len(d.dirty))
 		for name := range d.dirty {
@@ -158,20 +165,26 @@ func (d *DirSource) markDirty(name string) {
 	d.dirty[name] = true
 }
 
-// scanAll reads every root from scratch.
-func (d *DirSource) scanAll(ctx context.Context) []*rootState {
+// scanAll reads every root from scratch, but for what pre (by root, from
+// Watch) read of it since its watch was armed.
+func (d *DirSource) scanAll(ctx context.Context, pre []map[string]prefetched) []*rootState {
 	prev := d.errs
 	d.errs = map[string]errRecord{} // only what fails in this scan counts on
 	out := make([]*rootState, 0, len(d.Roots))
-	for _, root := range d.Roots {
-		out = append(out, d.scanRoot(ctx, root, prev))
+	for i, root := range d.Roots {
+		var p map[string]prefetched
+		if i < len(pre) {
+			p = pre[i]
+		}
+		out = append(out, d.scanRoot(ctx, root, prev, p))
 	}
 	return out
 }
 
 // scanRoot reads the direct children of one root, concurrently, and records
-// them by name. prev holds the errors of the previous scan.
-func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]errRecord) *rootState {
+// them by name. prev holds the errors of the previous scan; pre, entries
+// already read.
+func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]errRecord, pre map[string]prefetched) *rootState {
 	r := &rootState{dir: root, entries: map[string]entryState{}}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -193,7 +206,7 @@ func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]e
 	}
 	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
 	open, done := rootOpener(d.FS, abs)
-	results := d.readEntries(ctx, open, abs, entries)
+	results := d.readEntries(ctx, open, abs, entries, pre)
 	done()
 	if ctx.Err() != nil {
 		r.incomplete = true
@@ -217,17 +230,24 @@ func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]e
 
 // readEntries reads entries of the root dir concurrently, at most GOMAXPROCS
 // at a time, each result at its entry's index, so that what is assembled
-// from them does not depend on scheduling.
-func (d *DirSource) readEntries(ctx context.Context, open opener, dir string, entries []fs.DirEntry) []entryState {
+// from them does not depend on scheduling. An entry in pre, of the same
+// type and not reported changed since, is not read again.
+func (d *DirSource) readEntries(ctx context.Context, open opener, dir string, entries []fs.DirEntry, pre map[string]prefetched) []entryState {
 	prefix := strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator) // dir is clean
 	out := make([]entryState, len(entries))
+	read := func(e fs.DirEntry) entryState {
+		if p, ok := pre[e.Name()]; ok && p.mode == e.Type() && !d.dirty[e.Name()] {
+			return p.st
+		}
+		return d.readEntrySafe(ctx, open, prefix+e.Name(), e.Type())
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(entries))
 	if workers <= 1 {
 		for i, e := range entries {
 			if ctx.Err() != nil {
 				break
 			}
-			out[i] = d.readEntrySafe(ctx, open, prefix+e.Name(), e)
+			out[i] = read(e)
 		}
 		return out
 	}
@@ -240,7 +260,7 @@ func (d *DirSource) readEntries(ctx context.Context, open opener, dir string, en
 				if i >= len(entries) || ctx.Err() != nil {
 					return
 				}
-				out[i] = d.readEntrySafe(ctx, open, prefix+entries[i].Name(), entries[i])
+				out[i] = read(entries[i])
 			}
 		})
 	}
@@ -250,14 +270,14 @@ func (d *DirSource) readEntries(ctx context.Context, open opener, dir string, en
 
 // readEntrySafe is readEntry with a panic turned into a warning: a worker's
 // panic would otherwise take the process down.
-func (d *DirSource) readEntrySafe(ctx context.Context, open opener, path string, e fs.DirEntry) (st entryState) {
+func (d *DirSource) readEntrySafe(ctx context.Context, open opener, path string, mode fs.FileMode) (st entryState) {
 	defer func() {
 		if v := recover(); v != nil {
 			st = entryState{}
 			st.fail(d.Source, path, "cannot read; skipped", fmt.Errorf("panic: %v", v))
 		}
 	}()
-	return d.readEntry(ctx, open, path, e)
+	return d.readEntry(ctx, open, path, mode)
 }
 
 // setEntry records an entry, keeping names sorted in O(log n) search and
@@ -303,7 +323,7 @@ func (d *DirSource) rereadEntry(ctx context.Context, name string) {
 		case err != nil:
 			st.fail(d.Source, path, "cannot read; skipped", err)
 		default:
-			st = d.readEntrySafe(ctx, fsOpener{d.FS}, path, fs.FileInfoToDirEntry(fi))
+			st = d.readEntrySafe(ctx, fsOpener{d.FS}, path, fi.Mode().Type())
 		}
 		d.settle(path, &st, d.errs)
 		r.setEntry(name, st)

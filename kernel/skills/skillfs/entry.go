@@ -15,12 +15,12 @@ import (
 
 // readEntry turns one child of a root into a skill, or explains why not. It
 // reads only the head of the skill file: up to the end of its frontmatter.
-func (d *DirSource) readEntry(ctx context.Context, open opener, path string, e fs.DirEntry) entryState {
+// mode is the entry's type as listed.
+func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mode fs.FileMode) entryState {
 	var st entryState
 	warn := func(p, msg string) {
 		st.warnings = append(st.warnings, contract.Warning{Source: d.Source, Path: p, Message: msg})
 	}
-	mode := e.Type()
 	if mode&fs.ModeSymlink != 0 {
 		fi, err := d.FS.Stat(path)
 		switch {

@@ -1,9 +1,13 @@
 package skillfs
 
 import (
+	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/helios-agents/helios/kernel/skills"
 )
@@ -15,6 +19,18 @@ type RootWatcher interface {
 	// roots changes: the names of the root entries that changed, or rescan
 	// when everything must be read again.
 	WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (RootWatch, error)
+}
+
+// EachWatcher is a RootWatcher that also hands over each root entry, while
+// it arms the roots, once the entry's watch is in place (kernel/watch's
+// WatchEach): Watch then reads the entry at once, alongside the arming of
+// the rest, for the first scan to use.
+type EachWatcher interface {
+	RootWatcher
+	// WatchRootsEach is WatchRoots that calls armed for each entry of
+	// roots[root] once changes to it are reported; only before it
+	// returns, and never concurrently.
+	WatchRootsEach(roots []string, onChange func(entries []string, rescan bool), armed func(root int, entry string, mode fs.FileMode)) (RootWatch, error)
 }
 
 // RootWatch is one running watch.
@@ -45,7 +61,7 @@ func (d *DirSource) Watch(invalidate func(), done <-chan struct{}) error {
 		}
 		roots[i] = abs
 	}
-	sub, err := d.Watcher.WatchRoots(roots, func(entries []string, rescan bool) {
+	onChange := func(entries []string, rescan bool) {
 		d.mu.Lock()
 		if rescan {
 			d.rescan = true
@@ -56,13 +72,30 @@ func (d *DirSource) Watch(invalidate func(), done <-chan struct{}) error {
 		}
 		d.mu.Unlock()
 		invalidate()
-	})
+	}
+	var (
+		sub RootWatch
+		err error
+		pre []map[string]prefetched
+	)
+	if ew, ok := d.Watcher.(EachWatcher); ok {
+		// Each entry is read once its watch is armed, never before: a
+		// change after the read is reported, and a report that comes
+		// before the first scan makes it read the entry again (see scan).
+		armed, wait := d.prefetch(roots)
+		sub, err = ew.WatchRootsEach(roots, onChange, armed)
+		pre = wait()
+	} else {
+		sub, err = d.Watcher.WatchRoots(roots, onChange)
+	}
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", strings.Join(roots, ", "), err)
 	}
 	d.mu.Lock()
 	d.sub = sub
-	d.state = nil
+	// What was read before the watch was armed cannot be trusted: the first
+	// scan reads again, all but what was read after its entry was armed.
+	d.state, d.pre = nil, pre
 	d.mu.Unlock()
 	go func() {
 		<-done
@@ -123,4 +156,56 @@ func (d *DirSource) stale(entry string) {
 	if invalidate != nil {
 		invalidate()
 	}
+}
+
+// prefetched is an entry read by Watch once its watch was armed.
+type prefetched struct {
+	mode fs.FileMode // the type it was read as
+	st   entryState
+}
+
+// prefetch starts reading the entries armed hands over, at most GOMAXPROCS
+// at a time, as the first scan would (roots are absolute). wait, called
+// once the arming is over, returns what was read, by root.
+func (d *DirSource) prefetch(roots []string) (armed func(root int, entry string, mode fs.FileMode), wait func() []map[string]prefetched) {
+	type item struct {
+		root  int
+		entry string
+		mode  fs.FileMode
+	}
+	ch := make(chan item, 256) // armed blocks the arming when reads fall this far behind
+	out := make([]map[string]prefetched, len(roots))
+	openers, prefixes := make([]opener, len(roots)), make([]string, len(roots))
+	closers := make([]func(), len(roots))
+	for i, r := range roots {
+		out[i] = map[string]prefetched{}
+		openers[i], closers[i] = rootOpener(d.FS, r)
+		prefixes[i] = strings.TrimSuffix(r, string(filepath.Separator)) + string(filepath.Separator)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for it := range ch {
+				st := d.readEntrySafe(context.Background(), openers[it.root], prefixes[it.root]+it.entry, it.mode)
+				mu.Lock()
+				out[it.root][it.entry] = prefetched{mode: it.mode, st: st}
+				mu.Unlock()
+			}
+		})
+	}
+	armed = func(root int, entry string, mode fs.FileMode) {
+		if !strings.HasPrefix(entry, ".") {
+			ch <- item{root, entry, mode}
+		}
+	}
+	wait = func() []map[string]prefetched {
+		close(ch)
+		wg.Wait()
+		for _, c := range closers {
+			c()
+		}
+		return out
+	}
+	return armed, wait
 }
