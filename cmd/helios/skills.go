@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -73,8 +74,12 @@ func skillsListCmd(g *globals) *cobra.Command {
 				if g.json {
 					return writeListJSON(cmd.OutOrStdout(), out)
 				}
-				printList(cmd.OutOrStdout(), out)
-				return nil
+				// Buffered: the table writes each cell and its padding
+				// apart, a system call each when unbuffered (10,000 skills
+				// took a second).
+				bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+				printList(bw, out)
+				return bw.Flush()
 			})
 		},
 	}
