@@ -16,10 +16,11 @@
 //	-j N             mutants run at the same time (default: the number of CPUs)
 //	-timeout D       limit for each mutant's go test, canary included (default 4m)
 //	-v               a progress line on stderr as each run finishes
-//	-focus           run only each entry's expected tests (go test -run ^(A|B)$);
-//	                 entries without expect run their packages whole. `make
-//	                 mutate` uses it; without it a catch by another test reads
-//	                 CAUGHT-ELSEWHERE rather than ESCAPED
+//	-focus           run only each entry's expected tests (go test -run ^(A|B)$),
+//	                 in only the packages that hold them (as the baseline found
+//	                 them); entries without expect run their packages whole.
+//	                 `make mutate` uses it; without it a catch by another test
+//	                 reads CAUGHT-ELSEWHERE rather than ESCAPED
 //
 // # What it does
 //
@@ -31,7 +32,9 @@
 //
 //	go test -count=1 -vet=off -json -overlay=FILE <packages>
 //
-// from the module root, where FILE maps the original path to the mutant. The
+// from the module root, where FILE maps the original path to the mutant (also
+// in GOFLAGS, with -ldflags=-w: tests that build binaries build the mutant,
+// and links skip the debug information nobody reads here). The
 // working tree is never written to, so mutants run several at a time (-j) and
 // an interrupted run leaves nothing behind: the temp dir is removed on exit and
 // on SIGINT/SIGTERM, and each go test runs in its own process group, which is

@@ -48,7 +48,7 @@ func goTest(ctx context.Context, root string, env []string, overlay string, pkgs
 		args = append(args, "-overlay="+overlay)
 		// Also through GOFLAGS, so that go commands the tests run themselves
 		// (a TestMain that builds the helios binary) compile the mutant too.
-		env = withOverlayFlag(env, overlay)
+		env = withGoFlag(env, "-overlay="+overlay)
 	}
 	cmd := exec.CommandContext(runCtx, "go", append(args, pkgs...)...)
 	cmd.Dir = root
@@ -84,21 +84,23 @@ func goTest(ctx context.Context, root string, env []string, overlay string, pkgs
 	return r, nil
 }
 
-// refuseCover fails when the GOFLAGS the go command will see (environment or
-// go env -w) ask for coverage, which silently drops overlays.
-func refuseCover(ctx context.Context, root string, env []string) error {
+// goFlags returns the GOFLAGS the go command will see (environment or go env
+// -w), and an error when they ask for coverage, which silently drops
+// overlays.
+func goFlags(ctx context.Context, root string, env []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "env", "GOFLAGS")
 	cmd.Dir = root
 	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("go env GOFLAGS: %w", err)
+		return "", fmt.Errorf("go env GOFLAGS: %w", err)
 	}
-	if f, ok := coverFlag(string(out)); ok {
-		return fmt.Errorf("GOFLAGS holds %s: coverage instrumentation silently drops -overlay, "+
+	flags := strings.TrimSpace(string(out))
+	if f, ok := coverFlag(flags); ok {
+		return "", fmt.Errorf("GOFLAGS holds %s: coverage instrumentation silently drops -overlay, "+
 			"so every mutant would run the original code; unset it for the mutation suite", f)
 	}
-	return nil
+	return flags, nil
 }
 
 // coverFlag returns the first -cover, -covermode, -coverpkg or -coverprofile
@@ -112,8 +114,8 @@ func coverFlag(goflags string) (string, bool) {
 	return "", false
 }
 
-// withOverlayFlag returns env with -overlay=FILE added to GOFLAGS.
-func withOverlayFlag(env []string, overlay string) []string {
+// withGoFlag returns env with flag added to GOFLAGS.
+func withGoFlag(env []string, flag string) []string {
 	out := make([]string, 0, len(env)+1)
 	flags := ""
 	for _, kv := range env {
@@ -123,5 +125,5 @@ func withOverlayFlag(env []string, overlay string) []string {
 		}
 		out = append(out, kv)
 	}
-	return append(out, "GOFLAGS="+strings.TrimSpace(flags+" -overlay="+overlay))
+	return append(out, "GOFLAGS="+strings.TrimSpace(flags+" "+flag))
 }

@@ -74,13 +74,15 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) int 
 		writeList(stdout, cat.Canary, selected)
 		return exitOK
 	}
-	if err := refuseCover(ctx, opts.root, env); err != nil {
+	goflags, err := goFlags(ctx, opts.root, env)
+	if err != nil {
 		fmt.Fprintf(stderr, "mutate: %v\n", err)
 		return exitUsage
 	}
 	s := &suite{
 		root:    opts.root,
 		env:     env,
+		goflags: goflags,
 		jobs:    opts.jobs,
 		timeout: opts.timeout,
 		verbose: opts.verbose,

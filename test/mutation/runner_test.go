@@ -77,6 +77,38 @@ func TestFixtureFocus(t *testing.T) {
 	assert.Equal(t, `^(TestAbs|Test\.Odd)$`, runPattern([]string{"TestAbs", "Test.Odd"}))
 }
 
+// -focus builds only the packages that hold an entry's expected tests. The
+// mutant changes Abs's result type, which breaks the build of package user
+// (not named by expect) and fails TestAbs: run over ./... it would read
+// BUILD-FAILED; focused on calc it is CAUGHT by TestAbs.
+func TestFixtureFocusBuildsOnlyTheExpectedTestsPackages(t *testing.T) {
+	root := fixture(t)
+	require.NoError(t, os.Mkdir(filepath.Join(root, "user"), 0o755))
+	writeFile(t, filepath.Join(root, "user", "user.go"),
+		"package user\n\nimport \"example.com/fixture/calc\"\n\nfunc Double(x int) int { return 2 * calc.Abs(x) }\n")
+	writeFile(t, filepath.Join(root, "user", "user_test.go"),
+		"package user\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(-2) != 4 {\n\t\tt.Fatal(Double(-2))\n\t}\n}\n")
+	writeFile(t, filepath.Join(root, "focus.yaml"), `
+packages: [./...]
+canary: {id: CANARY, breaks: Add subtracts, file: calc/calc.go, find: "return a + b", replace: "return a - b", expect: [TestAdd]}
+mutations:
+  - id: F1
+    breaks: Abs returns x unchanged, as an int64
+    file: calc/calc.go
+    find: "func Abs(x int) int {\n\tif x < 0 {\n\t\treturn -x\n\t}\n\treturn x\n}"
+    replace: "func Abs(x int) int64 { return int64(x) }"
+    expect: [TestAbs]
+`)
+
+	focused := runRunner(t, root, nil, "-catalogue", "focus.yaml", "-focus")
+	whole := runRunner(t, root, nil, "-catalogue", "focus.yaml")
+
+	assert.Equal(t, exitOK, focused.code, "exit code\n%s", focused)
+	assert.Empty(t, cmp.Diff([]row{{ID: "F1", Verdict: "CAUGHT", Detail: "TestAbs"}}, parseTable(t, focused.stdout)), "-focus table (-want +got)\n%s", focused)
+	require.Len(t, parseTable(t, whole.stdout), 1, "without -focus\n%s", whole)
+	assert.Equal(t, "BUILD-FAILED", parseTable(t, whole.stdout)[0].Verdict, "without -focus, user is built\n%s", whole)
+}
+
 func TestFixtureTimeout(t *testing.T) {
 	root := fixture(t)
 
