@@ -308,7 +308,7 @@ func (a *assembler) skillWatcher() (skillfs.RootWatcher, error) {
 	}
 	a.opened = append(a.opened, w)
 	a.resources = append(a.resources, w)
-	return rootWatcher{w}, nil
+	return skillfs.WatcherOf(w), nil
 }
 
 // remote starts telemetry, then what runs in other processes: the plugins

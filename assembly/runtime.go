@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,7 +20,6 @@ import (
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/session/postgres"
-	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/tools"
 	"github.com/helios-agents/helios/kernel/watch"
 )
@@ -306,21 +304,4 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 		FollowSymlinks: follow,
 		Capacity:       cfg.ProjectWatchers,
 	})
-}
-
-// rootWatcher adapts a *watch.Watcher to what skill sources use.
-type rootWatcher struct{ w *watch.Watcher }
-
-var _ skillfs.EachWatcher = rootWatcher{}
-
-func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
-	return r.WatchRootsEach(roots, onChange, nil)
-}
-
-func (r rootWatcher) WatchRootsEach(roots []string, onChange func(entries []string, rescan bool), armed func(root int, entry string, mode fs.FileMode)) (skillfs.RootWatch, error) {
-	sub, err := r.w.WatchEach(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) }, armed)
-	if err != nil {
-		return nil, err
-	}
-	return sub, nil
 }

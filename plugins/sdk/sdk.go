@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -172,7 +171,7 @@ func (s *Server) watchSkills() {
 		s.watchErr = fmt.Errorf("skills folder not watched: %w", err)
 		return
 	}
-	s.src.Watcher = rootWatcher{w}
+	s.src.Watcher = skillfs.WatcherOf(w)
 	if err := s.src.Watch(s.notify, s.done); err != nil {
 		w.Close()
 		s.src.Watcher = nil
@@ -327,21 +326,4 @@ func (s *Server) notify() {
 	for _, fn := range fns {
 		fn()
 	}
-}
-
-// rootWatcher adapts a *watch.Watcher to skillfs.DirSource.
-type rootWatcher struct{ w *watch.Watcher }
-
-var _ skillfs.EachWatcher = rootWatcher{}
-
-func (r rootWatcher) WatchRoots(roots []string, onChange func(entries []string, rescan bool)) (skillfs.RootWatch, error) {
-	return r.WatchRootsEach(roots, onChange, nil)
-}
-
-func (r rootWatcher) WatchRootsEach(roots []string, onChange func(entries []string, rescan bool), armed func(root int, entry string, mode fs.FileMode)) (skillfs.RootWatch, error) {
-	sub, err := r.w.WatchEach(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) }, armed)
-	if err != nil {
-		return nil, err
-	}
-	return sub, nil
 }

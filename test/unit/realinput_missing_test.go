@@ -64,7 +64,7 @@ func TestHiddenEntryNamedByAChangeNeverListed(t *testing.T) {
 		wt, err := watch.New(watch.Config{})
 		require.NoError(t, err)
 		defer wt.Close()
-		src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{root}, Watcher: rootWatcher{wt}}
+		src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "user", Roots: []string{root}, Watcher: skillfs.WatcherOf(wt)}
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("user", src)
 		require.Equal(t, []string{"kept"}, catNames(reg.Snapshot(ctx)))
@@ -82,18 +82,6 @@ func TestHiddenEntryNamedByAChangeNeverListed(t *testing.T) {
 		}
 		assert.Equal(t, []string{"fresh", "kept"}, catNames(cat), "the visible skill arrived, the hidden one never does")
 	})
-}
-
-// rootWatcher adapts a *watch.Watcher to skillfs.RootWatcher, as the
-// assembly does.
-type rootWatcher struct{ w *watch.Watcher }
-
-func (r rootWatcher) WatchRoots(roots []string, onChange func([]string, bool)) (skillfs.RootWatch, error) {
-	sub, err := r.w.Watch(roots, func(c watch.Change) { onChange(c.Entries, c.Rescan) })
-	if err != nil {
-		return nil, err
-	}
-	return sub, nil
 }
 
 // C11: a skill folder whose SKILL.md is a FIFO is a permanent problem, not

@@ -12,8 +12,8 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
-// RootWatcher watches skills roots for a DirSource. kernel/watch provides
-// one (adapted by package kernel); tests may provide their own.
+// RootWatcher watches skills roots for a DirSource. WatcherOf adapts
+// kernel/watch's; tests may provide their own.
 type RootWatcher interface {
 	// WatchRoots calls onChange, never concurrently, when something in the
 	// roots changes: the names of the root entries that changed, or rescan
