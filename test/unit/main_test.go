@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/stretchr/testify/require"
 )
 
@@ -99,6 +100,24 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// catWriteSkill writes root/name/SKILL.md with name, description desc and
+// body, and returns its path.
+func catWriteSkill(t *testing.T, root, name, desc, body string) string {
+	t.Helper()
+	p := filepath.Join(root, name, "SKILL.md")
+	writeFile(t, p, skillMD("name: "+name+"\ndescription: "+desc, body))
+	return p
+}
+
+// catNames lists the catalog's skill names in order.
+func catNames(c skills.Catalog) []string {
+	out := []string{}
+	for _, s := range c.Skills {
+		out = append(out, s.Name)
+	}
+	return out
 }
 
 // skillMD renders a SKILL.md with the given frontmatter lines and body.

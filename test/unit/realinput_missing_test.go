@@ -29,6 +29,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -42,15 +43,15 @@ func TestHiddenEntryNamedByAChangeNeverListed(t *testing.T) {
 	t.Run("a change event names it", func(t *testing.T) {
 		root := t.TempDir()
 		catWriteSkill(t, root, "kept", "Kept.", "")
-		w := newCatFakeWatcher()
-		src := catDirSource(root, w, nil)
+		w := &skillfstest.Watcher{}
+		src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w}
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("project", src)
 		require.Equal(t, []string{"kept"}, catNames(reg.Snapshot(ctx)))
 
 		writeFile(t, filepath.Join(root, ".draft", "SKILL.md"), skillMD("name: draft\ndescription: A draft.", ""))
 		catWriteSkill(t, root, "fresh", "Fresh.", "")
-		w.fire([]string{".draft", "fresh"}, false)
+		w.Fire([]string{".draft", "fresh"}, false)
 		cat := reg.Snapshot(ctx)
 		assert.Equal(t, []string{"fresh", "kept"}, catNames(cat))
 		assert.True(t, cat.Complete)

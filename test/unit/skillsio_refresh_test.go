@@ -11,6 +11,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 )
 
 // Issue 11: a refresh after one edit costs the same whatever the number of
@@ -25,7 +26,7 @@ func TestSkillsIORefreshAllocationsAreFlat(t *testing.T) {
 			name := fmt.Sprintf("skill-%05d", i)
 			writeFile(t, filepath.Join(root, name, "SKILL.md"), skillMD("name: "+name+"\ndescription: Does a thing.", "body\n"))
 		}
-		w := newCatFakeWatcher()
+		w := &skillfstest.Watcher{}
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("project", &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
 		require.Len(t, reg.Snapshot(ctx).Skills, n)
@@ -34,7 +35,7 @@ func TestSkillsIORefreshAllocationsAreFlat(t *testing.T) {
 		return testing.AllocsPerRun(20, func() {
 			i++
 			writeFile(t, edited, skillMD("name: skill-00042\ndescription: Edited "+fmt.Sprint(i)+".", "body\n"))
-			w.fire([]string{"skill-00042"}, false)
+			w.Fire([]string{"skill-00042"}, false)
 			if c := reg.Snapshot(ctx); len(c.Skills) != n {
 				t.Fatalf("%d skills after the edit, want %d", len(c.Skills), n)
 			}

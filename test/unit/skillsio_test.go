@@ -25,6 +25,7 @@ import (
 	skillscap "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
@@ -303,8 +304,8 @@ func TestSkillsIORepeatedErrorBecomesPermanent(t *testing.T) {
 		fsys := newIOFaultFS()
 		file := filepath.Join(root, "beta", "SKILL.md")
 		fsys.set("open", file, syscall.EIO)
-		w := &catFakeWatcher{}
-		w.healthy.Store(true)
+		w := &skillfstest.Watcher{}
+		w.SetHealthy(true)
 		reg := skills.NewRegistry(skills.RegistryConfig{})
 		reg.Register("project", &skillfs.DirSource{FS: fsys, Source: "project", Roots: []string{root}, Watcher: w})
 		assert.False(t, reg.Snapshot(ctx).Complete, "snapshot 1")
@@ -313,10 +314,10 @@ func TestSkillsIORepeatedErrorBecomesPermanent(t *testing.T) {
 		assert.True(t, cat.Complete, "snapshot 3: permanent")
 		assert.Len(t, cat.Skills, 1)
 		// The watcher says beta changed: its count starts over.
-		w.fire([]string{"beta"}, false)
+		w.Fire([]string{"beta"}, false)
 		assert.False(t, reg.Snapshot(ctx).Complete, "after a change the error is transient again")
 		fsys.set("open", file, nil)
-		w.fire([]string{"beta"}, false)
+		w.Fire([]string{"beta"}, false)
 		cat = reg.Snapshot(ctx)
 		assert.True(t, cat.Complete)
 		assert.Len(t, cat.Skills, 2)

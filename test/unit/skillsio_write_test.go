@@ -17,6 +17,7 @@ import (
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 )
 
 // C4 / issue 10: a lower-case skill.md written by the agent's own Write tool,
@@ -78,15 +79,15 @@ func TestSkillsIOLowercaseSkillMdWriteAndEditInvalidate(t *testing.T) {
 // SKILL.md.
 func TestSkillsIOInvalidatePathLowercase(t *testing.T) {
 	root := t.TempDir()
-	w := &catFakeWatcher{}
-	w.healthy.Store(true)
+	w := &skillfstest.Watcher{}
+	w.SetHealthy(true)
 	reg := skillsRegistryWith(root, w)
 	assert.True(t, reg.InvalidatePath(filepath.Join(root, "new", "skill.md")), "skill.md")
 	assert.True(t, reg.InvalidatePath(filepath.Join(root, "new", "SKILL.md")), "SKILL.md")
 	assert.False(t, reg.InvalidatePath(filepath.Join(root, "new", "notes.md")), "a note in a bundle")
 }
 
-func skillsRegistryWith(root string, w *catFakeWatcher) *skills.Registry {
+func skillsRegistryWith(root string, w *skillfstest.Watcher) *skills.Registry {
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", &skillfs.DirSource{FS: skillfs.OSFS{}, Source: "project", Roots: []string{root}, Watcher: w})
 	return reg

@@ -1,4 +1,4 @@
-package unit_test
+package skills_test
 
 // Contract C4 at the registry level: complete snapshots, exact invalidation,
 // generation retry, stale names, first-party invalidation and O(changed)
@@ -21,53 +21,10 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// catFakeWatcher is a RootWatcher whose changes the test fires by hand.
-type catFakeWatcher struct {
-	mu      sync.Mutex
-	subs    []*catFakeWatch
-	healthy atomic.Bool
-}
-
-type catFakeWatch struct {
-	w        *catFakeWatcher
-	onChange func([]string, bool)
-	closed   atomic.Bool
-	touches  atomic.Int64
-}
-
-func newCatFakeWatcher() *catFakeWatcher {
-	w := &catFakeWatcher{}
-	w.healthy.Store(true)
-	return w
-}
-
-func (w *catFakeWatcher) WatchRoots(_ []string, onChange func([]string, bool)) (skillfs.RootWatch, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := &catFakeWatch{w: w, onChange: onChange}
-	w.subs = append(w.subs, s)
-	return s, nil
-}
-
-// fire delivers a change to every open watch, as the OS watcher would.
-func (w *catFakeWatcher) fire(entries []string, rescan bool) {
-	w.mu.Lock()
-	subs := append([]*catFakeWatch(nil), w.subs...)
-	w.mu.Unlock()
-	for _, s := range subs {
-		if !s.closed.Load() {
-			s.onChange(entries, rescan)
-		}
-	}
-}
-
-func (s *catFakeWatch) Touch()        { s.touches.Add(1) }
-func (s *catFakeWatch) Healthy() bool { return s.w.healthy.Load() }
-func (s *catFakeWatch) Close()        { s.closed.Store(true) }
 
 // catCountingFS counts the skill files opened.
 type catCountingFS struct {
@@ -301,7 +258,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	file := catWriteSkill(t, root, "deploy", "Deploy things.", "v1")
-	w := newCatFakeWatcher()
+	w := &skillfstest.Watcher{}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, nil))
 	cat := reg.Snapshot(ctx)
@@ -322,7 +279,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	assert.NoError(t, err, "skill tool on a stale name: %+v; want an error result", res)
 	assert.True(t, res.IsError, "skill tool on a stale name: %+v; want an error result", res)
 	// The next snapshot rescans the entry and publishes the new name.
-	w.fire([]string{"deploy"}, false)
+	w.Fire([]string{"deploy"}, false)
 	assert.Equal(t, []string{"ship"}, catNames(reg.Snapshot(ctx)), "after refresh")
 }
 
@@ -332,7 +289,7 @@ func TestCatalogLoadRereadsBody(t *testing.T) {
 	root := t.TempDir()
 	file := catWriteSkill(t, root, "notes", "Take notes.", "first body")
 	reg := skills.NewRegistry(skills.RegistryConfig{})
-	reg.Register("project", catDirSource(root, newCatFakeWatcher(), nil))
+	reg.Register("project", catDirSource(root, &skillfstest.Watcher{}, nil))
 	s, _ := reg.Snapshot(ctx).Lookup("notes")
 	for _, body := range []string{"second body", "third body"} {
 		writeFile(t, file, skillMD("name: notes\ndescription: Take notes.", body))
@@ -350,7 +307,7 @@ func TestCatalogFirstPartyInvalidationVisibleAtNextSnapshot(t *testing.T) {
 	root := t.TempDir()
 	catWriteSkill(t, root, "a", "A.", "")
 	reg := skills.NewRegistry(skills.RegistryConfig{})
-	reg.Register("project", catDirSource(root, newCatFakeWatcher(), nil)) // never fires
+	reg.Register("project", catDirSource(root, &skillfstest.Watcher{}, nil)) // never fires
 	other := &catProvider{names: []string{"z"}, watch: true}
 	reg.Register("capability:x", other)
 	reg.Snapshot(ctx)
@@ -374,23 +331,23 @@ func TestCatalogRefreshRereadsOnlyChangedEntries(t *testing.T) {
 		catWriteSkill(t, root, fmt.Sprintf("s%02d", i), "Skill.", "")
 	}
 	fsys := &catCountingFS{}
-	w := newCatFakeWatcher()
+	w := &skillfstest.Watcher{}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, fsys))
 	require.Len(t, reg.Snapshot(ctx).Skills, 40, "skills")
 	require.Equal(t, int64(40), fsys.reads.Swap(0), "files read by the first scan")
 
 	catWriteSkill(t, root, "s07", "Changed.", "")
-	w.fire([]string{"s07"}, false)
+	w.Fire([]string{"s07"}, false)
 	cat := reg.Snapshot(ctx)
 	assert.Equal(t, int64(1), fsys.reads.Swap(0), "files read by a refresh after one edit")
 	s, _ := cat.Lookup("s07")
 	assert.Equal(t, "Changed.", s.Description, "s07 description")
 
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "s08")))
-	w.fire([]string{"s08"}, false)
+	w.Fire([]string{"s08"}, false)
 	assert.Len(t, reg.Snapshot(ctx).Skills, 39, "skills after removing s08")
-	w.fire(nil, true)
+	w.Fire(nil, true)
 	reg.Snapshot(ctx)
 	assert.Equal(t, int64(39), fsys.reads.Load(), "files read by a rescan")
 }
@@ -400,12 +357,12 @@ func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	catWriteSkill(t, root, "a", "A.", "body 1")
-	w := newCatFakeWatcher()
+	w := &skillfstest.Watcher{}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, nil))
 	before := reg.Snapshot(ctx)
 	catWriteSkill(t, root, "a", "A.", "body 2, much longer")
-	w.fire([]string{"a"}, false)
+	w.Fire([]string{"a"}, false)
 	after := reg.Snapshot(ctx)
 	assert.Equal(t, after.Digest(), before.Digest(), "digest changed on a body-only edit")
 	render := func(c skills.Catalog) string {
@@ -413,7 +370,7 @@ func TestCatalogBodyOnlyEditKeepsDigest(t *testing.T) {
 	}
 	assert.Equal(t, render(after), render(before), "rendered catalog changed on a body-only edit")
 	catWriteSkill(t, root, "a", "A, now described differently.", "body 2")
-	w.fire([]string{"a"}, false)
+	w.Fire([]string{"a"}, false)
 	assert.NotEqual(t, before.Digest(), reg.Snapshot(ctx).Digest(), "digest unchanged after a description change")
 }
 
@@ -423,14 +380,14 @@ func TestCatalogUnhealthyWatcherMakesIncomplete(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	catWriteSkill(t, root, "a", "A.", "")
-	w := newCatFakeWatcher()
+	w := &skillfstest.Watcher{}
 	reg := skills.NewRegistry(skills.RegistryConfig{})
 	reg.Register("project", catDirSource(root, w, nil))
-	w.healthy.Store(false)
-	w.fire(nil, true)
+	w.SetHealthy(false)
+	w.Fire(nil, true)
 	assert.False(t, reg.Snapshot(ctx).Complete, "snapshot complete while the watcher is unhealthy")
-	w.healthy.Store(true)
-	w.fire(nil, true)
+	w.SetHealthy(true)
+	w.Fire(nil, true)
 	c := reg.Snapshot(ctx)
 	assert.True(t, c.Complete, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
 	assert.Len(t, c.Skills, 1, "after recovery: complete=%v skills=%v", c.Complete, catNames(c))
@@ -458,11 +415,11 @@ type catFlakyFS struct {
 
 func (f catFlakyFS) ReadDir(string) ([]fs.DirEntry, error) { return nil, f.err }
 
-// catArmingWatcher is a catFakeWatcher that hands entries over as the real
+// catArmingWatcher is a skillfstest.Watcher that hands entries over as the real
 // watcher does while it arms them (skillfs.EachWatcher); during runs then,
 // before WatchRootsEach returns.
 type catArmingWatcher struct {
-	*catFakeWatcher
+	*skillfstest.Watcher
 	during func(armed func(root int, entry string, mode fs.FileMode), onChange func([]string, bool))
 }
 
@@ -520,7 +477,7 @@ func TestCatalogChangeWhileArmingReadByFirstSnapshot(t *testing.T) {
 			a := catWriteSkill(t, root, "a", "Before.", "")
 			catWriteSkill(t, root, "b", "Untouched.", "")
 			fsys := &catReadFS{read: make(chan string, 16)}
-			w := &catArmingWatcher{catFakeWatcher: newCatFakeWatcher()}
+			w := &catArmingWatcher{Watcher: &skillfstest.Watcher{}}
 			w.during = func(armed func(int, string, fs.FileMode), onChange func([]string, bool)) {
 				armed(0, "a", fs.ModeDir)
 				armed(0, "b", fs.ModeDir)
@@ -546,4 +503,16 @@ func TestCatalogChangeWhileArmingReadByFirstSnapshot(t *testing.T) {
 			assert.Equal(t, tc.reads, fsys.reads.Load(), "files the first snapshot read again")
 		})
 	}
+}
+
+// writeFile creates path (and its parents) with content.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// skillMD renders a SKILL.md with the given frontmatter lines and body.
+func skillMD(frontmatter, body string) string {
+	return "---\n" + frontmatter + "\n---\n" + body
 }
