@@ -310,12 +310,14 @@ func (m *Model) renderStatus(w int) string {
 			}
 		},
 		func() { p.workDirMin = min(p.workDirMin, statusWorkDirLeast) },
-		func() { p.skills, p.budget = "", "" },
+		func() { p.budget = "" },
+		func() { p.skills = "" },
 		func() {
 			if p.tokens != "" {
 				p.tokens = compact(m.usage.Input) + "/" + compact(m.usage.Output) + " tokens"
 			}
 		},
+		func() { p.workDirMin = min(p.workDirMin, 1) },
 	}
 	line, ok := p.render(w)
 	for i := 0; !ok && i < len(steps); i++ {
@@ -327,8 +329,9 @@ func (m *Model) renderStatus(w int) string {
 }
 
 // How far the status line shortens the model name and the work dir
-// (cells): the model name first; the work dir to statusWorkDirMin, and to
-// statusWorkDirLeast only when nothing else is left to drop.
+// (cells): the model name first; the work dir to statusWorkDirMin, to
+// statusWorkDirLeast when the less needed parts are gone, and to what is
+// left of the line when nothing else can be dropped.
 const (
 	statusModelMax     = 16
 	statusWorkDirMin   = 32
@@ -372,16 +375,20 @@ func (p statusParts) render(w int) (line string, ok bool) {
 }
 
 // cutMiddle cuts s to w cells by replacing its middle with "…", keeping
-// more of the end: of a path, the folder names nearest the work dir.
+// more of the end: of a path, the folder names nearest the work dir. Below
+// statusWorkDirLeast cells only the end is kept.
 func cutMiddle(s string, w int) string {
 	n := ansi.StringWidth(s)
 	if n <= w {
 		return s
 	}
-	if w < 3 {
-		return clip(s, w)
+	if w < 1 {
+		return ""
 	}
 	head := (w - 1) / 3
+	if w < statusWorkDirLeast {
+		head = 0
+	}
 	tail := w - 1 - head
 	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
 }
