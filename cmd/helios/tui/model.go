@@ -71,7 +71,8 @@ type Config struct {
 	// banner.
 	Notices []string
 	// ConfigIgnored flags, in the status line, that the work dir's config
-	// was not applied.
+	// was not applied; without a model, the banner gives that as the
+	// reason (the file may name one).
 	ConfigIgnored bool
 	// Redact hides secrets (the model key, a database password) in what
 	// the conversation shows: a tool that printed one, an error quoting
