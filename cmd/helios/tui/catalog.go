@@ -7,7 +7,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
 )
@@ -33,8 +32,8 @@ type catalogState struct {
 	skills   []skills.Skill
 	warnings int
 	// budget is what the catalog budget did to the applied catalog (nil:
-	// the kernel cannot say); budgetSaid is the warnings last shown in the
-	// conversation, so each change of outcome is told once.
+	// the kernel cannot say); budgetSaid is what was cut when the
+	// conversation was last told (budgetCut), so each change is told once.
 	budget     *catalog.BudgetSummary
 	budgetSaid string
 }
@@ -66,32 +65,73 @@ func (m *Model) applyCatalog(msg catalogMsg) {
 	if msg.view != nil {
 		m.cat.budget = &msg.view.Summary
 		m.cat.warnings += len(msg.view.Warnings)
-		m.tellBudget(msg.view.Warnings)
+		m.tellBudget(*msg.view)
 	}
 	// Only the suggestions follow the new catalog; the draft is the user's.
 	m.refreshSuggestions()
 }
 
 // tellBudget shows the catalog budget's warnings in the conversation once
-// per change of outcome (the log of a chat), never at every fetch.
-func (m *Model) tellBudget(warns []contract.Warning) {
+// per change of what is cut (the log of a chat), never at every fetch: a
+// catalog change that leaves out the same skills, and shortens
+// descriptions or not as before, says nothing again (the status line keeps
+// the live counts).
+func (m *Model) tellBudget(v catalog.View) {
+	said := budgetCut(v)
+	if said == m.cat.budgetSaid {
+		return
+	}
+	m.cat.budgetSaid = said
+	if said == "" {
+		return
+	}
 	var b strings.Builder
-	for _, w := range warns {
+	b.WriteString("Skills catalog:")
+	for _, w := range v.Warnings {
 		b.WriteString("\n  ")
 		b.WriteString(w.Message)
 		b.WriteString(" (")
 		b.WriteString(w.Path)
 		b.WriteString(")")
 	}
-	said := b.String()
-	if said == m.cat.budgetSaid {
-		return
-	}
-	m.cat.budgetSaid = said
-	if said != "" {
-		m.add(entry{kind: noteEntry, text: "Skills catalog:" + said})
-	}
+	m.add(entry{kind: noteEntry, text: b.String()})
 }
+
+// budgetCut says what the budget cut in v, "" for nothing: the skills
+// left out (in any order), whether descriptions were shortened, and the
+// view's other warnings (a pinned name not in the catalog). The budget's
+// own message is not part of it: its counts change with every skill added
+// or edited.
+func budgetCut(v catalog.View) string {
+	var b strings.Builder
+	if len(v.Summary.Omitted) > 0 {
+		b.WriteString("omitted:")
+		for _, n := range slices.Sorted(slices.Values(v.Summary.Omitted)) {
+			b.WriteString(" ")
+			b.WriteString(n)
+		}
+		b.WriteString("\n")
+	}
+	if v.Summary.Shortened > 0 {
+		b.WriteString("descriptions shortened\n")
+	}
+	for _, w := range v.Warnings {
+		if w.Path == budgetPath || w.Path == toolsMaxPath {
+			continue
+		}
+		b.WriteString(w.Path)
+		b.WriteString(": ")
+		b.WriteString(w.Message)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// The config keys the budget's own warning names (package catalog).
+const (
+	budgetPath   = "skills.catalog.budget"
+	toolsMaxPath = "skills.tools.max"
+)
 
 // byName returns the skills sorted by name (code point), for completion.
 func byName(in []skills.Skill) []skills.Skill {
@@ -159,22 +199,28 @@ var commands = []suggestion{
 	{value: "/skills", name: "/skills", desc: "list the skill catalog"},
 }
 
-// suggest returns the completions of a draft: the skills whose name starts
-// with what follows "/skill:" (case-insensitively), or the commands a
-// draft of one slash word starts.
+// suggest returns the completions of a draft: the skills whose name holds
+// what follows "/skill:" anywhere (case-insensitively), those it starts
+// first, each group by name; or the commands a draft of one slash word
+// starts.
 func suggest(draft string, cat []skills.Skill) []suggestion {
 	if strings.HasPrefix(draft, skillPrefix) {
-		prefix := strings.ToLower(draft[len(skillPrefix):])
-		if strings.ContainsAny(prefix, " \t\n") {
+		typed := strings.ToLower(draft[len(skillPrefix):])
+		if strings.ContainsAny(typed, " \t\n") {
 			return nil
 		}
-		var out []suggestion
+		var prefixed, inside []suggestion
 		for _, s := range cat {
-			if strings.HasPrefix(strings.ToLower(s.Name), prefix) {
-				out = append(out, suggestion{value: skillPrefix + s.Name, name: s.Name, desc: s.Description, skill: true, hidden: s.DisableModelInvocation})
+			name := strings.ToLower(s.Name)
+			sg := suggestion{value: skillPrefix + s.Name, name: s.Name, desc: s.Description, skill: true, hidden: s.DisableModelInvocation}
+			switch {
+			case strings.HasPrefix(name, typed):
+				prefixed = append(prefixed, sg)
+			case strings.Contains(name, typed):
+				inside = append(inside, sg)
 			}
 		}
-		return out
+		return append(prefixed, inside...)
 	}
 	if !strings.HasPrefix(draft, "/") || strings.ContainsAny(draft, " \t\n") {
 		return nil

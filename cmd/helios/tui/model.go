@@ -71,7 +71,8 @@ type Config struct {
 	// banner.
 	Notices []string
 	// ConfigIgnored flags, in the status line, that the work dir's config
-	// was not applied.
+	// was not applied; without a model, the banner gives that as the
+	// reason (the file may name one).
 	ConfigIgnored bool
 	// Redact hides secrets (the model key, a database password) in what
 	// the conversation shows: a tool that printed one, an error quoting
@@ -379,7 +380,7 @@ func (m *Model) clearDraft() {
 func (m *Model) startTurn(prompt string) tea.Cmd {
 	switch {
 	case m.cfg.OpenSession == nil || m.cfg.ModelErr != nil:
-		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.ModelErr)})
+		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.ModelErr, m.cfg.ConfigIgnored)})
 		return nil
 	case m.busy != idle:
 		m.add(entry{kind: noteEntry, text: "Still working on the last request: wait for it, or press Esc to cancel it."})
@@ -514,9 +515,15 @@ Keys:
   Esc            close the suggestions; cancel a running answer
   PgUp/PgDn      scroll the conversation`
 
-// noModelText is the banner's sentence for a missing model.
-func noModelText(err error) string {
-	if err == nil {
+// noModelText is the banner's sentence for a missing model. When the work
+// dir's config was ignored, that is the reason: the file may well name a
+// model, it was just not read.
+func noModelText(err error, configIgnored bool) string {
+	switch {
+	case configIgnored:
+		return "No model: the work dir's config was IGNORED because it is untrusted, so any model it names is not used. " +
+			"Read the file, then trust it with `helios trust`."
+	case err == nil:
 		return "No model is configured."
 	}
 	text := strings.TrimPrefix(err.Error(), "open session: ")

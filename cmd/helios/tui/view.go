@@ -112,7 +112,7 @@ func (m *Model) renderBanner(w int) string {
 		lines = append(lines, lipgloss.Wrap("⚠ "+n, w, ""))
 	}
 	if m.cfg.ModelErr != nil || m.cfg.OpenSession == nil {
-		text := "⚠ " + noModelText(m.cfg.ModelErr) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
+		text := "⚠ " + noModelText(m.cfg.ModelErr, m.cfg.ConfigIgnored) + " Skills can still be browsed (/skills) and loaded (/skill:<name>); prompts need a model."
 		lines = append(lines, lipgloss.Wrap(text, w, ""))
 	}
 	if len(lines) == 0 {
@@ -228,51 +228,169 @@ func (m *Model) renderPopup(w int) []string {
 	return rows
 }
 
-// renderStatus is the status line: model, skills, catalog state, activity,
-// work dir (cut first when the line is too long).
+// renderStatus is the status line: model, skills, catalog state, tokens,
+// activity, work dir. Too long for w, it is shortened step by step
+// (statusSteps) so the tokens and the work dir stay visible: the model name
+// first, then the middle of the work dir, then what is least needed.
 func (m *Model) renderStatus(w int) string {
-	parts := []string{"helios"}
+	p := statusParts{name: "helios", workDir: sanitize.Text(m.cfg.WorkDir)}
+	p.workDirMin = ansi.StringWidth(p.workDir)
 	if m.cfg.ConfigIgnored {
-		parts = append(parts, "config ignored (untrusted)")
+		p.ignored = "config ignored (untrusted)"
 	}
+	model := sanitize.Text(m.cfg.Model)
 	if m.cfg.ModelErr != nil || m.cfg.OpenSession == nil {
-		parts = append(parts, "no model")
-	} else if m.cfg.Model != "" {
-		parts = append(parts, "model "+m.cfg.Model)
+		p.model = "no model"
+	} else if model != "" {
+		p.model = "model " + model
 	}
 	switch {
 	case m.cat.applied == 0:
-		parts = append(parts, "skills …")
+		p.skills = "skills …"
 	case len(m.cat.skills) == 1:
-		parts = append(parts, "1 skill")
+		p.skills = "1 skill"
 	default:
-		parts = append(parts, fmt.Sprintf("%d skills", len(m.cat.skills)))
+		p.skills = fmt.Sprintf("%d skills", len(m.cat.skills))
 	}
-	if b := m.cat.budget; b != nil && (len(b.Omitted) > 0 || b.Shortened > 0) {
-		parts = append(parts, budgetStatus(*b))
+	b := m.cat.budget
+	if b != nil && (len(b.Omitted) > 0 || b.Shortened > 0) {
+		p.budget = budgetStatus(*b)
 	}
 	switch {
 	case m.cat.observed == 0:
-		parts = append(parts, "catalog loading")
+		p.catalog = "catalog loading"
 	case m.cat.complete:
-		parts = append(parts, "catalog complete")
+		p.catalog = "catalog complete"
 	default:
-		parts = append(parts, "catalog incomplete")
+		p.catalog = "catalog incomplete"
 	}
 	if m.usage != (session.Usage{}) {
-		parts = append(parts, usageStatus(m.usage))
+		p.tokens = usageStatus(m.usage)
 	}
 	switch m.busy {
 	case inTurn:
-		parts = append(parts, "working… (Esc cancels)")
+		p.busy = "working… (Esc cancels)"
 	case inLoad:
-		parts = append(parts, "loading skill…")
+		p.busy = "loading skill…"
 	}
-	if m.cfg.WorkDir != "" {
-		parts = append(parts, m.cfg.WorkDir)
+
+	// The steps, in order; each shortens or drops one part.
+	steps := []func(){
+		func() {
+			if strings.HasPrefix(p.model, "model ") && ansi.StringWidth(model) > statusModelMax {
+				p.model = "model " + clip(model, statusModelMax)
+			}
+		},
+		func() { p.workDirMin = min(p.workDirMin, statusWorkDirMin) },
+		func() {
+			if m.cat.complete && m.cat.observed > 0 {
+				p.catalog = "" // the usual state; incomplete and loading stay
+			}
+		},
+		func() {
+			if p.budget != "" {
+				p.budget = budgetShort(*b)
+			}
+		},
+		func() {
+			if p.tokens != "" {
+				p.tokens = "tokens " + compact(m.usage.Input) + " in · " + compact(m.usage.Output) + " out"
+			}
+		},
+		func() { p.name = "" },
+		func() { p.model = "" },
+		func() {
+			if m.busy == inTurn {
+				p.busy = "working…"
+			}
+		},
+		func() {
+			if p.ignored != "" {
+				p.ignored = "config ignored"
+			}
+		},
+		func() { p.workDirMin = min(p.workDirMin, statusWorkDirLeast) },
+		func() { p.budget = "" },
+		func() { p.skills = "" },
+		func() {
+			if p.tokens != "" {
+				p.tokens = compact(m.usage.Input) + "/" + compact(m.usage.Output) + " tokens"
+			}
+		},
+		func() { p.workDirMin = min(p.workDirMin, 1) },
 	}
-	line := clip(" "+sanitize.Text(strings.Join(parts, " · ")), w)
+	line, ok := p.render(w)
+	for i := 0; !ok && i < len(steps); i++ {
+		steps[i]()
+		line, ok = p.render(w)
+	}
+	line = clip(line, w)
 	return styleStatus.Render(line + strings.Repeat(" ", max(0, w-ansi.StringWidth(line))))
+}
+
+// How far the status line shortens the model name and the work dir
+// (cells): the model name first; the work dir to statusWorkDirMin, to
+// statusWorkDirLeast when the less needed parts are gone, and to what is
+// left of the line when nothing else can be dropped.
+const (
+	statusModelMax     = 16
+	statusWorkDirMin   = 32
+	statusWorkDirLeast = 12
+)
+
+// statusParts are the parts of the status line ("" for a part not shown).
+type statusParts struct {
+	name, ignored, model, skills, budget, catalog, tokens, busy string
+	// workDir is last; its middle may be replaced by "…" down to workDirMin
+	// cells.
+	workDir    string
+	workDirMin int
+}
+
+// render joins the parts, the work dir cut in the middle to what is left
+// of w; ok is false when the line does not fit w even so.
+func (p statusParts) render(w int) (line string, ok bool) {
+	var parts []string
+	for _, s := range []string{p.name, p.ignored, p.model, p.skills, p.budget, p.catalog, p.tokens, p.busy} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	line = " " + strings.Join(parts, " · ")
+	if p.workDir == "" {
+		return line, ansi.StringWidth(line) <= w
+	}
+	if len(parts) > 0 {
+		line += " · "
+	}
+	room := w - ansi.StringWidth(line)
+	wd := p.workDir
+	if n := ansi.StringWidth(wd); n > room {
+		if room < min(p.workDirMin, n) {
+			return line + wd, false
+		}
+		wd = cutMiddle(wd, room)
+	}
+	return line + wd, true
+}
+
+// cutMiddle cuts s to w cells by replacing its middle with "…", keeping
+// more of the end: of a path, the folder names nearest the work dir. Below
+// statusWorkDirLeast cells only the end is kept.
+func cutMiddle(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n <= w {
+		return s
+	}
+	if w < 1 {
+		return ""
+	}
+	head := (w - 1) / 3
+	if w < statusWorkDirLeast {
+		head = 0
+	}
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
 }
 
 // usageStatus says what the session's model requests used: "tokens 12.3k
@@ -304,6 +422,14 @@ func budgetStatus(b catalog.BudgetSummary) string {
 		return fmt.Sprintf("budget: %d of %d skills shown, %d omitted", b.Included, b.Total, len(b.Omitted))
 	}
 	return fmt.Sprintf("budget: %d of %d descriptions shortened", b.Shortened, b.Total)
+}
+
+// budgetShort is budgetStatus for a narrow status line.
+func budgetShort(b catalog.BudgetSummary) string {
+	if len(b.Omitted) > 0 {
+		return fmt.Sprintf("budget: %d omitted", len(b.Omitted))
+	}
+	return fmt.Sprintf("budget: %d shortened", b.Shortened)
 }
 
 // oneLine collapses whitespace, newlines included.
