@@ -166,6 +166,11 @@ func TestAddGitHubShorthandsThroughSmartHTTP(t *testing.T) {
 	require.NoError(t, err, "the locked source updates as any URL does")
 	assert.Equal(t, skillinstall.Unchanged, res.Skills[0].Action)
 
+	_, err = w.in.Add(ctx, "acme/nothing", skillinstall.AddOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), srv.URL+"/acme/nothing", "the error names the URL tried")
+	assert.Contains(t, err.Error(), "acme/nothing read as a GitHub repository: no local path of that name")
+
 	_, err = w.in.Add(ctx, srv.URL+"/acme/skills/tree/v2/nested#main", skillinstall.AddOptions{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "two refs")

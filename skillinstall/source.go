@@ -26,6 +26,8 @@ type source struct {
 	url    string // what go-git is given, credentials included
 	local  string // the path of a local repository; "" for a remote one
 	secret string // a password in the URL, kept out of every message
+	// note says how a shorthand was read, for the errors of fetching it.
+	note string
 }
 
 // splitSpec splits SOURCE#REF at the last "#".
@@ -120,6 +122,7 @@ func parseArg(s, github string) (src source, ref, sub string, err error) {
 	if isGitHubRepo(s) {
 		if _, err := os.Lstat(s); errors.Is(err, os.ErrNotExist) {
 			src, err = parseSource(base + "/" + s)
+			src.note = fmt.Sprintf("%s read as a GitHub repository: no local path of that name; ./%s names a path", s, s)
 			return src, "", "", err
 		}
 	}
@@ -228,6 +231,9 @@ func (f *fetcher) open(ctx context.Context, src source, ref, want string) (*chec
 		c, err = openLocal(src, ref, want)
 	} else {
 		c, err = f.fetch(ctx, src, ref, want)
+	}
+	if err != nil && src.note != "" {
+		err = fmt.Errorf("%w (%s)", err, src.note)
 	}
 	if err != nil {
 		return nil, redact(err, src.secret)
