@@ -2,9 +2,11 @@
 // in a lockfile: what `helios skills add / update / sync / verify / remove`
 // do (contract C22).
 //
-// A source is a git URL (https, ssh, git@host:path, file://) or the path of a
-// local repository; a ref is a branch, a tag or a commit (default: the
-// source's default branch). Every folder holding a SKILL.md, at any depth of
+// A source is a git URL (https, ssh, git@host:path, file://), the path of a
+// local repository, owner/repo on GitHub (when no such local path exists) or
+// a GitHub tree URL, .../owner/repo/tree/REF/PATH (the skills under PATH);
+// Config.GitHub moves "GitHub" elsewhere. A ref is a branch, a tag or a
+// commit (default: the source's default branch). Every folder holding a SKILL.md, at any depth of
 // the commit's tree, is a skill, known by its frontmatter name. Git is spoken
 // by go-git: no git binary is needed and no hook ever runs; a local
 // repository is read in place, a remote one fetched into memory. Credentials
@@ -13,7 +15,10 @@
 //
 // The lockfile (helios-lock.json beside the root) records, per skill, its
 // source, ref, commit, path in the repository and the sha256: digest of every
-// file. Update moves a skill to the newest commit of its ref; Sync installs
+// file. List shows what a source offers without installing. Add skips a
+// skill that conflicts with what is installed, with a warning, and installs
+// the others. Update moves a skill to the newest commit of its ref, refusing
+// one changed locally whether or not the ref moved; Sync installs
 // exactly the locked commits and refuses a file whose digest differs; Verify
 // names every changed, missing or extra file.
 //

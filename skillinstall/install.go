@@ -17,6 +17,9 @@ type Config struct {
 	Root string
 	// LockFile is the lockfile's path. Required.
 	LockFile string
+	// GitHub is the base URL a source written owner/repo, or as a tree URL
+	// under it, is read against; "" is DefaultGitHub.
+	GitHub string
 }
 
 // UserConfig is the user root, ~/.helios/skills, with ~/.helios/helios-lock.json
@@ -38,7 +41,7 @@ func ProjectConfig(workDir string) Config {
 // Installer installs skills into one root and keeps its lockfile. Its
 // commands on one root exclude each other, also across processes.
 type Installer struct {
-	root, lockFile string
+	root, lockFile, github string
 }
 
 // New returns an Installer for cfg.
@@ -54,7 +57,11 @@ func New(cfg Config) (*Installer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Installer{root: root, lockFile: lock}, nil
+	github := cfg.GitHub
+	if github == "" {
+		github = DefaultGitHub
+	}
+	return &Installer{root: root, lockFile: lock, github: github}, nil
 }
 
 // Action is what a command did to one skill.
@@ -90,9 +97,23 @@ type Result struct {
 	Lock   string   `json:"lock"`
 	Skills []Change `json:"skills"`
 	// Warnings name what was left out (a SKILL.md that cannot be used, a
-	// second skill of one name).
+	// second skill of one name, a skill skipped).
 	Warnings []string `json:"warnings"`
+	// Skipped are the skills add did not install because of a conflict
+	// with what is there; each also has a warning. The others were
+	// installed and locked.
+	Skipped []Skip `json:"skipped"`
 }
+
+// Skip is a skill add left out, and why.
+type Skip struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// ErrNotLocked is wrapped by the error of a command naming a skill the
+// lockfile does not hold.
+var ErrNotLocked = errors.New("not locked")
 
 // AddOptions tune Add.
 type AddOptions struct {
@@ -104,55 +125,82 @@ type AddOptions struct {
 	Force bool
 }
 
-// Add installs the skills of spec (SOURCE or SOURCE#REF) at the newest
-// commit of REF (default: the source's default branch) and locks them.
-// Either every selected skill is installed and locked, or nothing changes.
+// Add installs the skills of spec (SOURCE or SOURCE#REF; see the package
+// doc for the forms of SOURCE) at the newest commit of REF (default: the
+// source's default branch) and locks them. A selected skill that conflicts
+// with what is there — a folder the lockfile does not know, a skill locked
+// from another source, local changes, a flat NAME.md — is skipped unless
+// opts.Force, with a warning and an entry in Result.Skipped; the others are
+// installed and locked. Any other failure changes nothing.
 func (in *Installer) Add(ctx context.Context, spec string, opts AddOptions) (Result, error) {
-	srcText, ref := splitSpec(spec)
-	res, err := in.add(ctx, srcText, ref, opts)
+	res, err := in.add(ctx, spec, opts)
 	if err != nil {
 		return Result{}, fmt.Errorf("add %s: %w", redactURL(spec), err)
 	}
 	return res, nil
 }
 
-func (in *Installer) add(ctx context.Context, srcText, ref string, opts AddOptions) (Result, error) {
-	src, err := parseSource(srcText)
+// resolve reads spec (SOURCE[#REF]) to a source, a ref and a subfolder.
+func (in *Installer) resolve(spec string) (source, string, string, error) {
+	srcText, ref := splitSpec(spec)
+	src, uref, sub, err := parseArg(srcText, in.github)
+	if err != nil {
+		return source{}, "", "", err
+	}
+	if uref != "" {
+		if ref != "" && ref != uref {
+			return source{}, "", "", fmt.Errorf("two refs: %s in the URL and #%s", uref, ref)
+		}
+		ref = uref
+	}
+	return src, ref, sub, nil
+}
+
+// offered fetches the newest commit of ref and finds the skills under sub.
+func offered(ctx context.Context, fetch *fetcher, src source, ref, sub string) (*checkout, []found, []string, error) {
+	co, err := fetch.newest(ctx, src, ref)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	all, warns, err := discover(co, sub)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	where := co.at()
+	if sub != "" {
+		where = sub + " of " + where
+	}
+	switch {
+	case len(all) == 0 && len(warns) > 0:
+		return nil, nil, nil, fmt.Errorf("no usable SKILL.md in %s: %s", where, strings.Join(warns, "; "))
+	case len(all) == 0:
+		return nil, nil, nil, fmt.Errorf("no SKILL.md in %s", where)
+	}
+	return co, all, warns, nil
+}
+
+func (in *Installer) add(ctx context.Context, spec string, opts AddOptions) (Result, error) {
+	src, ref, sub, err := in.resolve(spec)
 	if err != nil {
 		return Result{}, err
 	}
 	return in.transact(ctx, func(tx *txn) error {
-		co, err := tx.fetch.newest(ctx, src, ref)
-		if err != nil {
-			return err
-		}
-		all, warns, err := discover(co)
+		co, all, warns, err := offered(ctx, tx.fetch, src, ref, sub)
 		if err != nil {
 			return err
 		}
 		tx.res.Warnings = append(tx.res.Warnings, warns...)
-		switch {
-		case len(all) == 0 && len(warns) > 0:
-			return fmt.Errorf("no usable SKILL.md in %s: %s", co.at(), strings.Join(warns, "; "))
-		case len(all) == 0:
-			return fmt.Errorf("no SKILL.md in %s", co.at())
-		}
 		picked, err := pick(all, opts.Skills, co)
 		if err != nil {
 			return err
 		}
 		for _, f := range picked {
 			prev, locked := tx.lock.find(f.name)
-			switch {
-			case locked && (prev.Source != src.spec || prev.Path != f.path) && !opts.Force:
-				return fmt.Errorf("skill %q is already installed from %s (path %s); --force replaces it", f.name, prev.Source, prev.Path)
-			case !locked && exists(filepath.Join(in.root, f.name)) && !opts.Force:
-				return fmt.Errorf("%s exists and %s does not lock it; --force replaces it", filepath.Join(in.root, f.name), in.lockFile)
-			case !locked && exists(filepath.Join(in.root, f.name+".md")) && !opts.Force:
-				return fmt.Errorf("%s is a skill of the same name; --force installs %s beside it (the folder wins)", filepath.Join(in.root, f.name+".md"), f.name)
-			case locked && !opts.Force:
-				if err := in.refuseLocalChanges(prev); err != nil {
-					return err
+			if !opts.Force {
+				if why := in.conflict(f, prev, locked, src); why != "" {
+					tx.res.Skipped = append(tx.res.Skipped, Skip{Name: f.name, Reason: why})
+					tx.res.Warnings = append(tx.res.Warnings, fmt.Sprintf("skill %q not installed: %s", f.name, why))
+					continue
 				}
 			}
 			l, err := tx.install(co, f)
@@ -179,6 +227,64 @@ func (in *Installer) add(ctx context.Context, srcText, ref string, opts AddOptio
 		}
 		return nil
 	})
+}
+
+// conflict says why the skill f cannot be installed without --force, or "".
+func (in *Installer) conflict(f found, prev Locked, locked bool, src source) string {
+	dir := filepath.Join(in.root, f.name)
+	switch {
+	case locked && (prev.Source != src.spec || prev.Path != f.path):
+		return fmt.Sprintf("%s already holds it, installed from %s (path %s); --force replaces it", dir, prev.Source, prev.Path)
+	case !locked && exists(dir):
+		return fmt.Sprintf("%s exists and %s does not lock it; --force replaces it", dir, in.lockFile)
+	case !locked && exists(dir+".md"):
+		return fmt.Sprintf("%s is a skill of the same name; --force installs %s beside it (the folder wins)", dir+".md", f.name)
+	case locked:
+		if err := in.refuseLocalChanges(prev); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
+}
+
+// Available is a skill a source offers.
+type Available struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Path is the skill folder's slash path in the repository.
+	Path string `json:"path"`
+}
+
+// Listing is what a source offers at one commit.
+type Listing struct {
+	Source string      `json:"source"`
+	Ref    string      `json:"ref"`
+	Commit string      `json:"commit"`
+	Skills []Available `json:"skills"`
+	// Warnings name SKILL.md files left out, as Add would leave them out.
+	Warnings []string `json:"warnings"`
+}
+
+// List fetches spec (SOURCE[#REF], as Add reads it) and returns the skills
+// Add would find there, by name. It neither reads nor writes the root or
+// the lockfile.
+func (in *Installer) List(ctx context.Context, spec string) (Listing, error) {
+	src, ref, sub, err := in.resolve(spec)
+	if err != nil {
+		return Listing{}, fmt.Errorf("list %s: %w", redactURL(spec), err)
+	}
+	co, all, warns, err := offered(ctx, newFetcher(), src, ref, sub)
+	if err != nil {
+		return Listing{}, fmt.Errorf("list %s: %w", redactURL(spec), err)
+	}
+	l := Listing{Source: src.spec, Ref: co.ref, Commit: co.commit.Hash.String(), Skills: make([]Available, len(all)), Warnings: warns}
+	if l.Warnings == nil {
+		l.Warnings = []string{}
+	}
+	for i, f := range all {
+		l.Skills[i] = Available{Name: f.name, Description: f.desc, Path: f.path}
+	}
+	return l, nil
 }
 
 // pick selects the skills named (all when none are).
@@ -212,7 +318,8 @@ type UpdateOptions struct {
 // Update moves the named skills (every locked skill when none is named) to
 // the newest commit of their locked ref and rewrites their lock entries.
 // A skill whose files were changed locally is refused, naming the files,
-// unless opts.Force.
+// whether or not its ref moved; with opts.Force its files are replaced (by
+// the locked commit's when the ref did not move).
 func (in *Installer) Update(ctx context.Context, names []string, opts UpdateOptions) (Result, error) {
 	res, err := in.transact(ctx, func(tx *txn) error {
 		entries, err := tx.selected(names)
@@ -228,13 +335,21 @@ func (in *Installer) Update(ctx context.Context, names []string, opts UpdateOpti
 			if err != nil {
 				return fmt.Errorf("skill %q: %w", e.Name, err)
 			}
-			if co.commit.Hash.String() == e.Commit {
-				tx.res.Skills = append(tx.res.Skills, in.change(e, Unchanged))
-				continue
-			}
 			if !opts.Force {
 				if err := in.refuseLocalChanges(e); err != nil {
 					return err
+				}
+			}
+			action := Updated
+			if co.commit.Hash.String() == e.Commit {
+				chk := in.check(e)
+				if chk.OK {
+					tx.res.Skills = append(tx.res.Skills, in.change(e, Unchanged))
+					continue
+				}
+				action = Restored
+				if !chk.Installed {
+					action = Installed
 				}
 			}
 			f, err := locate(co, e)
@@ -246,8 +361,10 @@ func (in *Installer) Update(ctx context.Context, names []string, opts UpdateOpti
 				return err
 			}
 			tx.lock = tx.lock.with(l)
-			ch := in.change(l, Updated)
-			ch.From = e.Commit
+			ch := in.change(l, action)
+			if action == Updated {
+				ch.From = e.Commit
+			}
 			tx.res.Skills = append(tx.res.Skills, ch)
 		}
 		return nil
@@ -261,7 +378,7 @@ func (in *Installer) Update(ctx context.Context, names []string, opts UpdateOpti
 // locate finds the locked skill e in a newer commit: at its locked path, or
 // wherever a skill of its name moved to.
 func locate(co *checkout, e Locked) (found, error) {
-	all, _, err := discover(co)
+	all, _, err := discover(co, "")
 	if err != nil {
 		return found{}, err
 	}
@@ -376,7 +493,7 @@ func (in *Installer) refuseLocalChanges(e Locked) error {
 	if c.OK || !c.Installed {
 		return nil
 	}
-	return fmt.Errorf("skill %q has local changes (%s); --force replaces them", e.Name, c.summary())
+	return fmt.Errorf("skill %q has local changes (%s) in %s; --force replaces them, or keep them under another name", e.Name, c.summary(), c.Dir)
 }
 
 func (in *Installer) change(l Locked, a Action) Change {
@@ -433,7 +550,7 @@ func (in *Installer) transact(ctx context.Context, fn func(*txn) error) (Result,
 	}
 	defer os.RemoveAll(stage)
 	tx := &txn{in: in, fetch: newFetcher(), stage: stage, lock: lock,
-		res: Result{Root: in.root, Lock: in.lockFile, Skills: []Change{}, Warnings: []string{}}}
+		res: Result{Root: in.root, Lock: in.lockFile, Skills: []Change{}, Warnings: []string{}, Skipped: []Skip{}}}
 	if err := fn(tx); err != nil {
 		return Result{}, err
 	}
@@ -457,7 +574,7 @@ func (tx *txn) selected(names []string) ([]Locked, error) {
 			if exists(filepath.Join(tx.in.root, n)) {
 				hint = " (its folder was not installed by helios skills add)"
 			}
-			return nil, fmt.Errorf("skill %q is not in %s%s", n, tx.in.lockFile, hint)
+			return nil, fmt.Errorf("skill %q is %w in %s%s", n, ErrNotLocked, tx.in.lockFile, hint)
 		}
 		if !slices.ContainsFunc(out, func(l Locked) bool { return l.Name == n }) {
 			out = append(out, e)

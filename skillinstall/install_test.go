@@ -424,14 +424,16 @@ func TestAddRefusesACollisionWithAnUnlockedFolderUnlessForced(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(mine), 0o755))
 	require.NoError(t, os.WriteFile(mine, []byte(md("pdf", "My own.")), 0o644))
 
-	_, err := w.in.Add(ctx, r.URL(), skillinstall.AddOptions{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), w.dir("pdf"))
-	assert.Contains(t, err.Error(), "--force")
+	res, err := w.in.Add(ctx, r.URL(), skillinstall.AddOptions{})
+	require.NoError(t, err, "a conflict costs only its skill")
+	require.Len(t, res.Skipped, 1)
+	assert.Equal(t, "pdf", res.Skipped[0].Name)
+	assert.Contains(t, res.Skipped[0].Reason, w.dir("pdf"))
+	assert.Contains(t, res.Skipped[0].Reason, "--force")
 	data, _ := os.ReadFile(mine)
 	assert.Contains(t, string(data), "My own.", "the folder is untouched")
-	assert.NoDirExists(t, w.dir("docx"), "nothing of the add happened")
-	assert.NoFileExists(t, w.cfg.LockFile)
+	assert.DirExists(t, w.dir("docx"), "the other skill is installed")
+	assert.Equal(t, []string{"docx"}, names(w.lock(t)), "only what was installed is locked")
 
 	_, err = w.in.Add(ctx, r.URL(), skillinstall.AddOptions{Force: true})
 	require.NoError(t, err)
@@ -441,10 +443,12 @@ func TestAddRefusesACollisionWithAnUnlockedFolderUnlessForced(t *testing.T) {
 	flat := newWorld(t)
 	require.NoError(t, os.MkdirAll(flat.cfg.Root, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(flat.cfg.Root, "docx.md"), []byte(md("docx", "Mine, flat.")), 0o644))
-	_, err = flat.in.Add(ctx, r.URL(), skillinstall.AddOptions{Skills: []string{"docx"}})
-	require.Error(t, err, "a flat skill of the same name collides too")
-	assert.Contains(t, err.Error(), "docx.md")
+	res, err = flat.in.Add(ctx, r.URL(), skillinstall.AddOptions{Skills: []string{"docx"}})
+	require.NoError(t, err)
+	require.Len(t, res.Skipped, 1, "a flat skill of the same name collides too")
+	assert.Contains(t, res.Skipped[0].Reason, "docx.md")
 	assert.NoDirExists(t, flat.dir("docx"))
+	assert.NoFileExists(t, flat.cfg.LockFile, "nothing was installed, nothing locked")
 }
 
 func TestHostileSkillsAreRefusedNamingTheFile(t *testing.T) {

@@ -26,6 +26,8 @@ type source struct {
 	url    string // what go-git is given, credentials included
 	local  string // the path of a local repository; "" for a remote one
 	secret string // a password in the URL, kept out of every message
+	// note says how a shorthand was read, for the errors of fetching it.
+	note string
 }
 
 // splitSpec splits SOURCE#REF at the last "#".
@@ -85,6 +87,68 @@ func parseSource(s string) (source, error) {
 		return source{}, fmt.Errorf("source %s: %w", s, err)
 	}
 	return source{spec: abs, url: abs, local: abs}, nil
+}
+
+// DefaultGitHub is the base URL owner/repo and tree URLs resolve against
+// when Config.GitHub is empty.
+const DefaultGitHub = "https://github.com"
+
+// parseArg reads a source as a person types it: what parseSource reads, and
+// GitHub's shorthands resolved against the base URL github —
+//
+//	owner/repo                     github/owner/repo, when no such local path exists
+//	github/owner/repo/tree/REF     that repository at REF
+//	github/owner/repo/tree/REF/SUB the skills under the folder SUB only
+//
+// A local path wins over owner/repo; ./owner/repo is always a path. In a
+// tree URL the first segment after tree/ is the ref (a branch with a slash
+// in its name is named with #REF instead). ref and sub are "" when the
+// source names none.
+func parseArg(s, github string) (src source, ref, sub string, err error) {
+	base := strings.TrimRight(github, "/")
+	if rest, ok := strings.CutPrefix(s, base+"/"); ok {
+		segs := strings.Split(strings.TrimRight(rest, "/"), "/")
+		if len(segs) >= 3 && segs[2] == "tree" {
+			if len(segs) < 4 || segs[3] == "" {
+				return source{}, "", "", fmt.Errorf("source %s: no ref after tree/ (%s/OWNER/REPO/tree/REF[/PATH])", s, base)
+			}
+			if sub = strings.Join(segs[4:], "/"); sub != "" && !cleanRel(sub) {
+				return source{}, "", "", fmt.Errorf("source %s: path %q is not a clean relative path", s, sub)
+			}
+			src, err = parseSource(base + "/" + segs[0] + "/" + segs[1])
+			return src, segs[3], sub, err
+		}
+	}
+	if isGitHubRepo(s) {
+		if _, err := os.Lstat(s); errors.Is(err, os.ErrNotExist) {
+			src, err = parseSource(base + "/" + s)
+			src.note = fmt.Sprintf("%s read as a GitHub repository: no local path of that name; ./%s names a path", s, s)
+			return src, "", "", err
+		}
+	}
+	src, err = parseSource(s)
+	return src, "", "", err
+}
+
+// isGitHubRepo reports owner/repo: two segments of the letters GitHub
+// allows in owner and repository names, the owner not starting with a dot
+// (so ./x and ../x stay paths).
+func isGitHubRepo(s string) bool {
+	owner, repo, ok := strings.Cut(s, "/")
+	if !ok || owner == "" || repo == "" || repo == "." || repo == ".." || strings.HasPrefix(owner, "-") {
+		return false
+	}
+	for _, r := range owner {
+		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	for _, r := range repo {
+		if !(r == '-' || r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // isSCP reports git's scp-like syntax, [user@]host:path, where the host has
@@ -167,6 +231,9 @@ func (f *fetcher) open(ctx context.Context, src source, ref, want string) (*chec
 		c, err = openLocal(src, ref, want)
 	} else {
 		c, err = f.fetch(ctx, src, ref, want)
+	}
+	if err != nil && src.note != "" {
+		err = fmt.Errorf("%w (%s)", err, src.note)
 	}
 	if err != nil {
 		return nil, redact(err, src.secret)

@@ -33,19 +33,28 @@ const (
 // found is a skill folder of a commit.
 type found struct {
 	name string // the frontmatter name (the folder's when it has none)
+	desc string // the frontmatter description
 	path string // the folder's slash path in the repository; "." for the root
 	tree *object.Tree
 }
 
-// discover finds the skill folders of c: every folder holding a SKILL.md (or
-// a skill.md), at any depth. A SKILL.md that cannot be used (no frontmatter,
+// discover finds the skill folders of c under the slash path sub ("" for
+// the whole tree): every folder holding a SKILL.md (or a skill.md), at any
+// depth. A SKILL.md that cannot be used (no frontmatter,
 // no description, a name that cannot be a folder) is left out with a
 // warning; so is a second skill of the same name (the shallowest, then the
 // first by path, is kept).
-func discover(c *checkout) ([]found, []string, error) {
+func discover(c *checkout, sub string) ([]found, []string, error) {
 	root, err := c.commit.Tree()
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", c.at(), err)
+	}
+	top := "."
+	if sub != "" {
+		if root, err = root.Tree(sub); err != nil {
+			return nil, nil, fmt.Errorf("no folder %s in %s", sub, c.at())
+		}
+		top = sub
 	}
 	var out []found
 	var warns []string
@@ -73,7 +82,7 @@ func discover(c *checkout) ([]found, []string, error) {
 		}
 		return nil
 	}
-	if err := walk(root, ".", 0); err != nil {
+	if err := walk(root, top, 0); err != nil {
 		return nil, nil, err
 	}
 	slices.SortStableFunc(out, func(a, b found) int {
@@ -125,7 +134,7 @@ func skillIn(c *checkout, t *object.Tree, dir string) (found, bool, string) {
 	if err := checkName(meta.Name); err != nil {
 		return found{}, false, fmt.Sprintf("%s left out: %v", file, err)
 	}
-	return found{name: meta.Name, path: dir, tree: t}, true, ""
+	return found{name: meta.Name, desc: meta.Description, path: dir, tree: t}, true, ""
 }
 
 // file is one entry of a skill to install.
