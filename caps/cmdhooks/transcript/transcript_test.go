@@ -95,9 +95,9 @@ func appendEvents(t *testing.T, l session.Log, evs ...session.Event) {
 }
 
 // Protects: M540 (wrong file), M541 (tool_use mislabelled), M542 (not
-// brought up to date before the hook). A Claude Code Stop hook finds the
-// last answer, tool call and result of the session as it is when the hook
-// runs, and the file only grows.
+// brought up to date before the hook), M549 (is_error dropped). A Claude
+// Code Stop hook finds the last answer, tool call and result of the session
+// as it is when the hook runs, and the file only grows.
 func TestHookReadsTranscript(t *testing.T) {
 	work, dir := t.TempDir(), t.TempDir()
 	ts := transcript.New(session.NewMemoryStore(), transcript.Config{Dir: dir, WorkDir: work})
