@@ -290,3 +290,23 @@ func lines(t *testing.T, path string) []map[string]any {
 	}
 	return out
 }
+
+// A transcript whose last line is no event of its session (a file put
+// there by hand) is an error naming the file and why, not lines appended
+// after a stranger's.
+func TestForeignTranscriptIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	ts := transcript.New(session.NewMemoryStore(), transcript.Config{Dir: dir})
+	l, err := ts.Create(t.Context())
+	require.NoError(t, err)
+	defer l.Close()
+	appendEvents(t, l, session.Event{Type: session.User, Text: "hi"})
+	path := filepath.Join(dir, l.ID()+".jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"user","uuid":"0b9e-not-ours"}`+"\n"), 0o600))
+
+	got, err := ts.Path(l.ID())
+	require.Error(t, err)
+	assert.Empty(t, got)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), `its last line (uuid "0b9e-not-ours") is no event of session `+l.ID())
+}
