@@ -113,35 +113,76 @@ func (s *Store) flush(f *file) error {
 func (s *Store) redact(text string) string { return s.cfg.Secrets.String(text) }
 
 // resume finds where the file ends in the log: after the event whose
-// uuid its last line has. A torn last line is cut off first.
+// uuid its last line has. A torn last line is cut off first. Only the
+// file's tail is read.
 func (s *Store) resume(f *file) error {
 	f.done, f.parent = 0, ""
-	data, err := os.ReadFile(f.path)
+	whole, last, err := lastLine(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	whole := bytes.LastIndexByte(data, '\n') + 1
-	if whole < len(data) {
-		if err := os.Truncate(f.path, int64(whole)); err != nil {
+	if whole.torn {
+		if err := os.Truncate(f.path, whole.size); err != nil {
 			return fmt.Errorf("cut off its torn last line: %w", err)
 		}
 	}
-	data = bytes.TrimRight(data[:whole], "\n")
-	if len(data) == 0 {
+	if whole.size == 0 {
 		return nil
 	}
-	last := lastUUID(data[bytes.LastIndexByte(data, '\n')+1:])
+	uuid := lastUUID(last)
 	id := f.log.ID()
 	for i := f.log.Len() - 1; i >= 0; i-- {
-		if uuidOf(id, f.log.At(i).Seq) == last {
-			f.done, f.parent = i+1, last
+		if uuidOf(id, f.log.At(i).Seq) == uuid {
+			f.done, f.parent = i+1, uuid
 			return nil
 		}
 	}
-	return fmt.Errorf("its last line (uuid %q) is no event of session %s", last, id)
+	return fmt.Errorf("its last line (uuid %q) is no event of session %s", uuid, id)
+}
+
+// extent is where a file's whole lines end: size bytes, and whether a
+// torn line follows them.
+type extent struct {
+	size int64
+	torn bool
+}
+
+// lastLine reads a file backward, in chunks that double, until it holds
+// the last whole line, and returns that line.
+func lastLine(path string) (extent, []byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return extent{}, nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return extent{}, nil, err
+	}
+	size := st.Size()
+	var tail []byte // the file from pos to size
+	pos, chunk := size, int64(64<<10)
+	for {
+		if nl := bytes.LastIndexByte(tail, '\n'); nl >= 0 {
+			body := tail[:nl]
+			if start := bytes.LastIndexByte(body, '\n'); start >= 0 || pos == 0 {
+				end := pos + int64(nl) + 1
+				return extent{size: end, torn: end < size}, body[start+1:], nil
+			}
+		} else if pos == 0 {
+			return extent{size: 0, torn: size > 0}, nil, nil
+		}
+		n := min(chunk, pos)
+		pos -= n
+		buf := make([]byte, n, n+int64(len(tail)))
+		if _, err := fh.ReadAt(buf, pos); err != nil {
+			return extent{}, nil, err
+		}
+		tail, chunk = append(buf, tail...), 2*chunk
+	}
 }
 
 // track registers a log opened through s.

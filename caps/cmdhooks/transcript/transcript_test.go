@@ -249,6 +249,9 @@ func TestResumeAppends(t *testing.T) {
 	require.NoError(t, err)
 	id := l.ID()
 	appendEvents(t, l, session.Event{Type: session.User, Text: "one"}, session.Event{Type: session.Assistant, Text: "two"})
+	appendEvents(t, l, session.Event{Type: session.ToolUse, ToolUseID: "c", ToolName: "Read", Input: json.RawMessage(`{}`)})
+	big := strings.Repeat("0123456789", 30_000) // a last line longer than the tail's first chunks
+	appendEvents(t, l, session.Event{Type: session.ToolResult, ToolUseID: "c", Text: big})
 	path, err := ts.Path(id)
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
@@ -272,9 +275,9 @@ func TestResumeAppends(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(after), string(before)))
 	ls := lines(t, path)
-	require.Len(t, ls, 3)
-	assert.Equal(t, "three", ls[2]["message"].(map[string]any)["content"])
-	assert.Equal(t, ls[1]["uuid"], ls[2]["parentUuid"])
+	require.Len(t, ls, 5)
+	assert.Equal(t, "three", ls[4]["message"].(map[string]any)["content"])
+	assert.Equal(t, ls[3]["uuid"], ls[4]["parentUuid"])
 }
 
 // lines decodes a transcript, failing on a line that is not a JSON object.
