@@ -351,15 +351,19 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.box, a.opts)
+	sessions, transcript, err := a.transcripts(store, kc.WorkDir)
+	if err != nil {
+		return err
+	}
+	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.box, a.opts, transcript)
 	if err != nil {
 		return err
 	}
 	kc.Model, kc.ModelErr = m, noModel
-	kc.Store = store
+	kc.Store = sessions
 	kc.MaxSteps, kc.ContextBudget = a.cfg.Sessions.MaxSteps, a.cfg.Sessions.ContextBudget
 	kc.CommandHooks = commandHooks
-	kc.Resources = append(a.resources, store)
+	kc.Resources = append(a.resources, sessions)
 	return nil
 }
 

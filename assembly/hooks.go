@@ -1,12 +1,8 @@
 package assembly
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
@@ -19,8 +15,9 @@ import (
 // when it configures no event Helios runs. An event Helios does not run is
 // one warning naming it. The commands get the environment the model's
 // commands get (they are the person's code, not the model's, but they need
-// no more of the kernel's), unconfined.
-func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Options) ([]kernel.Capability, error) {
+// no more of the kernel's), unconfined. transcript names a session's
+// transcript for "transcript_path".
+func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Options, transcript func(string) string) ([]kernel.Capability, error) {
 	if unknown := cmdhooks.Unknown(cfg.Hooks); len(unknown) > 0 {
 		w := contract.Warning{Source: "config", Path: "hooks", Message: fmt.Sprintf(
 			"Helios does not run the event(s) %s: their hooks are ignored (Helios runs %s)",
@@ -34,20 +31,6 @@ func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Option
 	}
 	if !cmdhooks.Configured(cfg.Hooks) {
 		return nil, nil
-	}
-	var transcript func(string) string
-	if cfg.Sessions.Store != StorePostgres {
-		dir, err := sessionsDir(cfg.Sessions, base)
-		if err != nil {
-			return nil, err
-		}
-		transcript = func(id string) string {
-			p := filepath.Join(dir, id+".jsonl")
-			if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-				return "" // a session of another store (an embedder's)
-			}
-			return p
-		}
 	}
 	h, err := cmdhooks.New(cmdhooks.Config{
 		Settings:   cfg.Hooks,

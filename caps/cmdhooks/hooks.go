@@ -28,8 +28,9 @@ type Config struct {
 	// allowlisted one the model's commands get). Nil: only the project
 	// variables.
 	Env []string
-	// Transcript returns the session file of a session, for
-	// "transcript_path"; nil or "" when the store keeps no file.
+	// Transcript returns the path of a session's transcript in Claude
+	// Code's shape, brought up to date (package transcript), for
+	// "transcript_path"; nil or "" when there is none.
 	Transcript func(sessionID string) string
 	// Shell runs each command as Shell -c command. Default bash, or
 	// /bin/sh where there is no bash.

@@ -258,7 +258,7 @@ echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext
 	assert.Equal(t, true, resp["success"])
 	assert.Equal(t, s.ID(), in["session_id"])
 	assert.Equal(t, w.work, in["cwd"])
-	assert.Equal(t, filepath.Join(w.sessions, s.ID()+".jsonl"), in["transcript_path"])
+	assert.Equal(t, filepath.Join(w.sessions, "transcripts", s.ID()+".jsonl"), in["transcript_path"])
 
 	res := chLastResult(t, w.srv, 1)
 	assert.Contains(t, res, "hello-from-bash", "the result itself")
