@@ -215,6 +215,9 @@ func printValidate(w io.Writer, v validateJSON) {
 		for _, wa := range r.Warnings {
 			fmt.Fprintf(w, "%s: warning: %s\n", sanitize.Text(r.Path), sanitize.Text(wa))
 		}
+		for _, in := range r.Info {
+			fmt.Fprintf(w, "%s: info: %s\n", sanitize.Text(r.Path), sanitize.Text(in))
+		}
 	}
 	fmt.Fprintf(w, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(v.Skills), v.Errors, v.Warnings)
 }

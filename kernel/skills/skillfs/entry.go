@@ -86,6 +86,9 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 	}
 	usable := true
 	for _, f := range findings {
+		if f.Severity == Ignored {
+			continue // only `skills validate` names them
+		}
 		msg := f.Message
 		if f.Severity == Unusable {
 			usable = false
