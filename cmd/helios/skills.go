@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/kernel"
@@ -51,10 +55,14 @@ func toSkillJSON(s skills.Skill) skillJSON {
 }
 
 func skillsListCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var wide bool
+	c := &cobra.Command{
 		Use:   "list",
 		Short: "Show the merged catalog: which skills the model gets, from where, and why others were left out",
-		Args:  args(cobra.NoArgs),
+		Long: "Show the merged catalog: which skills the model gets, from where, and why others were left out.\n" +
+			"On a terminal, descriptions are cut to fit its width (or $COLUMNS); --wide or --json show them whole,\n" +
+			"as does output to a pipe or a file.",
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				cat := k.Catalog(cmd.Context())
@@ -78,25 +86,95 @@ func skillsListCmd(g *globals) *cobra.Command {
 				// apart, a system call each when unbuffered (10,000 skills
 				// took a second).
 				bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-				printList(bw, out)
+				opts := listOptions{}
+				if !wide {
+					opts.width = termWidth(cmd.OutOrStdout())
+				}
+				if len(out.Skills) == 0 {
+					opts.roots = searchedRoots(k.SkillRoots())
+				}
+				printList(bw, out, opts)
 				return bw.Flush()
 			})
 		},
 	}
+	c.Flags().BoolVar(&wide, "wide", false, "show whole descriptions, however wide the terminal")
+	return c
 }
 
-func printList(w io.Writer, l listJSON) {
+// listOptions shape the table of `skills list`.
+type listOptions struct {
+	// width is the terminal's: descriptions are cut so that rows fit it
+	// (as far as the other columns leave room). 0 shows them whole.
+	width int
+	// roots are the roots searched, told when there is no skill.
+	roots []searchedRoot
+}
+
+// searchedRoot is a skills root and whether it exists.
+type searchedRoot struct {
+	path    string
+	missing bool
+}
+
+// searchedRoots tells which of the roots exist, for the empty state.
+func searchedRoots(roots []string) []searchedRoot {
+	out := make([]searchedRoot, 0, len(roots))
+	for _, r := range roots {
+		_, err := os.Stat(r)
+		out = append(out, searchedRoot{path: r, missing: errors.Is(err, os.ErrNotExist)})
+	}
+	return out
+}
+
+// termWidth is the width of the terminal w writes to, else $COLUMNS when
+// it is set, else 0: output to a pipe or a file keeps whole rows.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if cols, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && cols > 0 {
+		return cols
+	}
+	return 0
+}
+
+// minDescription is the fewest characters of a description a cut row
+// keeps, even when the other columns leave less room (the row then
+// overflows).
+const minDescription = 20
+
+func printList(w io.Writer, l listJSON, opts listOptions) {
 	if len(l.Skills) == 0 {
-		fmt.Fprintln(w, "No skills.")
+		printEmpty(w, opts.roots)
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION\tBASE DIR")
-		for _, s := range l.Skills {
+		type row struct{ name, source, desc, base string }
+		rows := make([]row, len(l.Skills))
+		nameW, sourceW, baseW := len("NAME"), len("SOURCE"), len("BASE DIR")
+		for i, s := range l.Skills {
 			name := s.Name
 			if s.DisableModelInvocation {
 				name += " (hidden from model)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", sanitize.Text(name), sanitize.Text(s.Source), clip(s.Description, 60), sanitize.Text(s.BaseDir))
+			rows[i] = row{sanitize.Text(name), sanitize.Text(s.Source), s.Description, sanitize.Text(s.BaseDir)}
+			if opts.width > 0 {
+				rows[i].base = homeShort(rows[i].base)
+				nameW = max(nameW, utf8.RuneCountInString(rows[i].name))
+				sourceW = max(sourceW, utf8.RuneCountInString(rows[i].source))
+				baseW = max(baseW, utf8.RuneCountInString(rows[i].base))
+			}
+		}
+		descW := 0 // whole
+		if opts.width > 0 {
+			// Three gaps of 2 between four columns.
+			descW = max(minDescription, opts.width-nameW-sourceW-baseW-3*2)
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tSOURCE\tDESCRIPTION\tBASE DIR")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.name, r.source, clip(r.desc, descW), r.base)
 		}
 		tw.Flush()
 	}
@@ -111,11 +189,51 @@ func printList(w io.Writer, l listJSON) {
 	}
 }
 
-// clip shows untrusted text on one line of at most n runes: hidden
-// characters made visible (package sanitize), whitespace collapsed, the
-// rest cut with an ellipsis.
+// printEmpty is the empty state: no skill, the roots searched, and how to
+// get skills. nil roots (not looked up) print only the first line.
+func printEmpty(w io.Writer, roots []searchedRoot) {
+	switch {
+	case roots == nil:
+		fmt.Fprintln(w, "No skills.")
+		return
+	case len(roots) == 0:
+		fmt.Fprintln(w, "No skills: no skills root is configured (skills.userRoots and skills.projectRoots are empty).")
+		fmt.Fprintln(w, "\nInstall skills with `helios skills add SOURCE` (a git repository).")
+		return
+	default:
+		fmt.Fprintln(w, "No skills. Searched these roots, in order:")
+		for _, r := range roots {
+			if r.missing {
+				fmt.Fprintf(w, "  %s (missing)\n", sanitize.Text(r.path))
+			} else {
+				fmt.Fprintf(w, "  %s\n", sanitize.Text(r.path))
+			}
+		}
+	}
+	fmt.Fprintln(w, "\nInstall skills with `helios skills add SOURCE` (a git repository), or put a folder with a SKILL.md in one of these roots.")
+}
+
+// homeShort writes a path under the home directory with ~, to leave the
+// description room.
+func homeShort(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == string(filepath.Separator) {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, home); ok && (rest == "" || rest[0] == filepath.Separator) {
+		return "~" + rest
+	}
+	return p
+}
+
+// clip shows untrusted text on one line of at most n runes (any length
+// when n is 0): hidden characters made visible (package sanitize),
+// whitespace collapsed, the rest cut with an ellipsis.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(sanitize.Text(s)), " ")
+	if n <= 0 {
+		return s
+	}
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -214,6 +332,9 @@ func printValidate(w io.Writer, v validateJSON) {
 		}
 		for _, wa := range r.Warnings {
 			fmt.Fprintf(w, "%s: warning: %s\n", sanitize.Text(r.Path), sanitize.Text(wa))
+		}
+		for _, in := range r.Info {
+			fmt.Fprintf(w, "%s: info: %s\n", sanitize.Text(r.Path), sanitize.Text(in))
 		}
 	}
 	fmt.Fprintf(w, "%d skill(s) checked: %d error(s), %d warning(s)\n", len(v.Skills), v.Errors, v.Warnings)

@@ -105,7 +105,7 @@ func printCatalogChange(w io.Writer, prev *skills.Catalog, cat skills.Catalog, a
 		return writeJSONLine(w, ev)
 	}
 	if prev == nil {
-		printList(w, listJSON{Complete: cat.Complete, Skills: ev.Skills, Warnings: ev.Warnings})
+		printList(w, listJSON{Complete: cat.Complete, Skills: ev.Skills, Warnings: ev.Warnings}, listOptions{width: termWidth(w)})
 		fmt.Fprintf(w, "digest %s — watching for changes (Ctrl-C to stop)\n", short(ev.Digest))
 		return nil
 	}

@@ -120,8 +120,8 @@ func mergeSets(sets []sourcedSet) Catalog {
 	cat.Skills = make([]Skill, 0, total)
 	seen := make(map[string]int, total) // name -> index in cat.Skills
 	for _, e := range sets {
-		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
 		if e.err != nil {
+			cat.Warnings = append(cat.Warnings, e.set.Warnings...)
 			cat.Warnings = append(cat.Warnings, contract.Warning{Source: e.source, Message: fmt.Sprintf("skills provider failed; its skills are missing from this catalog: %v", e.err)})
 			cat.Complete = false
 			continue
@@ -129,12 +129,23 @@ func mergeSets(sets []sourcedSet) Catalog {
 		if e.set.Incomplete {
 			cat.Complete = false
 		}
-		start := len(cat.Skills)
+		start, warnAt := len(cat.Skills), len(cat.Warnings)
+		cat.Warnings = append(cat.Warnings, e.set.Warnings...)
+		var again map[string]bool // paths of skills this source reached again
 		for _, s := range e.set.Skills {
 			if s.Source == "" {
 				s.Source = e.source
 			}
 			if first, dup := seen[s.Name]; dup {
+				if SameFile(s, cat.Skills[first]) {
+					// The same folder, reached from another source's root
+					// too (a symlink): one skill, warned about once.
+					if again == nil {
+						again = map[string]bool{}
+					}
+					again[pathOf(s)] = true
+					continue
+				}
 				cat.Warnings = append(cat.Warnings, contract.Warning{
 					Source:  s.Source,
 					Path:    pathOf(s),
@@ -144,6 +155,12 @@ func mergeSets(sets []sourcedSet) Catalog {
 			}
 			seen[s.Name] = len(cat.Skills)
 			cat.Skills = append(cat.Skills, s)
+		}
+		if again != nil {
+			// Its warnings were given once already, by the path kept.
+			own := cat.Warnings[warnAt : warnAt+len(e.set.Warnings)]
+			kept := slices.DeleteFunc(slices.Clone(own), func(w contract.Warning) bool { return again[w.Path] })
+			cat.Warnings = slices.Replace(cat.Warnings, warnAt, warnAt+len(own), kept...)
 		}
 		byName := func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) }
 		if part := cat.Skills[start:]; !slices.IsSortedFunc(part, byName) {

@@ -35,10 +35,27 @@ type Skill struct {
 	// DisableModelInvocation hides the skill from the model; a person can
 	// still load it by name.
 	DisableModelInvocation bool
+	// FileID is the identity of File on its device, when the producer knows
+	// it: the same folder reached by two paths (a root symlinked to another
+	// root, a skill folder symlinked into another root) is one skill, kept
+	// once and without a warning.
+	FileID FileID
 	// Load reads the skill's current content. Every call reads again: bodies
 	// are never cached.
 	Load func(ctx context.Context) (Content, error)
 }
+
+// FileID identifies a file by its device and inode, which every path
+// reaching it shares (a real path, without its spelling). The zero value
+// is unknown: it equals no other file.
+type FileID struct{ Dev, Ino uint64 }
+
+// Known reports whether the identity was taken.
+func (f FileID) Known() bool { return f != (FileID{}) }
+
+// SameFile reports whether a and b were read from the same file (through
+// symlinks or not), as far as their producers know.
+func SameFile(a, b Skill) bool { return a.FileID.Known() && a.FileID == b.FileID }
 
 // Content is what a load returns.
 type Content struct {

@@ -179,9 +179,9 @@ func TestSkillsPublishedFormatsLoad(t *testing.T) {
 		{
 			name:     "unknown key",
 			path:     "pdf/SKILL.md",
-			content:  skillMD("name: pdf\ndescription: Fill PDF forms.\nversion: 2", ""),
+			content:  skillMD("name: pdf\ndescription: Fill PDF forms.\nx-house-key: 2", ""),
 			wantName: "pdf", wantDesc: "Fill PDF forms.",
-			wantWarn: [][]string{{`unknown frontmatter key "version"`}},
+			wantWarn: [][]string{{`unknown frontmatter key "x-house-key"`}},
 		},
 		{
 			name:     "CRLF and a byte order mark",
@@ -687,7 +687,7 @@ func TestSkillsValidateStrict(t *testing.T) {
 		{"tools-list", "name: tools-list\ndescription: Fine.\nallowed-tools: [Read, Bash]", []string{"allowed-tools"}, nil},
 		{"no-name", "description: Nameless.", []string{"missing name"}, nil},
 		{"no-desc", "name: no-desc", []string{"missing description"}, nil},
-		{"unknown-key", "name: unknown-key\ndescription: Fine.\nversion: 2", nil, []string{`unknown frontmatter key "version"`}},
+		{"unknown-key", "name: unknown-key\ndescription: Fine.\nx-house-key: 2", nil, []string{`unknown frontmatter key "x-house-key"`}},
 	}
 	for _, c := range cases {
 		skWriteSkill(t, root, c.folder, c.fm, "")

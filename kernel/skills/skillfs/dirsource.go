@@ -401,16 +401,25 @@ func (d *DirSource) assemble() {
 		}
 		for _, n := range r.names {
 			e := r.entries[n]
-			set.Warnings = append(set.Warnings, e.warnings...)
 			if e.incomplete {
 				set.Incomplete = true
 				d.incomplete[n] = true
 			}
-			if e.skill == nil {
+			s := e.skill
+			first, dup := -1, false
+			if s != nil {
+				first, dup = seen[s.Name]
+			}
+			if dup && skills.SameFile(*s, set.Skills[first]) {
+				// The same folder reached again (a symlinked root or skill
+				// folder): one skill, and its warnings were given once.
 				continue
 			}
-			s := e.skill
-			if first, dup := seen[s.Name]; dup {
+			set.Warnings = append(set.Warnings, e.warnings...)
+			if s == nil {
+				continue
+			}
+			if dup {
 				warn(&set, d.Source, s.File, fmt.Sprintf("skill %q is already provided by %s; keeping that one and skipping %s", s.Name, set.Skills[first].Origin(), s.Origin()))
 				continue
 			}

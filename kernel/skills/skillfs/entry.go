@@ -35,10 +35,11 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 	}
 	var file, baseDir, folder string
 	var f io.ReadCloser
+	var id skills.FileID
 	switch {
 	case mode.IsDir():
 		var err error
-		f, file, err = openSkillFile(open, d.FS, path)
+		f, id, file, err = openSkillFile(open, d.FS, path)
 		if err != nil {
 			if errors.Is(err, errNoSkillFile) {
 				warn(path, "folder has no SKILL.md; skipped")
@@ -51,7 +52,7 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 	case mode.IsRegular() && strings.HasSuffix(path, ".md"):
 		file, baseDir, folder = path, filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".md")
 		var err error
-		if f, err = open.openRegular(file); err != nil {
+		if f, id, err = open.openRegular(file); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				err = fmt.Errorf("%w: %w", errVanished, err)
 			}
@@ -85,6 +86,9 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 	}
 	usable := true
 	for _, f := range findings {
+		if f.Severity == Ignored {
+			continue // only `skills validate` names them
+		}
 		msg := f.Message
 		if f.Severity == Unusable {
 			usable = false
@@ -103,6 +107,7 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 		BaseDir:                baseDir,
 		File:                   file,
 		DisableModelInvocation: meta.DisableModelInvocation,
+		FileID:                 id,
 		Load: func(ctx context.Context) (skills.Content, error) {
 			c, err := loadFile(ctx, fsys, file, folder, maxSize)
 			return skills.CheckFresh(c, err, name, func() { d.stale(entry) })
@@ -117,57 +122,70 @@ var (
 )
 
 // opener opens the skill files of a discovery, each checked to be a regular
-// file (a FIFO or a device would block or never end).
+// file (a FIFO or a device would block or never end), and tells the
+// identity of the file opened (from the same fstat: no extra system call).
 type opener interface {
-	openRegular(file string) (io.ReadCloser, error)
+	openRegular(file string) (io.ReadCloser, skills.FileID, error)
 }
 
 // fsOpener opens through an FS.
 type fsOpener struct{ fsys FS }
 
-func (o fsOpener) openRegular(file string) (io.ReadCloser, error) { return openRegular(o.fsys, file) }
+func (o fsOpener) openRegular(file string) (io.ReadCloser, skills.FileID, error) {
+	f, fi, err := openRegularStat(o.fsys, file)
+	if err != nil {
+		return nil, skills.FileID{}, err
+	}
+	return f, fileID(fi), nil
+}
 
 // openSkillFile opens dir/SKILL.md, or dir/skill.md when there is no
 // SKILL.md. A folder that is gone by now vanished mid-read.
-func openSkillFile(open opener, fsys FS, dir string) (io.ReadCloser, string, error) {
+func openSkillFile(open opener, fsys FS, dir string) (io.ReadCloser, skills.FileID, string, error) {
 	var firstErr error
 	for _, name := range []string{"SKILL.md", "skill.md"} {
 		p := dir + string(filepath.Separator) + name // dir is clean, and never the root of the file system
-		f, err := open.openRegular(p)
+		f, id, err := open.openRegular(p)
 		if err == nil {
-			return f, p, nil
+			return f, id, p, nil
 		}
 		if errors.Is(err, errNotRegular) {
-			return nil, "", fmt.Errorf("%s: %w", p, err)
+			return nil, id, "", fmt.Errorf("%s: %w", p, err)
 		}
 		if !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 			firstErr = err
 		}
 	}
 	if firstErr != nil {
-		return nil, "", firstErr
+		return nil, skills.FileID{}, "", firstErr
 	}
 	if _, err := fsys.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil, "", fmt.Errorf("%s: %w", dir, errVanished)
+		return nil, skills.FileID{}, "", fmt.Errorf("%s: %w", dir, errVanished)
 	}
-	return nil, "", errNoSkillFile
+	return nil, skills.FileID{}, "", errNoSkillFile
 }
 
 // openRegular opens file and checks that it is a regular file (a FIFO or a
 // device would block or never end).
 func openRegular(fsys FS, file string) (fs.File, error) {
+	f, _, err := openRegularStat(fsys, file)
+	return f, err
+}
+
+// openRegularStat is openRegular, with what the open file's stat said.
+func openRegularStat(fsys FS, file string) (fs.File, fs.FileInfo, error) {
 	f, err := fsys.Open(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, errNotRegular
+		return nil, nil, errNotRegular
 	}
-	return f, nil
+	return f, fi, nil
 }

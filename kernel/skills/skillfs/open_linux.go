@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // rawRoot opens the skill files of one root of the local file system with
@@ -39,10 +41,10 @@ func rootOpener(fsys FS, dir string) (opener, func()) {
 	return r, func() { syscall.Close(r.fd) }
 }
 
-func (r *rawRoot) openRegular(file string) (io.ReadCloser, error) {
+func (r *rawRoot) openRegular(file string) (io.ReadCloser, skills.FileID, error) {
 	rel, ok := strings.CutPrefix(file, r.prefix)
 	if !ok || rel == "" {
-		return openRegular(OSFS{}, file)
+		return fsOpener{OSFS{}}.openRegular(file)
 	}
 	const flags = syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 	fd, err := syscall.Openat(r.fd, rel, flags, 0)
@@ -50,7 +52,7 @@ func (r *rawRoot) openRegular(file string) (io.ReadCloser, error) {
 		fd, err = syscall.Openat(r.fd, rel, flags, 0)
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: file, Err: err}
+		return nil, skills.FileID{}, &fs.PathError{Op: "open", Path: file, Err: err}
 	}
 	var st syscall.Stat_t
 	err = syscall.Fstat(fd, &st)
@@ -59,13 +61,13 @@ func (r *rawRoot) openRegular(file string) (io.ReadCloser, error) {
 	}
 	if err != nil {
 		syscall.Close(fd)
-		return nil, &fs.PathError{Op: "stat", Path: file, Err: err}
+		return nil, skills.FileID{}, &fs.PathError{Op: "stat", Path: file, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, errNotRegular
+		return nil, skills.FileID{}, errNotRegular
 	}
-	return &rawFile{fd: fd, name: file}, nil
+	return &rawFile{fd: fd, name: file}, skills.FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, nil
 }
 
 // rawFile is an open skill file of a rawRoot.

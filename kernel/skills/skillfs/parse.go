@@ -33,6 +33,11 @@ const (
 	SpecViolation
 	// Advice: loads with a warning; `skills validate` reports a warning too.
 	Advice
+	// Ignored: a key another agent defines (Claude Code's argument-hint,
+	// effort, ...), which Helios does not use: loads without a word;
+	// `skills validate` names it as info. Discovery does not even report
+	// it.
+	Ignored
 )
 
 // Finding is one problem with a skill file.
@@ -58,6 +63,19 @@ type Meta struct {
 func knownKey(k string) bool {
 	switch k {
 	case "name", "description", "license", "compatibility", "metadata", "allowed-tools", "disable-model-invocation":
+		return true
+	}
+	return false
+}
+
+// foreignKey reports the frontmatter keys that Claude Code defines for its
+// skills (and commands), and keys common in published skills that no agent
+// needs a warning about, none of which Helios uses: a skill installed for
+// Claude Code loads here without a warning a key.
+func foreignKey(k string) bool {
+	switch k {
+	case "argument-hint", "arguments", "when_to_use", "user-invocable", "model", "effort",
+		"context", "agent", "hooks", "paths", "shell", "version", "type":
 		return true
 	}
 	return false
@@ -172,7 +190,13 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		m.DisableModelInvocation = v
 	}
 	for _, k := range doc.Keys {
-		if !knownKey(k) {
+		switch {
+		case knownKey(k):
+		case foreignKey(k):
+			if head == 0 { // discovery would drop it: not even built
+				add(Ignored, quote("frontmatter key ", k, " is for other agents (Claude Code); Helios ignores it"))
+			}
+		default:
 			add(Advice, quote("unknown frontmatter key ", k))
 		}
 	}

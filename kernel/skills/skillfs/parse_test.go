@@ -36,10 +36,10 @@ func TestParseSkillFindingText(t *testing.T) {
 			want: []Finding{{SpecViolation, fmt.Sprintf("name is not a string; using the folder's name %q", "f")}},
 		},
 		{
-			name: "unknown keys", folder: "k", fm: "name: k\ndescription: d\n\"we\\\"ird\": 1\nversion: 2",
+			name: "unknown keys", folder: "k", fm: "name: k\ndescription: d\n\"we\\\"ird\": 1\nx-version: 2",
 			want: []Finding{
 				{Advice, fmt.Sprintf("unknown frontmatter key %q", "we\"ird")},
-				{Advice, fmt.Sprintf("unknown frontmatter key %q", "version")},
+				{Advice, fmt.Sprintf("unknown frontmatter key %q", "x-version")},
 			},
 		},
 		{

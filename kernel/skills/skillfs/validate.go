@@ -21,6 +21,8 @@ type Report struct {
 	Errors []string `json:"errors"`
 	// Warnings are doubts, such as unknown keys.
 	Warnings []string `json:"warnings"`
+	// Info names what Helios ignores: keys other agents define.
+	Info []string `json:"info,omitempty"`
 }
 
 // OK reports whether the skill has no errors.
@@ -124,6 +126,8 @@ func validateFile(fsys FS, file, folder string) Report {
 			r.Errors = append(r.Errors, f.Message)
 		case Advice:
 			r.Warnings = append(r.Warnings, f.Message)
+		case Ignored:
+			r.Info = append(r.Info, f.Message)
 		}
 	}
 	if usable {
