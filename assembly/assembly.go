@@ -183,6 +183,9 @@ type assembler struct {
 	// box is the sandbox configuration of the model's commands, which the
 	// MCP servers' and the hook commands' environments follow too.
 	box sandbox.Config
+	// envFile is where each session's CLAUDE_ENV_FILE is, for the hook
+	// commands and Bash (nil: none).
+	envFile func(sessionID string) string
 	// tel is the kernel's telemetry (nil: off); handover is what a plugin
 	// needs to export where the kernel does.
 	tel      *telemetry.T
@@ -273,6 +276,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		return nil, err
 	}
 	a.box = box
+	a.envFile = envFiles(a.cfg, a.base, port.Dir(), box, a.opts)
 	// The builtin tools share the project's port. Write and Edit tell the
 	// kernel at once, so the next step's catalog sees the change.
 	toolSet, err := tools.New(tools.Config{
@@ -280,6 +284,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		BashTimeout: time.Duration(a.cfg.Tools.BashTimeout),
 		MaxOutput:   a.cfg.Tools.MaxOutput,
 		Sandbox:     box,
+		EnvFile:     a.envFile,
 		OnWrite: func(path string) {
 			if a.kernel != nil {
 				a.kernel.InvalidatePath(path)
@@ -355,7 +360,7 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.box, a.opts, transcript)
+	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.envFile, a.opts, transcript)
 	if err != nil {
 		return err
 	}

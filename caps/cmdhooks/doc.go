@@ -4,8 +4,9 @@
 //
 // Each event maps onto a standard mount point (SessionStart onto
 // session:start, UserPromptSubmit onto prompt:submit, PreToolUse onto
-// tool:before, PostToolUse onto tool:after, Stop onto turn:end, PreCompact
-// onto compact:before, SessionEnd onto session:end), and each command is
+// tool:before, PostToolUse onto tool:after after a call that succeeded,
+// PostToolUseFailure onto tool:after after one that failed, Stop onto
+// turn:end, PreCompact onto compact:before, SessionEnd onto session:end), and each command is
 // one handler there, mounted in config order. The kernel installs the
 // capability in the command band: after every builtin of a point and before
 // every plugin.
@@ -18,7 +19,8 @@
 // group; the call goes on, and the failure is a warning naming the hook and
 // the limit.
 //
-// Commands are the person's own code: they run unconfined, with the
-// allowlisted environment of the model's commands plus CLAUDE_PROJECT_DIR
-// and HELIOS_PROJECT_DIR, and only from a trusted config.
+// Commands are the person's own code: they run unconfined, only from a
+// trusted config, and inherit Helios's environment but for the secrets
+// Helios holds, plus CLAUDE_PROJECT_DIR, HELIOS_PROJECT_DIR and the
+// session's CLAUDE_ENV_FILE.
 package cmdhooks

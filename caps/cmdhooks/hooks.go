@@ -14,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
@@ -24,10 +25,23 @@ type Config struct {
 	// WorkDir is the agent's absolute work dir: the commands' working
 	// directory, CLAUDE_PROJECT_DIR, HELIOS_PROJECT_DIR and "cwd".
 	WorkDir string
-	// Env is the commands' environment before the project variables (the
-	// allowlisted one the model's commands get). Nil: only the project
-	// variables.
+	// Env is the environment the commands inherit, before the project
+	// variables: nil is Helios's own (os.Environ()), the one the person
+	// started it with. Secrets are taken out of it (see Hide, Secrets).
 	Env []string
+	// Hide names the variables that hold a secret Helios holds (the model's
+	// API key, the database URL, MCP tokens): they never reach a command,
+	// nor does any HELIOS_* variable.
+	Hide []string
+	// Secrets are the secret values Helios holds: a variable whose value is
+	// one of them (the same key under another name) never reaches a
+	// command either. Nil holds none.
+	Secrets *redact.Secrets
+	// EnvFile returns the path of a session's CLAUDE_ENV_FILE: a file
+	// outside the work dir whose "export NAME=VALUE" lines the session's
+	// later Bash calls see. The commands get its path (the file and its
+	// folder made first); nil or "" sets no CLAUDE_ENV_FILE.
+	EnvFile func(sessionID string) string
 	// Transcript returns the path of a session's transcript in Claude
 	// Code's shape, brought up to date (package transcript), for
 	// "transcript_path"; nil or "" when there is none.
@@ -57,6 +71,7 @@ type Hooks struct {
 	hooks      []*hook
 	workDir    string
 	env        []string
+	envFile    func(string) string
 	transcript func(string) string
 	shell      string
 	maxOutput  int
@@ -92,6 +107,7 @@ func New(cfg Config) (*Hooks, error) {
 	}
 	c := &Hooks{
 		workDir:    cfg.WorkDir,
+		envFile:    cfg.EnvFile,
 		transcript: cfg.Transcript,
 		shell:      cfg.Shell,
 		maxOutput:  cmp.Or(cfg.MaxOutput, DefaultMaxOutput),
@@ -104,7 +120,7 @@ func New(cfg Config) (*Hooks, error) {
 			c.shell = p
 		}
 	}
-	c.env = append(append([]string(nil), cfg.Env...),
+	c.env = append(inherited(cfg.Env, cfg.Hide, cfg.Secrets),
 		"CLAUDE_PROJECT_DIR="+cfg.WorkDir, "HELIOS_PROJECT_DIR="+cfg.WorkDir)
 	for _, event := range events {
 		for i, g := range cfg.Settings[event] {
@@ -169,6 +185,10 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 		return kernel.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return c.postToolUse(ctx, h, in)
 		})
+	case PostToolUseFailure:
+		return kernel.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+			return c.postToolUseFailure(ctx, h, in)
+		})
 	case Stop:
 		return kernel.TurnEnd.Bind(h.name(), func(ctx context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 			return c.stop(ctx, h, in)
@@ -198,7 +218,11 @@ func (c *Hooks) common(sessionID, event string, in input) input {
 // (which the kernel reports as a warning, the call going on) when the
 // command did not finish or exited with a status other than 0 and 2.
 func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
-	o, err := c.run(ctx, h, encode(in))
+	env, err := c.envOf(in.SessionID)
+	if err != nil {
+		c.warn(ctx, h, fmt.Sprintf("runs without CLAUDE_ENV_FILE: %v", err))
+	}
+	o, err := c.run(ctx, h, env, encode(in))
 	if err != nil {
 		return result{}, err
 	}
@@ -317,8 +341,10 @@ func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn)
 	return kernel.ToolDecision{}, false, fmt.Errorf(`its permissionDecision %q is none of "allow", "deny", "ask": ignored`, decision)
 }
 
+// postToolUse runs h after a call that succeeded; a failed call is
+// PostToolUseFailure's, as in Claude Code.
 func (c *Hooks) postToolUse(ctx context.Context, h *hook, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
-	if !h.match(in.Call.Name) {
+	if in.IsError || !h.match(in.Call.Name) {
 		return kernel.ToolFeedback{}, false, nil
 	}
 	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
@@ -326,10 +352,36 @@ func (c *Hooks) postToolUse(ctx context.Context, h *hook, in kernel.ToolAfterIn)
 		ToolName: in.Call.Name, ToolInput: given, ToolUseID: in.Call.ID,
 		ToolResponse: toolResponse(in.Call.Name, given, in.Content, in.IsError),
 	}))
+	if err != nil {
+		return kernel.ToolFeedback{}, false, err
+	}
+	return feedback(h, r)
+}
+
+// postToolUseFailure runs h after a call that failed (its result is an
+// error): Claude Code's "error" is the text the model reads.
+func (c *Hooks) postToolUseFailure(ctx context.Context, h *hook, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+	if !in.IsError || !h.match(in.Call.Name) {
+		return kernel.ToolFeedback{}, false, nil
+	}
+	interrupted := false // a call the person interrupts ends the turn before tool:after
+	r, err := c.call(ctx, h, c.common(in.SessionID, PostToolUseFailure, input{
+		ToolName: in.Call.Name, ToolInput: claudeInput(in.Call.Name, in.Call.Arguments, c.workDir), ToolUseID: in.Call.ID,
+		Error: &in.Content, IsInterrupt: &interrupted,
+	}))
+	if err != nil {
+		return kernel.ToolFeedback{}, false, err
+	}
+	return feedback(h, r)
+}
+
+// feedback is what a PostToolUse or PostToolUseFailure command answered,
+// for the model: exit 2's stderr, a "block" decision's reason and
+// additionalContext are appended to the result; "continue": false stops
+// the turn.
+func feedback(h *hook, r result) (kernel.ToolFeedback, bool, error) {
 	var f kernel.ToolFeedback
 	switch {
-	case err != nil:
-		return f, false, err
 	case r.blocked:
 		// The call already ran: stderr is feedback for the model.
 		f.Context = cmp.Or(r.stderr, h.name()+" exited with status 2")

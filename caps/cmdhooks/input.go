@@ -19,6 +19,10 @@ type input struct {
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse any             `json:"tool_response,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	// Error and IsInterrupt are PostToolUseFailure's: the failed call's
+	// result and whether the person interrupted it.
+	Error       *string `json:"error,omitempty"`
+	IsInterrupt *bool   `json:"is_interrupt,omitempty"`
 
 	Prompt         *string `json:"prompt,omitempty"`
 	Source         string  `json:"source,omitempty"`

@@ -27,15 +27,15 @@ type outcome struct {
 	stdout, stderr *bounded
 }
 
-// run runs h's command with input on stdin, in the work dir, in a process
-// group of its own. It returns an error only when the command did not
+// run runs h's command with input on stdin and env as its environment, in
+// the work dir, in a process group of its own. It returns an error only when the command did not
 // finish: it could not start, it ran past its timeout (ErrTimeout) or ctx
 // ended; then the command and its process group have been killed.
-func (c *Hooks) run(ctx context.Context, h *hook, input []byte) (outcome, error) {
+func (c *Hooks) run(ctx context.Context, h *hook, env []string, input []byte) (outcome, error) {
 	out := outcome{stdout: &bounded{max: c.maxOutput}, stderr: &bounded{max: c.maxOutput}}
 	cmd := exec.Command(c.shell, "-c", h.command)
 	cmd.Dir = c.workDir
-	cmd.Env = c.env
+	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Stdout, cmd.Stderr = out.stdout, out.stderr
 	cmd.WaitDelay = pipeGrace

@@ -61,8 +61,13 @@ const (
 	SessionEnd       = "SessionEnd"       // session:end
 )
 
+// PostToolUseFailure runs on tool:after too, where PostToolUse does not:
+// after a call whose result is an error (a Bash non-zero exit, a failed
+// Edit or Write), as in Claude Code.
+const PostToolUseFailure = "PostToolUseFailure"
+
 // events are the events Helios runs, in lifecycle order.
-var events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, PreCompact, SessionEnd}
+var events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
 
 // Events lists the events Helios runs, in lifecycle order.
 func Events() []string { return slices.Clone(events) }

@@ -70,6 +70,7 @@ func (s *Set) bash(ctx context.Context, in bashArgs) contract.ToolResult {
 	}
 	out := &capBuffer{max: s.maxOutput}
 	cmd := sc.Cmd
+	cmd.Env = append(cmd.Env, s.sessionEnv(ctx, cmd.Env)...)
 	// One writer for both streams: os/exec then gives the child a single
 	// pipe, so stdout and stderr arrive in the order they were written.
 	cmd.Stdout, cmd.Stderr = out, out

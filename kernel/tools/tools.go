@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -54,6 +55,11 @@ type Config struct {
 	// failed call. The kernel invalidates the skills catalog there, so the
 	// next step sees the change.
 	OnWrite func(path string)
+	// EnvFile returns the path of a session's env file (CLAUDE_ENV_FILE,
+	// which only the person's hooks write): its "export NAME=VALUE" lines
+	// are added to the environment of the session's Bash commands, read
+	// anew before each. Nil or "": none.
+	EnvFile func(sessionID string) string
 }
 
 // Set is the builtin tools over one work dir. It is safe for concurrent use.
@@ -65,6 +71,9 @@ type Set struct {
 	shell      string
 	box        *sandbox.Sandbox
 	onWrite    func(string)
+	envFile    func(string) string
+	deny       []string
+	envWarned  sync.Map // the env file problems already reported
 	tools      []contract.Tool
 }
 
@@ -86,6 +95,8 @@ func New(cfg Config) (*Set, error) {
 		maxOutput:  cfg.MaxOutput,
 		shell:      cfg.Shell,
 		onWrite:    cfg.OnWrite,
+		envFile:    cfg.EnvFile,
+		deny:       cfg.Sandbox.Deny,
 	}
 	if s.maxTimeout == 0 {
 		s.maxTimeout = DefaultMaxBashTimeout

@@ -576,25 +576,64 @@ func TestCmdHooksMisbehavingHooks(t *testing.T) {
 	assert.Equal(t, "still here", agRun(t, s, "still up?"), "the session goes on")
 }
 
-// Protects: M470 (the project variables missing), M471 (the API key passed
-// to hooks). A hook runs in the work dir with CLAUDE_PROJECT_DIR and
-// HELIOS_PROJECT_DIR, and the allowlisted environment: never the model's
-// key or other HELIOS_* variables.
+// Protects: M470 (the project variables missing), M471 (the secrets Helios
+// holds passed to hooks). A hook runs in the work dir with
+// CLAUDE_PROJECT_DIR and HELIOS_PROJECT_DIR and inherits Helios's
+// environment, as Claude Code's hooks do, but never the model's key (by
+// its variable or under another name) or other HELIOS_* variables.
 func TestCmdHooksEnvironment(t *testing.T) {
-	t.Setenv("HELIOS_API_KEY", "sk-secret-key")
+	t.Setenv("CMDHOOKS_MODEL_KEY", "sk-secret-key")
+	t.Setenv("COPY_OF_THE_KEY", "sk-secret-key")
 	t.Setenv("HELIOS_OTHER", "internal")
-	t.Setenv("UNLISTED_VAR", "not passed")
+	t.Setenv("SLACK_WEBHOOK_URL", "https://hooks.example/T0")
 	w := chNewWorld(t, map[string]string{"env.sh": "#!/bin/sh\ncat >/dev/null\n{ pwd; env; } > \"$CLAUDE_PROJECT_DIR/env.txt\"\n"},
 		`{"SessionStart": [{"hooks": [{"type": "command", "command": "hooks/env.sh"}]}]}`)
+	// The same world with a model key: its variable is Helios's secret.
+	cfg, err := assembly.ParseConfig("helios.config.json", []byte(fmt.Sprintf(`{
+		"model": {"baseURL": %q, "name": "scripted", "apiKeyEnv": "CMDHOOKS_MODEL_KEY", "maxRetries": 0},
+		"sessions": {"dir": %q}, "skills": {"userRoots": []}, "tools": {"sandbox": {"mode": "off"}},
+		"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "hooks/env.sh"}]}]}}`, w.srv.URL(), w.sessions)))
+	require.NoError(t, err)
+	w.k.Close()
+	w.k, err = assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: w.work, WorkDir: w.work, OnWarning: w.warn})
+	require.NoError(t, err)
 	w.open(t, kernel.SessionConfig{})
 	env := chRead(t, filepath.Join(w.work, "env.txt"))
 	assert.True(t, strings.HasPrefix(env, w.work+"\n"), "runs in the work dir: %s", env)
 	assert.Contains(t, env, "CLAUDE_PROJECT_DIR="+w.work+"\n")
 	assert.Contains(t, env, "HELIOS_PROJECT_DIR="+w.work+"\n")
 	assert.Contains(t, env, "PATH=")
-	for _, never := range []string{"sk-secret-key", "HELIOS_OTHER", "UNLISTED_VAR"} {
+	assert.Contains(t, env, "SLACK_WEBHOOK_URL=https://hooks.example/T0\n", "the person's environment is inherited")
+	for _, never := range []string{"sk-secret-key", "HELIOS_OTHER", "CMDHOOKS_MODEL_KEY", "COPY_OF_THE_KEY"} {
 		assert.NotContains(t, env, never)
 	}
+}
+
+// Protects: M536 (Bash gets no env file), M520 (PostToolUse after a
+// failure). A SessionStart hook's export line in $CLAUDE_ENV_FILE (a file
+// beside the session's state, not in the work dir) reaches the session's
+// Bash calls; a failed call runs PostToolUseFailure, not PostToolUse.
+func TestCmdHooksEnvFileAndFailure(t *testing.T) {
+	w := chNewWorld(t, map[string]string{
+		"start.sh": "#!/bin/sh\ncat >/dev/null\necho 'export FROM_HOOK=\"set by a hook\"' >> \"$CLAUDE_ENV_FILE\"\necho \"$CLAUDE_ENV_FILE\" > \"$CLAUDE_PROJECT_DIR/envfile.txt\"\n",
+		"post.sh":  "#!/bin/sh\ncat >> \"$CLAUDE_PROJECT_DIR/post.jsonl\"\n",
+		"fail.sh":  "#!/bin/sh\ncat >> \"$CLAUDE_PROJECT_DIR/fail.jsonl\"\n",
+	}, `{"SessionStart": [{"hooks": [{"type": "command", "command": "hooks/start.sh"}]}],
+		"PostToolUse": [{"hooks": [{"type": "command", "command": "hooks/post.sh"}]}],
+		"PostToolUseFailure": [{"hooks": [{"type": "command", "command": "hooks/fail.sh"}]}]}`,
+		modeltest.Call("Bash", `{"command": "echo \"$FROM_HOOK\" > seen.txt; exit 3"}`),
+		modeltest.Say("done"))
+	s, _ := w.open(t, kernel.SessionConfig{})
+	agRun(t, s, "go")
+
+	envFile := strings.TrimSpace(chRead(t, filepath.Join(w.work, "envfile.txt")))
+	assert.Equal(t, filepath.Join(w.sessions, "env", s.ID()+".sh"), envFile, "beside the session's state")
+	assert.Equal(t, "set by a hook\n", chRead(t, filepath.Join(w.work, "seen.txt")))
+	assert.NoFileExists(t, filepath.Join(w.work, "post.jsonl"), "PostToolUse after a failed call")
+	fails := chInputs(t, filepath.Join(w.work, "fail.jsonl"))
+	require.Len(t, fails, 1)
+	assert.Equal(t, "PostToolUseFailure", fails[0]["hook_event_name"])
+	assert.Contains(t, fails[0]["error"], "[exit code 3]")
 }
 
 // Protects: M472 (a bad hook accepted), M473 (an unknown event an error).
@@ -629,7 +668,7 @@ func TestCmdHooksBadSettings(t *testing.T) {
 	require.NoError(t, err, "an event Helios does not run is no error")
 	var warns []contract.Warning
 	dir := t.TempDir()
-	cfg.Sessions.Dir = dir
+	cfg.Sessions.Dir = t.TempDir() // out of the work dir, as hooks need for CLAUDE_ENV_FILE
 	k, err := assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: dir, WorkDir: dir, OnWarning: func(w contract.Warning) { warns = append(warns, w) }})
 	require.NoError(t, err)
 	defer k.Close()
