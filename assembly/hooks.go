@@ -21,10 +21,7 @@ import (
 // commands get (they are the person's code, not the model's, but they need
 // no more of the kernel's), unconfined.
 func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Options) ([]kernel.Capability, error) {
-	if unknown := cmdhooks.Unknown(cfg.Hooks); len(unknown) > 0 {
-		w := contract.Warning{Source: "config", Path: "hooks", Message: fmt.Sprintf(
-			"Helios does not run the event(s) %s: their hooks are ignored (Helios runs %s)",
-			strings.Join(unknown, ", "), strings.Join(cmdhooks.Events(), ", "))}
+	for _, w := range HookWarnings(cfg) {
 		if opts.Logger != nil {
 			opts.Logger.Warn("config", slog.String("key", w.Path), slog.String("message", w.Message))
 		}
@@ -56,9 +53,30 @@ func openHooks(cfg Config, base, workDir string, box sandbox.Config, opts Option
 		Transcript: transcript,
 		Logger:     opts.Logger,
 		OnWarning:  opts.OnWarning,
+		PluginRoot: cfg.hooksFrom.PluginRoot,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return []kernel.Capability{h}, nil
+}
+
+// HookWarnings lists what is ignored of the config's "hooks" key: the
+// events Helios does not run (one warning naming them all), then each
+// unknown field by its JSON path (a newer Claude Code's).
+func HookWarnings(cfg Config) []contract.Warning {
+	var out []contract.Warning
+	if unknown := cmdhooks.Unknown(cfg.Hooks); len(unknown) > 0 {
+		out = append(out, contract.Warning{Source: "config", Path: "hooks", Message: fmt.Sprintf(
+			"Helios does not run the event(s) %s: their hooks are ignored (Helios runs %s)",
+			strings.Join(unknown, ", "), strings.Join(cmdhooks.Events(), ", "))})
+	}
+	for _, w := range cfg.hooksFrom.Warnings {
+		path, _, _ := strings.Cut(w, ": ")
+		if cfg.hooksFrom.File != "" {
+			path = "hooks"
+		}
+		out = append(out, contract.Warning{Source: "config", Path: path, Message: w})
+	}
+	return out
 }
