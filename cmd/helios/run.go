@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
@@ -30,9 +32,16 @@ func runCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
+			c, err := g.readConfig()
+			if err != nil {
+				return err
+			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
 				p := &progress{w: out, json: g.json}
+				if g.json {
+					_ = writeJSONLine(out, startJSON(c.cfg))
+				}
 				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
 				if err != nil {
 					return err
@@ -149,6 +158,20 @@ func thousands(n int) string {
 		return "-" + s
 	}
 	return s
+}
+
+// startJSON is run --json's first event: what of the config is ignored,
+// which the warnings on stderr also say.
+func startJSON(cfg assembly.Config) map[string]any {
+	warnings := []string{}
+	for _, w := range assembly.HookWarnings(cfg) {
+		warnings = append(warnings, w.Message)
+	}
+	return map[string]any{
+		"kind":             "start",
+		"hookEventsNotRun": append([]string{}, cmdhooks.Unknown(cfg.Hooks)...),
+		"warnings":         warnings,
+	}
 }
 
 func updateJSON(u kernel.Update) map[string]any {
