@@ -67,10 +67,13 @@ type Hooks struct {
 	logger     *slog.Logger
 	onWarning  func(contract.Warning)
 
-	// bg runs the async commands, which bgStop kills at Close.
+	// bg runs the async commands, which bgStop kills at Close; none starts
+	// once closed.
 	bg     sync.WaitGroup
 	bgCtx  context.Context
 	bgStop context.CancelFunc
+	bgMu   sync.Mutex
+	closed bool
 }
 
 var _ kernel.HookProvider = (*Hooks)(nil)
@@ -186,6 +189,9 @@ func New(cfg Config) (*Hooks, error) {
 // Close lets the async commands still running finish for a few seconds,
 // then kills them with their process groups.
 func (c *Hooks) Close() error {
+	c.bgMu.Lock()
+	c.closed = true
+	c.bgMu.Unlock()
 	done := make(chan struct{})
 	go func() { c.bg.Wait(); close(done) }()
 	select {
@@ -300,6 +306,11 @@ func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
 // its exit status are ignored, as in Claude Code; a failure to run is only
 // logged.
 func (c *Hooks) background(h *hook, input []byte) {
+	c.bgMu.Lock()
+	defer c.bgMu.Unlock()
+	if c.closed {
+		return
+	}
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()

@@ -38,10 +38,7 @@ func runCmd(g *globals) *cobra.Command {
 			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
-				p := &progress{w: out, json: g.json}
-				if g.json {
-					_ = writeJSONLine(out, startJSON(c.cfg))
-				}
+				p := &progress{w: out, json: g.json, start: startJSON(c.cfg)}
 				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
 				if err != nil {
 					return err
@@ -62,6 +59,8 @@ type progress struct {
 	w      io.Writer
 	json   bool
 	inText bool
+	// start is --json's first event, written just before the first update.
+	start map[string]any
 	// usage sums the turn's model requests.
 	usage    session.Usage
 	requests int
@@ -72,6 +71,7 @@ func (p *progress) update(u kernel.Update) {
 		p.usage, p.requests = p.usage.Add(u.Usage), p.requests+1
 	}
 	if p.json {
+		p.started()
 		_ = writeJSONLine(p.w, updateJSON(u))
 		return
 	}
@@ -101,6 +101,14 @@ func (p *progress) update(u kernel.Update) {
 	}
 }
 
+// started writes the start event if it is not written yet.
+func (p *progress) started() {
+	if p.start != nil {
+		_ = writeJSONLine(p.w, p.start)
+		p.start = nil
+	}
+}
+
 func (p *progress) endText() {
 	if p.inText {
 		fmt.Fprintln(p.w)
@@ -110,6 +118,7 @@ func (p *progress) endText() {
 
 func (p *progress) done(id string, err error) {
 	if p.json {
+		p.started()
 		ev := map[string]any{"kind": "done", "session": id}
 		if err != nil {
 			ev["error"] = err.Error()
