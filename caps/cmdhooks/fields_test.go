@@ -1,6 +1,8 @@
 package cmdhooks_test
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +101,18 @@ func TestPluginRootEnv(t *testing.T) {
 
 	_, handler = promptHook(t, cmdhooks.Command{Command: `cat >/dev/null; echo "root=${CLAUDE_PLUGIN_ROOT-unset}"`}, "")
 	assert.Equal(t, "root=unset", prompt(t, handler, "s1").Value.(kernel.PromptDecision).Context)
+}
+
+// Protects: a hook's statusMessage is logged when the command starts.
+func TestStatusMessageLogged(t *testing.T) {
+	var log bytes.Buffer
+	h, err := cmdhooks.New(cmdhooks.Config{
+		Settings: cmdhooks.Settings{cmdhooks.UserPromptSubmit: {{Hooks: []cmdhooks.Command{{Type: "command", Command: "cat >/dev/null", StatusMessage: "Checking the prompt"}}}}},
+		WorkDir:  t.TempDir(),
+		Logger:   slog.New(slog.NewTextHandler(&log, nil)),
+	})
+	require.NoError(t, err)
+	defer h.Close()
+	prompt(t, h.Mounts()[0].Handler, "s1")
+	assert.Contains(t, log.String(), `hook=hooks.UserPromptSubmit[0].hooks[0] status="Checking the prompt"`)
 }
