@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -43,8 +44,14 @@ type Config struct {
 	// Hooks are the person's own hook commands, in the shape of the "hooks"
 	// object of Claude Code's settings (see cmdhooks.Settings): event →
 	// matcher groups → commands. They run unconfined, after every builtin
-	// handler of their mount point and before every plugin's.
+	// handler of their mount point and before every plugin's. In the file
+	// the key may instead name a hooks file (cmdhooks.Parse), relative to
+	// the config's folder; ParseConfig reads it into Hooks.
 	Hooks cmdhooks.Settings `json:"hooks"`
+
+	// hooksFrom is where ParseConfig found Hooks, with what it found wrong
+	// and what it warns about.
+	hooksFrom cmdhooks.Source
 }
 
 // TelemetryConfig is the "telemetry" key. The standard variables
@@ -281,13 +288,35 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return cfg, fmt.Errorf("%w: %s: unexpected data after the top-level object", ErrConfig, name)
 	}
+	raw, hooks := cutHooks(raw)
 	if err := decodeStrict(raw, reflect.ValueOf(&cfg).Elem(), ""); err != nil {
 		return Config{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
+	}
+	if hooks != nil {
+		cfg.hooksFrom = cmdhooks.Parse(hooks, filepath.Dir(name))
+		cfg.Hooks = cfg.hooksFrom.Settings
 	}
 	if p := cfg.problems(); len(p) > 0 {
 		return Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, name, strings.Join(p, "; "))
 	}
 	return cfg, nil
+}
+
+// cutHooks takes the "hooks" key out of a config object: it is decoded by
+// cmdhooks.Parse, which reads a file it names and reports every problem
+// and unknown key instead of stopping at the first.
+func cutHooks(raw json.RawMessage) (json.RawMessage, json.RawMessage) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj["hooks"] == nil {
+		return raw, nil
+	}
+	hooks := obj["hooks"]
+	delete(obj, "hooks")
+	rest, err := json.Marshal(obj)
+	if err != nil || bytes.Equal(bytes.TrimSpace(hooks), []byte("null")) {
+		return rest, nil
+	}
+	return rest, hooks
 }
 
 // decodeStrict decodes raw into v, refusing unknown keys, and names the JSON

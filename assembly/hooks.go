@@ -20,10 +20,7 @@ import (
 // but for the secrets Helios holds (secretEnvNames, opts.Secrets).
 // transcript names a session's transcript for "transcript_path".
 func openHooks(cfg Config, base, workDir string, envFile func(string) string, opts Options, transcript func(string) string) ([]kernel.Capability, error) {
-	if unknown := cmdhooks.Unknown(cfg.Hooks); len(unknown) > 0 {
-		w := contract.Warning{Source: "config", Path: "hooks", Message: fmt.Sprintf(
-			"Helios does not run the event(s) %s: their hooks are ignored (Helios runs %s)",
-			strings.Join(unknown, ", "), strings.Join(cmdhooks.Events(), ", "))}
+	for _, w := range HookWarnings(cfg) {
 		if opts.Logger != nil {
 			opts.Logger.Warn("config", slog.String("key", w.Path), slog.String("message", w.Message))
 		}
@@ -43,6 +40,7 @@ func openHooks(cfg Config, base, workDir string, envFile func(string) string, op
 		Transcript: transcript,
 		Logger:     opts.Logger,
 		OnWarning:  opts.OnWarning,
+		PluginRoot: cfg.hooksFrom.PluginRoot,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
@@ -115,4 +113,24 @@ func envFiles(cfg Config, base, workDir string, box sandbox.Config, opts Options
 func within(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// HookWarnings lists what is ignored of the config's "hooks" key: the
+// events Helios does not run (one warning naming them all), then each
+// unknown field by its JSON path (a newer Claude Code's).
+func HookWarnings(cfg Config) []contract.Warning {
+	var out []contract.Warning
+	if unknown := cmdhooks.Unknown(cfg.Hooks); len(unknown) > 0 {
+		out = append(out, contract.Warning{Source: "config", Path: "hooks", Message: fmt.Sprintf(
+			"Helios does not run the event(s) %s: their hooks are ignored (Helios runs %s)",
+			strings.Join(unknown, ", "), strings.Join(cmdhooks.Events(), ", "))})
+	}
+	for _, w := range cfg.hooksFrom.Warnings {
+		path, _, _ := strings.Cut(w, ": ")
+		if cfg.hooksFrom.File != "" {
+			path = "hooks"
+		}
+		out = append(out, contract.Warning{Source: "config", Path: path, Message: w})
+	}
+	return out
 }

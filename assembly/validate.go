@@ -61,7 +61,13 @@ func (c Config) problems() []string {
 	}
 	out = append(out, pluginProblems(c.Plugins)...)
 	out = append(out, mcpProblems(c)...)
-	out = append(out, cmdhooks.Check(c.Hooks)...)
+	out = append(out, c.hooksFrom.Problems...)
+	for _, p := range cmdhooks.Check(c.Hooks) {
+		if c.hooksFrom.File != "" {
+			p = c.hooksFrom.File + ": " + p
+		}
+		out = append(out, p)
+	}
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
 	enum("model.provider", enumProblem(c.Model.Provider))
 	if n := c.Model.MaxTokens; n != nil && *n <= 0 {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/helios-agents/helios/kernel"
@@ -57,6 +58,10 @@ type Config struct {
 	// OnWarning also receives them (the kernel's hook-handler failures go
 	// there too).
 	OnWarning func(contract.Warning)
+	// PluginRoot, when set, is the Claude Code plugin the settings come
+	// from (their file is <PluginRoot>/hooks/hooks.json): the commands get
+	// CLAUDE_PLUGIN_ROOT set to it.
+	PluginRoot string
 }
 
 // DefaultMaxOutput is how much of a command's stdout, and of its stderr,
@@ -77,9 +82,21 @@ type Hooks struct {
 	maxOutput  int
 	logger     *slog.Logger
 	onWarning  func(contract.Warning)
+
+	// bg runs the async commands, which bgStop kills at Close; none starts
+	// once closed.
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	bgStop context.CancelFunc
+	bgMu   sync.Mutex
+	closed bool
 }
 
 var _ kernel.HookProvider = (*Hooks)(nil)
+
+// closeGrace is how long Close lets async commands still running finish
+// before it kills them.
+const closeGrace = 5 * time.Second
 
 // hook is one configured command.
 type hook struct {
@@ -88,6 +105,31 @@ type hook struct {
 	command string
 	timeout time.Duration
 	match   func(string) bool
+	shell   []string // the argv the command is appended to
+	async   bool
+	status  string // its statusMessage
+	// once: it runs once per session; ran holds the sessions it ran in.
+	once bool
+	mu   sync.Mutex
+	ran  map[string]bool
+}
+
+// first says whether h may run in session id: always, or for a once hook
+// the first time only.
+func (h *hook) first(id string) bool {
+	if !h.once {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ran[id] {
+		return false
+	}
+	if h.ran == nil {
+		h.ran = map[string]bool{}
+	}
+	h.ran[id] = true
+	return true
 }
 
 // name is the handler's name: the JSON path and the command, shortened.
@@ -122,21 +164,60 @@ func New(cfg Config) (*Hooks, error) {
 	}
 	c.env = append(inherited(cfg.Env, cfg.Hide, cfg.Secrets),
 		"CLAUDE_PROJECT_DIR="+cfg.WorkDir, "HELIOS_PROJECT_DIR="+cfg.WorkDir)
+	// A plugin's hooks find their scripts through CLAUDE_PLUGIN_ROOT.
+	if cfg.PluginRoot != "" {
+		c.env = append(c.env, "CLAUDE_PLUGIN_ROOT="+cfg.PluginRoot)
+	}
+	var pwsh string
 	for _, event := range events {
 		for i, g := range cfg.Settings[event] {
 			match, _ := compileMatcher(g.Matcher) // Check compiled it
 			for j, cmd := range g.Hooks {
+				at := fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j)
+				shell := []string{c.shell, "-c"}
+				if cmd.Shell == ShellPowerShell {
+					if pwsh == "" {
+						p, err := exec.LookPath("pwsh")
+						if err != nil {
+							return nil, fmt.Errorf(`hooks: %s.shell: "powershell" runs the command with pwsh, which is not on PATH: %w`, at, err)
+						}
+						pwsh = p
+					}
+					shell = []string{pwsh, "-NoProfile", "-NonInteractive", "-Command"}
+				}
 				c.hooks = append(c.hooks, &hook{
 					event:   event,
-					at:      fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j),
+					at:      at,
 					command: cmd.Command,
 					timeout: timeoutOf(cmd),
 					match:   match,
+					shell:   shell,
+					async:   cmd.Async,
+					status:  cmd.StatusMessage,
+					once:    cmd.Once,
 				})
 			}
 		}
 	}
+	c.bgCtx, c.bgStop = context.WithCancel(context.Background())
 	return c, nil
+}
+
+// Close lets the async commands still running finish for a few seconds,
+// then kills them with their process groups.
+func (c *Hooks) Close() error {
+	c.bgMu.Lock()
+	c.closed = true
+	c.bgMu.Unlock()
+	done := make(chan struct{})
+	go func() { c.bg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeGrace):
+	}
+	c.bgStop()
+	<-done
+	return nil
 }
 
 // Unknown lists the events of s that Helios does not run, sorted: each is
@@ -218,9 +299,19 @@ func (c *Hooks) common(sessionID, event string, in input) input {
 // (which the kernel reports as a warning, the call going on) when the
 // command did not finish or exited with a status other than 0 and 2.
 func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
+	if !h.first(in.SessionID) {
+		return result{}, nil // a once hook that already ran in this session
+	}
+	if h.status != "" {
+		c.logger.InfoContext(ctx, "hook command", slog.String("hook", h.at), slog.String("status", h.status))
+	}
 	env, err := c.envOf(in.SessionID)
 	if err != nil {
 		c.warn(ctx, h, fmt.Sprintf("runs without CLAUDE_ENV_FILE: %v", err))
+	}
+	if h.async {
+		c.background(h, env, encode(in))
+		return result{}, nil
 	}
 	o, err := c.run(ctx, h, env, encode(in))
 	if err != nil {
@@ -234,6 +325,24 @@ func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
 		return result{blocked: true, stderr: errText(o, "")}, nil
 	}
 	return result{}, failed(o)
+}
+
+// background runs h (an async hook) without waiting: what it prints and
+// its exit status are ignored, as in Claude Code; a failure to run is only
+// logged.
+func (c *Hooks) background(h *hook, env []string, input []byte) {
+	c.bgMu.Lock()
+	defer c.bgMu.Unlock()
+	if c.closed {
+		return
+	}
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		if _, err := c.run(c.bgCtx, h, env, input); err != nil {
+			c.logger.Warn("hook command", slog.String("hook", h.at), slog.String("message", "async: "+err.Error()))
+		}
+	}()
 }
 
 // result is what a command answered.

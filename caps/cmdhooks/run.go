@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -33,7 +34,7 @@ type outcome struct {
 // ended; then the command and its process group have been killed.
 func (c *Hooks) run(ctx context.Context, h *hook, env []string, input []byte) (outcome, error) {
 	out := outcome{stdout: &bounded{max: c.maxOutput}, stderr: &bounded{max: c.maxOutput}}
-	cmd := exec.Command(c.shell, "-c", h.command)
+	cmd := exec.Command(h.shell[0], append(slices.Clip(h.shell[1:]), h.command)...)
 	cmd.Dir = c.workDir
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(input)
@@ -41,7 +42,7 @@ func (c *Hooks) run(ctx context.Context, h *hook, env []string, input []byte) (o
 	cmd.WaitDelay = pipeGrace
 	setGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		return out, fmt.Errorf("could not start it with %s: %w", c.shell, err)
+		return out, fmt.Errorf("could not start it with %s: %w", h.shell[0], err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -1,6 +1,7 @@
 package cmdhooks
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -30,24 +31,44 @@ type Group struct {
 	Hooks []Command `json:"hooks"`
 }
 
-// Command is one hook.
+// Command is one hook: the handler fields Claude Code documents for a
+// "command" hook.
 type Command struct {
 	// Type must be "command".
 	Type string `json:"type"`
-	// Command is run with bash -c (sh -c where there is no bash) in the
-	// work dir.
+	// Command is run with Shell in the work dir.
 	Command string `json:"command"`
-	// Timeout is the most seconds the command may run; unset means 60.
-	// Past it the command and its process group are killed and the call
-	// goes on without it.
+	// Timeout is the most seconds the command may run; unset means 600
+	// (Claude Code's default). Past it the command and its process group
+	// are killed and the call goes on without it.
 	Timeout *float64 `json:"timeout"`
-	// StatusMessage is what Claude Code shows while the command runs;
-	// Helios shows no spinner for a hook and ignores it.
+	// Async runs the command in the background: the call goes on at once,
+	// and what the command prints or exits with is ignored (it can neither
+	// block nor add context). It is still killed past its timeout.
+	Async bool `json:"async"`
+	// Shell is what runs Command: "bash" (the default; /bin/sh where there
+	// is no bash) or "powershell" (pwsh -NoProfile -Command, which must be
+	// on PATH).
+	Shell string `json:"shell"`
+	// Once runs the command at most once per session: later matches in the
+	// same session skip it.
+	Once bool `json:"once"`
+	// StatusMessage says what the command is doing: Helios logs it when the
+	// command starts and `helios hooks describe` shows it.
 	StatusMessage string `json:"statusMessage"`
+	// If is Claude Code's permission-rule filter ("Bash(git *)"). Helios has
+	// no permission rules yet: a hook with one is a config error.
+	If string `json:"if"`
 	// Prompt is Claude Code's prompt hooks' key (type "prompt"), which
 	// Helios does not run: a hook with a prompt is a config error.
 	Prompt string `json:"prompt"`
 }
+
+// The values of Command.Shell.
+const (
+	ShellBash       = "bash"
+	ShellPowerShell = "powershell"
+)
 
 // The events Helios runs, as Claude Code names them, and the mount point
 // each runs on.
@@ -72,8 +93,9 @@ var events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, P
 // Events lists the events Helios runs, in lifecycle order.
 func Events() []string { return slices.Clone(events) }
 
-// DefaultTimeout is how long a command may run when its timeout is unset.
-const DefaultTimeout = 60 * time.Second
+// DefaultTimeout is how long a command may run when its timeout is unset:
+// Claude Code's default for command hooks.
+const DefaultTimeout = 600 * time.Second
 
 // maxTimeout bounds a timeout, so that seconds always convert to a
 // time.Duration.
@@ -82,7 +104,8 @@ const maxTimeout = 24 * time.Hour
 // Check lists what is wrong with s, each problem as "json.path: reason"
 // under the key "hooks": a type other than "command", a missing command, a
 // matcher that is not a valid regular expression, a timeout that is not a
-// positive number of seconds. Events Helios does not run are not checked
+// positive number of seconds, a shell other than "bash" and "powershell",
+// an "if" (Helios has no permission rules for it to filter by). Events Helios does not run are not checked
 // (New warns about them instead).
 func Check(s Settings) []string {
 	var out []string
@@ -110,6 +133,15 @@ func checkCommand(path string, c Command) []string {
 	default:
 		out = append(out, fmt.Sprintf(`%s.type: %q hooks are not supported: Helios runs "command" hooks only`, path, c.Type))
 	}
+	switch c.Shell {
+	case "", ShellBash, ShellPowerShell:
+	default:
+		out = append(out, fmt.Sprintf(`%s.shell: %q is not a shell Claude Code knows: want "bash" or "powershell"`, path, c.Shell))
+	}
+	if c.If != "" {
+		out = append(out, path+`.if: "if" filters a hook by a permission rule, and Helios has no permission rules yet: `+
+			`remove it (the hook then runs on every match of its matcher)`)
+	}
 	if c.Type == "command" && strings.TrimSpace(c.Command) == "" {
 		out = append(out, path+".command: missing")
 	}
@@ -121,7 +153,7 @@ func checkCommand(path string, c Command) []string {
 		case t < 0:
 			out = append(out, fmt.Sprintf("%s.timeout: negative (%v seconds)", path, t))
 		case t == 0:
-			out = append(out, path+".timeout: 0 seconds: give a positive number of seconds, or leave it out for 60")
+			out = append(out, path+".timeout: 0 seconds: give a positive number of seconds, or leave it out for 600")
 		case t > maxTimeout.Seconds():
 			out = append(out, fmt.Sprintf("%s.timeout: %v seconds is over the limit of %v (one day)", path, t, maxTimeout.Seconds()))
 		}
@@ -156,4 +188,36 @@ func compileMatcher(m string) (func(string) bool, error) {
 		return nil, fmt.Errorf("not a valid regular expression: %w", err)
 	}
 	return re.MatchString, nil
+}
+
+// Info describes one configured command of an event Helios runs, for
+// `helios hooks describe`.
+type Info struct {
+	Event          string  `json:"event"`
+	Path           string  `json:"path"` // its JSON path: hooks.PreToolUse[0].hooks[1]
+	Matcher        string  `json:"matcher"`
+	Command        string  `json:"command"`
+	TimeoutSeconds float64 `json:"timeoutSeconds"`
+	Shell          string  `json:"shell"`
+	Async          bool    `json:"async"`
+	Once           bool    `json:"once"`
+	StatusMessage  string  `json:"statusMessage,omitempty"`
+}
+
+// Describe lists the commands of s that Helios runs, in config order
+// (events in lifecycle order).
+func Describe(s Settings) []Info {
+	out := []Info{}
+	for _, event := range events {
+		for i, g := range s[event] {
+			for j, c := range g.Hooks {
+				out = append(out, Info{
+					Event: event, Path: fmt.Sprintf("hooks.%s[%d].hooks[%d]", event, i, j),
+					Matcher: g.Matcher, Command: c.Command, TimeoutSeconds: timeoutOf(c).Seconds(),
+					Shell: cmp.Or(c.Shell, ShellBash), Async: c.Async, Once: c.Once, StatusMessage: c.StatusMessage,
+				})
+			}
+		}
+	}
+	return out
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
@@ -30,9 +32,13 @@ func runCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
+			c, err := g.readConfig()
+			if err != nil {
+				return err
+			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
-				p := &progress{w: out, json: g.json}
+				p := &progress{w: out, json: g.json, start: startJSON(c.cfg)}
 				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
 				if err != nil {
 					return err
@@ -53,6 +59,8 @@ type progress struct {
 	w      io.Writer
 	json   bool
 	inText bool
+	// start is --json's first event, written just before the first update.
+	start map[string]any
 	// usage sums the turn's model requests.
 	usage    session.Usage
 	requests int
@@ -63,6 +71,7 @@ func (p *progress) update(u kernel.Update) {
 		p.usage, p.requests = p.usage.Add(u.Usage), p.requests+1
 	}
 	if p.json {
+		p.started()
 		_ = writeJSONLine(p.w, updateJSON(u))
 		return
 	}
@@ -92,6 +101,14 @@ func (p *progress) update(u kernel.Update) {
 	}
 }
 
+// started writes the start event if it is not written yet.
+func (p *progress) started() {
+	if p.start != nil {
+		_ = writeJSONLine(p.w, p.start)
+		p.start = nil
+	}
+}
+
 func (p *progress) endText() {
 	if p.inText {
 		fmt.Fprintln(p.w)
@@ -101,6 +118,7 @@ func (p *progress) endText() {
 
 func (p *progress) done(id string, err error) {
 	if p.json {
+		p.started()
 		ev := map[string]any{"kind": "done", "session": id}
 		if err != nil {
 			ev["error"] = err.Error()
@@ -149,6 +167,20 @@ func thousands(n int) string {
 		return "-" + s
 	}
 	return s
+}
+
+// startJSON is run --json's first event: what of the config is ignored,
+// which the warnings on stderr also say.
+func startJSON(cfg assembly.Config) map[string]any {
+	warnings := []string{}
+	for _, w := range assembly.HookWarnings(cfg) {
+		warnings = append(warnings, w.Message)
+	}
+	return map[string]any{
+		"kind":             "start",
+		"hookEventsNotRun": append([]string{}, cmdhooks.Unknown(cfg.Hooks)...),
+		"warnings":         warnings,
+	}
 }
 
 func updateJSON(u kernel.Update) map[string]any {

@@ -649,7 +649,7 @@ func TestCmdHooksBadSettings(t *testing.T) {
 		{"negative timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": -5}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: negative`},
 		{"zero timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: 0 seconds`},
 		{"no command", `{"SessionStart": [{"hooks": [{"type": "command"}]}]}`, `hooks.SessionStart[0].hooks[0].command: missing`},
-		{"unknown key", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "shel": "bash"}]}]}`, `hooks.SessionStart[0].hooks[0].shel: unknown key`},
+		{"if", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}`, `hooks.SessionStart[0].hooks[0].if: "if" filters a hook by a permission rule`},
 		{"timeout a string", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "timeout": "5s"}]}]}`, `hooks.SessionStart[0].hooks[0].timeout: want a number`},
 	}
 	for _, tt := range tests {

@@ -89,9 +89,9 @@ func TestCLIWatchIntoClosedPipe(t *testing.T) {
 	p.exit(t)
 }
 
-// `helios run --json … | head -1`: the skills catalog is the first update,
-// printed before the model is asked; once head is gone the run stops,
-// although the model's answer never comes.
+// `helios run --json … | head -1`: the start event (what of the config is
+// ignored) is the first line, printed before the model is asked; once head
+// is gone the run stops, although the model's answer never comes.
 func TestCLIRunIntoClosedPipe(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(dir, ".helios", "skills", "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
@@ -105,12 +105,12 @@ func TestCLIRunIntoClosedPipe(t *testing.T) {
 	writeRunConfig(t, dir, hang.URL+"/v1", filepath.Join(home, "sessions"))
 	p := throughHead(t, home, dir, "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
 	var first struct {
-		Kind string `json:"kind"`
-		Text string `json:"text"`
+		Kind             string   `json:"kind"`
+		HookEventsNotRun []string `json:"hookEventsNotRun"`
 	}
 	require.NoError(t, json.Unmarshal(p.first.Bytes(), &first), "head got %q", p.first.String())
-	assert.Equal(t, "injected", first.Kind)
-	assert.Contains(t, first.Text, "alpha")
+	assert.Equal(t, "start", first.Kind)
+	assert.Empty(t, first.HookEventsNotRun)
 	p.exit(t)
 }
 
