@@ -44,12 +44,22 @@ var mcpPublishedShapes = []mcpNamedSkill{
 
 const mcpHostileFile = "refs/notes (draft) #1; 100%.md"
 
+//
+// The folder is put in place whole, in one rename, as an install does: the
+// server lists a skill's files when it publishes the catalog, which it does
+// as soon as the SKILL.md appears, and files deeper in a skill are not
+// watched (C4), so one written after its SKILL.md is listed only at the
+// next list change (it is readable at once: docs/mcp.md). Writing the
+// hostile file after the rename made "listed" a race with the publication
+// (TestMCPPublishedNamesSubprocess failed 2 runs in 20).
 func mcpWriteNamed(t *testing.T, root string, sk mcpNamedSkill) {
 	t.Helper()
 	desc, _ := json.Marshal("Does " + sk.name + " things.")
 	nm, _ := json.Marshal(sk.name)
-	dir := mcpPutSkill(t, root, sk.folder, "name: "+string(nm)+"\ndescription: "+string(desc), "Body of "+sk.name+".\n")
-	writeFile(t, filepath.Join(dir, filepath.FromSlash(mcpHostileFile)), "notes of "+sk.name+"\n")
+	tmp := filepath.Join(filepath.Dir(root), ".staging-"+sk.folder)
+	writeFile(t, filepath.Join(tmp, "SKILL.md"), skillMD("name: "+string(nm)+"\ndescription: "+string(desc), "Body of "+sk.name+".\n"))
+	writeFile(t, filepath.Join(tmp, filepath.FromSlash(mcpHostileFile)), "notes of "+sk.name+"\n")
+	require.NoError(t, os.Rename(tmp, filepath.Join(root, sk.folder)))
 }
 
 // mcpListed returns the resources listed, by URI.

@@ -148,6 +148,12 @@ func TestSoakLiveCatalog(t *testing.T) {
 	writeFile(t, cfg, `{"workDir": ".", "skills": {"userRoots": [], "watch": {"mode": "native"}}}`)
 	k, err := assembly.Load(ctx, cfg, assembly.Options{Watch: true})
 	require.NoError(t, err)
+	closed := false
+	defer func() { // before the leak check, also when the test failed
+		if !closed {
+			_ = k.Close()
+		}
+	}()
 
 	// Snapshotters: every complete catalog must be well formed, and may be
 	// empty only if the disk really was empty while it was taken.
@@ -221,6 +227,7 @@ func TestSoakLiveCatalog(t *testing.T) {
 	}
 	cancel()
 	t.Logf("%d operations, %d snapshots (%d incomplete), %d skills at the end", ops, snaps.Load(), incomplete.Load(), len(want))
+	closed = true
 	require.NoError(t, k.Close())
 }
 
