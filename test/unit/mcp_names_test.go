@@ -44,7 +44,6 @@ var mcpPublishedShapes = []mcpNamedSkill{
 
 const mcpHostileFile = "refs/notes (draft) #1; 100%.md"
 
-//
 // The folder is put in place whole, in one rename, as an install does: the
 // server lists a skill's files when it publishes the catalog, which it does
 // as soon as the SKILL.md appears, and files deeper in a skill are not
