@@ -3,7 +3,10 @@ package unit_test
 // C4 soak: random create / rename / delete / edit over 200 skills, plus
 // deleting and recreating the whole root, while several goroutines take
 // snapshots through a kernel with the real file watcher. Bounded in time
-// (a few seconds of churn, a 15 s convergence deadline).
+// (a few seconds of churn, a 15 s convergence deadline). Under load it once
+// found a complete catalog stale for good: a new bundle was reported before
+// its SKILL.md was watched (held deterministically by kernel/watch's
+// TestNewEntryIsReportedOnlyOnceWatched).
 
 import (
 	"context"
