@@ -340,34 +340,36 @@ func (w *Watcher) classifyChild(r *rootState, name string, report bool) {
 
 // classifyAs is classifyChild for a child whose type is known. root, when
 // not nil, is r.dir open (see identify).
+//
+// The entry is reported only once the watch it needs is in place: the
+// callback does not wait for the Watcher's lock, so a report made first
+// could have the provider read the entry, and a writer change it again,
+// before the watch existed; that change would never be reported and the
+// catalog would keep the older text for good.
 func (w *Watcher) classifyAs(r *rootState, name string, mode fs.FileMode, report bool, root *os.File) {
 	full := filepath.Join(r.dir, name)
-	note := func() {
-		if report {
-			r.sub.noteEntry(r, name)
-		}
-	}
 	switch {
 	case mode&fs.ModeSymlink != 0:
 		r.known[name] = true
-		note()
 		if !w.cfg.FollowSymlinks {
 			w.dropEntry(r, name)
-			return
+		} else {
+			w.followLink(r, name)
 		}
-		w.followLink(r, name)
 	case mode.IsDir():
 		r.known[name] = true
 		delete(r.links, name)
-		note()
 		w.ensureEntry(r, name, full, skillFiles, root)
 	default:
 		w.dropEntry(r, name)
 		delete(r.known, name)
 		delete(r.links, name)
-		if mode.IsRegular() && isMarkdown(name) {
-			note()
+		if !mode.IsRegular() || !isMarkdown(name) {
+			return
 		}
+	}
+	if report {
+		r.sub.noteEntry(r, name)
 	}
 }
 

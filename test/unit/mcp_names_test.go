@@ -44,12 +44,21 @@ var mcpPublishedShapes = []mcpNamedSkill{
 
 const mcpHostileFile = "refs/notes (draft) #1; 100%.md"
 
+// The folder is put in place whole, in one rename, as an install does: the
+// server lists a skill's files when it publishes the catalog, which it does
+// as soon as the SKILL.md appears, and files deeper in a skill are not
+// watched (C4), so one written after its SKILL.md is listed only at the
+// next list change (it is readable at once: docs/mcp.md). Writing the
+// hostile file after the rename made "listed" a race with the publication
+// (TestMCPPublishedNamesSubprocess failed 2 runs in 20).
 func mcpWriteNamed(t *testing.T, root string, sk mcpNamedSkill) {
 	t.Helper()
 	desc, _ := json.Marshal("Does " + sk.name + " things.")
 	nm, _ := json.Marshal(sk.name)
-	dir := mcpPutSkill(t, root, sk.folder, "name: "+string(nm)+"\ndescription: "+string(desc), "Body of "+sk.name+".\n")
-	writeFile(t, filepath.Join(dir, filepath.FromSlash(mcpHostileFile)), "notes of "+sk.name+"\n")
+	tmp := filepath.Join(filepath.Dir(root), ".staging-"+sk.folder)
+	writeFile(t, filepath.Join(tmp, "SKILL.md"), skillMD("name: "+string(nm)+"\ndescription: "+string(desc), "Body of "+sk.name+".\n"))
+	writeFile(t, filepath.Join(tmp, filepath.FromSlash(mcpHostileFile)), "notes of "+sk.name+"\n")
+	require.NoError(t, os.Rename(tmp, filepath.Join(root, sk.folder)))
 }
 
 // mcpListed returns the resources listed, by URI.
@@ -261,4 +270,40 @@ func TestMCPWarningsQuoteFileNames(t *testing.T) {
 	assert.True(t, strings.HasPrefix(joined, `skill "links": "gone\n\x1b[2Jfile.md" left out: `), "quoted, escapes spelled out: %q", joined)
 	assert.Contains(t, logs.String(), `\"gone\\n\\x1b[2Jfile.md\"`)
 	assert.NotContains(t, logs.String(), "\x1b")
+}
+
+// resources/list holds a skill's files as they were when its catalog was
+// published; files deeper in a skill are not watched (C4). A file added to
+// a published skill is served at once all the same — skills/get,
+// resources/read and skill_resource look at the folder at each call — and
+// is listed at the next list change (docs/mcp.md).
+func TestMCPFileAddedAfterPublishIsServedAtOnce(t *testing.T) {
+	w := newMCPWorld(t, "native")
+	dir := mcpPutSkill(t, w.project, "late", "name: late\ndescription: Gets a file after it is published.", "Body of late.\n")
+	cs, notes := mcpConnect(t, mcpNewServer(t, w.k), "2025-11-25")
+	skillURI := "skill://late/SKILL.md"
+	require.Contains(t, mcpListed(t, cs), skillURI, "published at start")
+
+	writeFile(t, filepath.Join(dir, "refs", "added.md"), "added later\n")
+	g, err := mcpSkillsGet(cs, skillURI)
+	require.NoError(t, err)
+	var fileURI string
+	for _, r := range g.Skill.Resources {
+		if strings.HasSuffix(r.URI, "/refs/added.md") {
+			fileURI = r.URI
+		}
+	}
+	require.NotEmpty(t, fileURI, "skills/get lists the file added after the publication: %+v", g.Skill.Resources)
+	rd, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: fileURI})
+	if assert.NoError(t, err, "resources/read of a file added after the publication") {
+		assert.Equal(t, "added later\n", rd.Contents[0].Text)
+	}
+	text, isErr := mcpCall(t, cs, "skill_resource", map[string]any{"name": "late", "path": "refs/added.md"})
+	assert.False(t, isErr, text)
+	assert.Equal(t, "added later\n", text)
+
+	// The next list change lists it.
+	mcpPutSkill(t, w.project, "other", "name: other\ndescription: Makes the list change.", "Body of other.\n")
+	notes.waitFor(t, "the list change for another skill", func() bool { return slices.Contains(mcpPromptNames(t, cs), "other") })
+	assert.Contains(t, mcpListed(t, cs), fileURI, "listed at the next list change")
 }

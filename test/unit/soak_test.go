@@ -3,7 +3,10 @@ package unit_test
 // C4 soak: random create / rename / delete / edit over 200 skills, plus
 // deleting and recreating the whole root, while several goroutines take
 // snapshots through a kernel with the real file watcher. Bounded in time
-// (a few seconds of churn, a 15 s convergence deadline).
+// (a few seconds of churn, a 15 s convergence deadline). Under load it once
+// found a complete catalog stale for good: a new bundle was reported before
+// its SKILL.md was watched (held deterministically by kernel/watch's
+// TestNewEntryIsReportedOnlyOnceWatched).
 
 import (
 	"context"
@@ -148,6 +151,12 @@ func TestSoakLiveCatalog(t *testing.T) {
 	writeFile(t, cfg, `{"workDir": ".", "skills": {"userRoots": [], "watch": {"mode": "native"}}}`)
 	k, err := assembly.Load(ctx, cfg, assembly.Options{Watch: true})
 	require.NoError(t, err)
+	closed := false
+	defer func() { // before the leak check, also when the test failed
+		if !closed {
+			_ = k.Close()
+		}
+	}()
 
 	// Snapshotters: every complete catalog must be well formed, and may be
 	// empty only if the disk really was empty while it was taken.
@@ -221,6 +230,7 @@ func TestSoakLiveCatalog(t *testing.T) {
 	}
 	cancel()
 	t.Logf("%d operations, %d snapshots (%d incomplete), %d skills at the end", ops, snaps.Load(), incomplete.Load(), len(want))
+	closed = true
 	require.NoError(t, k.Close())
 }
 
