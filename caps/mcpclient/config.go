@@ -58,6 +58,9 @@ type ServerConfig struct {
 	Name string
 	// Disabled keeps the server off: it is listed, never started.
 	Disabled bool
+	// DisabledReason says why a disabled server is off (a variable it
+	// needs is unset); Status reports it as Err. Empty: configured off.
+	DisabledReason string
 
 	// Command is the executable of a stdio server: a path, or a name looked
 	// up on PATH.
@@ -126,7 +129,7 @@ func (c ServerConfig) Check() error {
 		errs = append(errs, errors.New("both command and url: a server is either a command (stdio) or a url (streamable HTTP)"))
 	case c.Command == "" && c.URL == "":
 		errs = append(errs, errors.New("neither command nor url"))
-	case c.URL != "":
+	case c.URL != "" && !c.Disabled: // a disabled server's URL may hold a ${NAME} never expanded
 		if err := CheckURL(c.URL); err != nil {
 			errs = append(errs, err)
 		}

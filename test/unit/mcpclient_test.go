@@ -385,7 +385,8 @@ func TestMCPClientConfigErrors(t *testing.T) {
 		})
 	}
 
-	// What only the environment can say is found when the kernel is built.
+	// What only the environment can say is found when the kernel is built,
+	// and costs only its server: it is off, saying why.
 	t.Setenv("MCPC_TOKEN_SET", "")
 	for _, tc := range []struct {
 		name, mcp string
@@ -398,10 +399,18 @@ func TestMCPClientConfigErrors(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "helios.config.json")
 			writeFile(t, path, `{"skills": {"userRoots": []}, "mcp": `+tc.mcp+`}`)
-			_, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir})
-			require.Error(t, err)
-			assert.ErrorIs(t, err, assembly.ErrConfig)
-			assert.Contains(t, err.Error(), tc.want)
+			k, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir})
+			require.NoError(t, err)
+			defer k.Close()
+			var st mcpclient.Status
+			for _, c := range k.Capabilities() {
+				if s, ok := c.(*mcpclient.Server); ok {
+					st = s.Status()
+				}
+			}
+			assert.Equal(t, mcpclient.StateDisabled, st.State)
+			require.Error(t, st.Err)
+			assert.Contains(t, st.Err.Error(), tc.want)
 		})
 	}
 	// A disabled server's variables are not read.
