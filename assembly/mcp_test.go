@@ -58,7 +58,9 @@ func mcpServers(t *testing.T, k *kernel.Kernel) map[string]*mcpclient.Server {
 func TestMCPServersAsPasted(t *testing.T) {
 	hs := httptest.NewServer(mcptest.New(false).HTTPHandler())
 	t.Cleanup(hs.Close)
-	os.Unsetenv("ASSEMBLY_TEST_NEVER_SET")
+	for _, v := range []string{"ASSEMBLY_TEST_NEVER_SET", "ASSEMBLY_TEST_NEVER_SET_HOST", "ASSEMBLY_TEST_TEAM"} {
+		require.NoError(t, os.Unsetenv(v))
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "helios.config.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{
@@ -66,7 +68,8 @@ func TestMCPServersAsPasted(t *testing.T) {
   "mcp": {"servers": {"own": {"url": "`+hs.URL+`"}}},
   "mcpServers": {
     "docs": {"type": "http", "url": "`+hs.URL+`", "headers": {"X-Team": "${ASSEMBLY_TEST_TEAM:-core}"}},
-    "github": {"type": "http", "url": "`+hs.URL+`", "headers": {"Authorization": "Bearer ${ASSEMBLY_TEST_NEVER_SET}"}}
+    "github": {"type": "http", "url": "`+hs.URL+`", "headers": {"Authorization": "Bearer ${ASSEMBLY_TEST_NEVER_SET}"}},
+    "search": {"type": "http", "url": "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp"}
   }
 }`), 0o644))
 	logs := &syncBuffer{}
@@ -75,7 +78,7 @@ func TestMCPServersAsPasted(t *testing.T) {
 	t.Cleanup(func() { k.Close() })
 
 	servers := mcpServers(t, k)
-	require.Len(t, servers, 3)
+	require.Len(t, servers, 4)
 	for _, name := range []string{"own", "docs"} {
 		assert.Equal(t, mcpclient.StateReady, servers[name].Status().State, "%s runs", name)
 	}
@@ -83,8 +86,12 @@ func TestMCPServersAsPasted(t *testing.T) {
 	assert.Equal(t, mcpclient.StateDisabled, gh.State)
 	require.Error(t, gh.Err)
 	assert.Contains(t, gh.Err.Error(), "mcpServers.github.headers.Authorization: ${ASSEMBLY_TEST_NEVER_SET} is unset")
-	assert.Equal(t, 1, strings.Count(logs.String(), "ASSEMBLY_TEST_NEVER_SET"), "one warning: %s", logs)
+	assert.Equal(t, 1, strings.Count(logs.String(), "${ASSEMBLY_TEST_NEVER_SET}"), "one warning for the server: %s", logs)
+	assert.Equal(t, 1, strings.Count(logs.String(), `MCP server \"search\" is off: mcpServers.search.url: ${ASSEMBLY_TEST_NEVER_SET_HOST} is unset`), logs)
 	assert.NotContains(t, logs.String(), "ASSEMBLY_TEST_TEAM", "a variable with a default is no problem")
+	search := servers["search"].Status()
+	assert.Equal(t, mcpclient.StateDisabled, search.State, "a URL that needs an unset variable: off too")
+	assert.Equal(t, "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp", search.Target, "shown as configured")
 	assert.Contains(t, logs.String(), `MCP server \"github\" is off: mcpServers.github.headers.Authorization: ${ASSEMBLY_TEST_NEVER_SET} is unset`)
 
 	for name, want := range map[string]int{"own": 1, "docs": 1, "github": 0} {
