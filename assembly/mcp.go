@@ -37,8 +37,9 @@ type MCPConfig struct {
 // ${NAME} is the kernel's variable NAME and ${NAME:-default} the same with a
 // default; the model's API key and HELIOS_* variables cannot be used.
 type MCPServerConfig struct {
-	// Type is "stdio" or "http"; optional, it must agree with command or
-	// url.
+	// Type is "stdio", "http" (streamable HTTP) or "sse" (the HTTP+SSE
+	// transport of 2024, which Claude Code and Cursor still take);
+	// optional, "stdio" must agree with command and the others with url.
 	Type string `json:"type"`
 	// Command starts a stdio server: a name on PATH, or a path (relative to
 	// the config file's folder).
@@ -142,13 +143,11 @@ func mcpProblems(c Config) []string {
 			add(at(), "neither command nor url")
 		}
 		switch s.Type {
-		case "", "stdio", "http":
-		case "sse":
-			add(at("type"), `"sse" (the HTTP+SSE transport of 2024) is not supported; use a streamable HTTP server ("http")`)
+		case "", "stdio", "http", "sse":
 		default:
-			add(at("type"), "unknown value %q (want stdio or http)", s.Type)
+			add(at("type"), "unknown value %q (want stdio, http or sse)", s.Type)
 		}
-		if s.Type == "stdio" && s.URL != "" || s.Type == "http" && s.Command != "" {
+		if s.Type == "stdio" && s.URL != "" || (s.Type == "http" || s.Type == "sse") && s.Command != "" {
 			add(at("type"), "%q does not agree with the server's %s", s.Type, map[bool]string{true: "url", false: "command"}[s.URL != ""])
 		}
 		if s.URL != "" {
@@ -307,7 +306,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			StartTimeout: time.Duration(s.StartTimeout),
 		}
 		if sc.Disabled {
-			sc.Command, sc.URL = s.Command, s.URL
+			sc.Command, sc.URL, sc.SSE = s.Command, s.URL, s.Type == "sse"
 			out = append(out, sc)
 			continue
 		}
@@ -334,7 +333,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			sc.Env = sandbox.Environ(box, env...)
 			sc.Dir = resolve(workDir, s.Cwd)
 		}
-		sc.URL = ex([]string{"url"}, s.URL)
+		sc.URL, sc.SSE = ex([]string{"url"}, s.URL), s.Type == "sse"
 		if s.URL != "" && len(problems) == 0 {
 			if err := mcpclient.CheckURL(sc.URL); err != nil {
 				problems = append(problems, mcpPath(e, "url")+": "+err.Error())
@@ -358,7 +357,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			warnings = append(warnings, fmt.Sprintf("MCP server %q is off: %s", name, why))
 			// Nothing half-expanded is kept: the server is shown as
 			// configured, and never started.
-			sc = mcpclient.ServerConfig{Name: name, Disabled: true, DisabledReason: why, Command: s.Command, URL: s.URL}
+			sc = mcpclient.ServerConfig{Name: name, Disabled: true, DisabledReason: why, Command: s.Command, URL: s.URL, SSE: s.Type == "sse"}
 		}
 		out = append(out, sc)
 	}

@@ -58,6 +58,8 @@ func mcpServers(t *testing.T, k *kernel.Kernel) map[string]*mcpclient.Server {
 func TestMCPServersAsPasted(t *testing.T) {
 	hs := httptest.NewServer(mcptest.New(false).HTTPHandler())
 	t.Cleanup(hs.Close)
+	sse := httptest.NewServer(mcptest.New(false).SSEHandler())
+	t.Cleanup(sse.Close)
 	for _, v := range []string{"ASSEMBLY_TEST_NEVER_SET", "ASSEMBLY_TEST_NEVER_SET_HOST", "ASSEMBLY_TEST_TEAM"} {
 		require.NoError(t, os.Unsetenv(v))
 	}
@@ -69,7 +71,8 @@ func TestMCPServersAsPasted(t *testing.T) {
   "mcpServers": {
     "docs": {"type": "http", "url": "`+hs.URL+`", "headers": {"X-Team": "${ASSEMBLY_TEST_TEAM:-core}"}},
     "github": {"type": "http", "url": "`+hs.URL+`", "headers": {"Authorization": "Bearer ${ASSEMBLY_TEST_NEVER_SET}"}},
-    "search": {"type": "http", "url": "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp"}
+    "search": {"type": "http", "url": "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp"},
+    "legacy": {"type": "sse", "url": "`+sse.URL+`"}
   }
 }`), 0o644))
 	logs := &syncBuffer{}
@@ -78,8 +81,8 @@ func TestMCPServersAsPasted(t *testing.T) {
 	t.Cleanup(func() { k.Close() })
 
 	servers := mcpServers(t, k)
-	require.Len(t, servers, 4)
-	for _, name := range []string{"own", "docs"} {
+	require.Len(t, servers, 5)
+	for _, name := range []string{"own", "docs", "legacy"} {
 		assert.Equal(t, mcpclient.StateReady, servers[name].Status().State, "%s runs", name)
 	}
 	gh := servers["github"].Status()
@@ -94,7 +97,8 @@ func TestMCPServersAsPasted(t *testing.T) {
 	assert.Equal(t, "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp", search.Target, "shown as configured")
 	assert.Contains(t, logs.String(), `MCP server \"github\" is off: mcpServers.github.headers.Authorization: ${ASSEMBLY_TEST_NEVER_SET} is unset`)
 
-	for name, want := range map[string]int{"own": 1, "docs": 1, "github": 0} {
+	assert.Equal(t, "sse", servers["legacy"].Status().Transport, `"type": "sse" is the HTTP+SSE transport`)
+	for name, want := range map[string]int{"own": 1, "docs": 1, "legacy": 1, "github": 0} {
 		tools, err := servers[name].Tools(t.Context())
 		require.NoError(t, err)
 		n := 0

@@ -76,6 +76,10 @@ type ServerConfig struct {
 
 	// URL is the endpoint of a streamable HTTP server (http or https).
 	URL string
+	// SSE says URL speaks the HTTP+SSE transport of protocol 2024-11-05
+	// (an event stream the server posts its endpoint on) rather than
+	// streamable HTTP. Claude Code's and Cursor's "type": "sse".
+	SSE bool
 	// Headers are sent with every request ("Name" → value).
 	Headers map[string]string
 	// BearerToken, when set, is sent as "Authorization: Bearer <token>".
@@ -171,8 +175,11 @@ func (c ServerConfig) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
-// transport names the server's transport: "stdio" or "http".
+// transport names the server's transport: "stdio", "http" or "sse".
 func (c ServerConfig) transport() string {
+	if c.URL != "" && c.SSE {
+		return "sse"
+	}
 	if c.URL != "" {
 		return "http"
 	}

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -34,14 +35,20 @@ func TestToolName(t *testing.T) {
 
 // Both transports carry the same tools and results.
 func TestToolsAndResults(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range []string{"stdio", "http", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			sc := stdioServer("t")
-			if transport == "http" {
+			switch transport {
+			case "http":
 				sc, _ = httpServer(t, "t", false)
+			case "sse":
+				hs := httptest.NewServer(mcptest.New(false).SSEHandler())
+				t.Cleanup(hs.Close)
+				sc = ServerConfig{Name: "t", URL: hs.URL, SSE: true}
 			}
 			ss, logs := start(t, Config{}, sc)
 			s := ss[0]
+			assert.Equal(t, transport, s.Status().Transport)
 			tools := toolsOf(t, s)
 
 			for _, n := range []string{"mcp__t__echo", "mcp__t__image", "mcp__t__fail", "mcp__t__add", "mcp__t__dotted_name"} {

@@ -90,6 +90,11 @@ func (s *Server) HTTPHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 }
 
+// SSEHandler serves the HTTP+SSE transport of protocol 2024-11-05.
+func (s *Server) SSEHandler() http.Handler {
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+}
+
 // ServeStdio serves one session on stdin and stdout until stdin ends. Only
 // then do the crash, freeze and garbage tools work.
 func (s *Server) ServeStdio(ctx context.Context) error {
