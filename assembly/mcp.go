@@ -34,8 +34,9 @@ type MCPConfig struct {
 // MCPServerConfig is one entry of "mcp.servers", in the shape of
 // .mcp.json: a command spoken to over stdio, or the URL of a streamable
 // HTTP server. In command, args, env values, url and header values,
-// ${NAME} is the kernel's variable NAME and ${NAME:-default} the same with a
-// default; the model's API key and HELIOS_* variables cannot be used.
+// ${NAME} (or Cursor's ${env:NAME}) is the kernel's variable NAME and
+// ${NAME:-default} the same with a default; the model's API key and
+// HELIOS_* variables cannot be used.
 type MCPServerConfig struct {
 	// Type is "stdio", "http" (streamable HTTP) or "sse" (the HTTP+SSE
 	// transport of 2024, which Claude Code and Cursor still take);
@@ -70,8 +71,9 @@ type MCPServerConfig struct {
 	StartTimeout Duration `json:"startTimeout"`
 }
 
-// varRef is one ${NAME} or ${NAME:-default} in a value.
-var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}:]*)(:-([^}]*))?\}`) })
+// varRef is one ${NAME} or ${NAME:-default} in a value; ${env:NAME} is
+// Cursor's spelling of ${NAME}.
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(?:env:)?([^}:]*)(:-([^}]*))?\}`) })
 
 var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 

@@ -63,13 +63,14 @@ func TestMCPServersAsPasted(t *testing.T) {
 	for _, v := range []string{"ASSEMBLY_TEST_NEVER_SET", "ASSEMBLY_TEST_NEVER_SET_HOST", "ASSEMBLY_TEST_TEAM"} {
 		require.NoError(t, os.Unsetenv(v))
 	}
+	t.Setenv("ASSEMBLY_TEST_MCP_PATH", "mcp")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "helios.config.json")
 	require.NoError(t, os.WriteFile(path, []byte(`{
   "skills": {"userRoots": []}, "tools": {"sandbox": {"mode": "off"}},
   "mcp": {"servers": {"own": {"url": "`+hs.URL+`"}}},
   "mcpServers": {
-    "docs": {"type": "http", "url": "`+hs.URL+`", "headers": {"X-Team": "${ASSEMBLY_TEST_TEAM:-core}"}},
+    "docs": {"type": "http", "url": "`+hs.URL+`/${env:ASSEMBLY_TEST_MCP_PATH}", "headers": {"X-Team": "${ASSEMBLY_TEST_TEAM:-core}"}},
     "github": {"type": "http", "url": "`+hs.URL+`", "headers": {"Authorization": "Bearer ${ASSEMBLY_TEST_NEVER_SET}"}},
     "search": {"type": "http", "url": "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp"},
     "legacy": {"type": "sse", "url": "`+sse.URL+`"}
@@ -97,6 +98,7 @@ func TestMCPServersAsPasted(t *testing.T) {
 	assert.Equal(t, "https://${ASSEMBLY_TEST_NEVER_SET_HOST}/mcp", search.Target, "shown as configured")
 	assert.Contains(t, logs.String(), `MCP server \"github\" is off: mcpServers.github.headers.Authorization: ${ASSEMBLY_TEST_NEVER_SET} is unset`)
 
+	assert.Equal(t, hs.URL+"/mcp", servers["docs"].Status().Target, "Cursor's ${env:NAME} is ${NAME}")
 	assert.Equal(t, "sse", servers["legacy"].Status().Transport, `"type": "sse" is the HTTP+SSE transport`)
 	for name, want := range map[string]int{"own": 1, "docs": 1, "legacy": 1, "github": 0} {
 		tools, err := servers[name].Tools(t.Context())
