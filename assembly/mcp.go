@@ -18,6 +18,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
@@ -292,13 +293,13 @@ func foreignMCPKeys(raw json.RawMessage) []string {
 // or whose URL is no URL once expanded is disabled, and one warning per
 // such server names it, its JSON paths and the variables: the other
 // servers run. A disabled server's variables are not read.
-func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, []string, error) {
+func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, []contract.Warning, error) {
 	if p := mcpProblems(cfg); len(p) > 0 {
 		return nil, nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
 	}
 	getenv := os.LookupEnv
 	var out []mcpclient.ServerConfig
-	var warnings []string
+	var warnings []contract.Warning
 	for _, e := range mcpEntries(cfg) {
 		name, s := e.name, e.MCPServerConfig
 		sc := mcpclient.ServerConfig{
@@ -356,7 +357,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 		}
 		if len(problems) > 0 {
 			why := strings.Join(problems, "; ")
-			warnings = append(warnings, fmt.Sprintf("MCP server %q is off: %s", name, why))
+			warnings = append(warnings, contract.Warning{Source: "config", Path: mcpPath(e), Message: fmt.Sprintf("MCP server %q is off: %s", name, why)})
 			// Nothing half-expanded is kept: the server is shown as
 			// configured, and never started.
 			sc = mcpclient.ServerConfig{Name: name, Disabled: true, DisabledReason: why, Command: s.Command, URL: s.URL, SSE: s.Type == "sse"}
@@ -377,9 +378,12 @@ func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options,
 	if err != nil {
 		return nil, err
 	}
-	if opts.Logger != nil {
-		for _, w := range warnings {
-			opts.Logger.Warn(w)
+	for _, w := range warnings {
+		if opts.Logger != nil {
+			opts.Logger.Warn(w.Message)
+		}
+		if opts.OnWarning != nil {
+			opts.OnWarning(w)
 		}
 	}
 	servers, err := mcpclient.Start(mcpclient.Config{

@@ -47,3 +47,26 @@ func TestMCPListUntrustedConfig(t *testing.T) {
 	assert.Equal(t, "gh", j.Servers[0].Name)
 	assert.Equal(t, exitFail, code, "its server is down")
 }
+
+// One unset variable in one server's header costs that server only: a
+// command that starts the kernel runs, and says once on stderr which server
+// is off and why.
+func TestUnsetMCPVariableWarnsOnce(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	require.NoError(t, os.Unsetenv("CMD_HELIOS_TEST_NEVER_SET"))
+	config := filepath.Join(work, "cfg.json")
+	require.NoError(t, os.WriteFile(config, []byte(`{"skills": {"userRoots": []}, "mcpServers": {
+  "github": {"type": "http", "url": "https://example.invalid/mcp", "headers": {"Authorization": "Bearer ${CMD_HELIOS_TEST_NEVER_SET}"}}}}`), 0o644))
+
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--work-dir", work, "--config", config, "skills", "list"}, &out, &errOut)
+	assert.Equal(t, 0, code, "stderr %s", errOut.String())
+	assert.Equal(t, "helios: warning: MCP server \"github\" is off: mcpServers.github.headers.Authorization: ${CMD_HELIOS_TEST_NEVER_SET} is unset\n", errOut.String())
+
+	out.Reset()
+	errOut.Reset()
+	code = run(context.Background(), []string{"--work-dir", work, "--config", config, "mcp", "list"}, &out, &errOut)
+	assert.Equal(t, 0, code, "a server off is not a server down")
+	assert.Contains(t, out.String(), "disabled github (http: https://example.invalid/mcp)\n         mcpServers.github.headers.Authorization: ${CMD_HELIOS_TEST_NEVER_SET} is unset\n")
+}
