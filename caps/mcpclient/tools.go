@@ -308,9 +308,9 @@ func resourceLine(kind, uri, name, mimeType string) string {
 // SDKs write it there for older clients), or every value in it (each
 // string, number, boolean and null, at any depth) stands in a text part as
 // a whole token: servers such as @modelcontextprotocol/server-filesystem
-// answer {"content": X} beside the text X. Values are also looked for
-// inside a text part that is JSON, where strings are escaped. Without a
-// text part nothing carries it.
+// answer {"content": X} beside the text X. A string is also carried by
+// being a string of a text part that is JSON, where it is escaped. Without
+// a text part nothing carries it.
 func holds(texts []string, sc any) bool {
 	if len(texts) == 0 {
 		return false
@@ -323,7 +323,7 @@ func holds(texts []string, sc any) bool {
 	if json.Unmarshal(want, &w) != nil {
 		return false
 	}
-	hay := texts
+	c := carrier{texts: texts, inJSON: map[string]bool{}, budget: carryBudget}
 	for _, t := range texts {
 		var v any
 		if json.Unmarshal([]byte(t), &v) != nil {
@@ -332,51 +332,100 @@ func holds(texts []string, sc any) bool {
 		if jsonEqual(v, w) {
 			return true
 		}
-		hay = append(hay, stringLeaves(v, nil)...)
+		jsonLeaves(v, c.inJSON)
 	}
-	return carried(w, hay)
+	return c.carried(w)
 }
 
-// carried reports whether every value of v stands in one of hay as a
-// whole token.
-func carried(v any, hay []string) bool {
+// carryBudget bounds the bytes of text holds searches for strings: past
+// it, the structured content counts as not carried and is sent, so that a
+// large answer costs at most a few hundred milliseconds here.
+const carryBudget = 256 << 20
+
+// carrier looks the values of structured content up in the text parts.
+type carrier struct {
+	texts []string
+	// inJSON holds the values of the text parts that are JSON: each
+	// string, and each number, boolean and null as written.
+	inJSON map[string]bool
+	// words are the words and numbers of the texts, made on first use.
+	words  map[string]bool
+	budget int
+}
+
+// carried reports whether every value of v stands in the texts: a string
+// as a whole token or as a string of a JSON text, a number, boolean or
+// null as a word.
+func (c *carrier) carried(v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, e := range v {
-			if !carried(e, hay) {
+			if !c.carried(e) {
 				return false
 			}
 		}
 		return true
 	case []any:
 		for _, e := range v {
-			if !carried(e, hay) {
+			if !c.carried(e) {
 				return false
 			}
 		}
 		return true
 	case string:
-		return v == "" || hasToken(hay, v)
+		if v == "" || c.inJSON[v] {
+			return true
+		}
+		for _, t := range c.texts {
+			c.budget -= len(t)
+		}
+		return c.budget >= 0 && hasToken(c.texts, v)
 	}
-	lit, err := json.Marshal(v) // a number, true, false or null as written
-	return err == nil && hasToken(hay, string(lit))
+	lit, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	if c.inJSON[string(lit)] {
+		return true
+	}
+	if c.words == nil {
+		c.words = words(c.texts)
+	}
+	return c.words[string(lit)]
 }
 
-// stringLeaves appends the strings found in a decoded JSON value.
-func stringLeaves(v any, out []string) []string {
+// jsonLeaves adds the values found in a decoded JSON value to set: strings
+// as they are, numbers, booleans and null as written.
+func jsonLeaves(v any, set map[string]bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, e := range v {
-			out = stringLeaves(e, out)
+			jsonLeaves(e, set)
 		}
 	case []any:
 		for _, e := range v {
-			out = stringLeaves(e, out)
+			jsonLeaves(e, set)
 		}
 	case string:
-		out = append(out, v)
+		set[v] = true
+	default:
+		if lit, err := json.Marshal(v); err == nil {
+			set[string(lit)] = true
+		}
 	}
-	return out
+}
+
+// words splits the texts into words and numbers ("42", "-1.5", "true"),
+// each also without a sentence's trailing dot.
+func words(texts []string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range texts {
+		for _, f := range strings.FieldsFunc(t, func(r rune) bool { return !isWordRune(r) && r != '.' && r != '-' && r != '+' }) {
+			set[f] = true
+			set[strings.TrimRight(f, ".")] = true
+		}
+	}
+	return set
 }
 
 // hasToken reports whether tok occurs in one of hay and is not part of a

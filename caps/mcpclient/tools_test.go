@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -124,4 +125,16 @@ func TestStructuredContentOnce(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, holds(tc.texts, tc.sc), tc.name)
 	}
+
+	// Looking thousands of strings up in a large text is bounded: past the
+	// budget the structured content is sent, not searched for any longer.
+	var lines []any
+	var b strings.Builder
+	for i := range 20000 {
+		lines = append(lines, fmt.Sprintf("line number %d", i))
+		fmt.Fprintf(&b, "line number %d\n", i)
+	}
+	text := b.String()
+	assert.True(t, holds([]string{text}, map[string]any{"lines": lines[:10]}), "a few strings are looked for")
+	assert.False(t, holds([]string{text}, map[string]any{"lines": lines}), "%d strings in %d bytes: past the budget", len(lines), len(text))
 }
