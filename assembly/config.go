@@ -41,6 +41,10 @@ type Config struct {
 	Telemetry TelemetryConfig `json:"telemetry"`
 	// MCP configures the MCP servers the kernel uses (see MCPConfig).
 	MCP MCPConfig `json:"mcp"`
+	// MCPServers are more MCP servers, under Claude Code's and Cursor's key:
+	// a .mcp.json pasted as it is. Same shape as mcp.servers; a name is in
+	// one of the two.
+	MCPServers map[string]MCPServerConfig `json:"mcpServers"`
 	// Hooks are the person's own hook commands, in the shape of the "hooks"
 	// object of Claude Code's settings (see cmdhooks.Settings): event →
 	// matcher groups → commands. They run unconfined, after every builtin
@@ -287,6 +291,9 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return cfg, fmt.Errorf("%w: %s: unexpected data after the top-level object", ErrConfig, name)
+	}
+	if p := foreignMCPKeys(raw); len(p) > 0 {
+		return cfg, fmt.Errorf("%w: %s: %s", ErrConfig, name, strings.Join(p, "; "))
 	}
 	raw, hooks := cutHooks(raw)
 	if err := decodeStrict(raw, reflect.ValueOf(&cfg).Elem(), ""); err != nil {

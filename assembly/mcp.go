@@ -1,6 +1,8 @@
 package assembly
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
@@ -32,11 +35,13 @@ type MCPConfig struct {
 // MCPServerConfig is one entry of "mcp.servers", in the shape of
 // .mcp.json: a command spoken to over stdio, or the URL of a streamable
 // HTTP server. In command, args, env values, url and header values,
-// ${NAME} is the kernel's variable NAME and ${NAME:-default} the same with a
-// default; the model's API key and HELIOS_* variables cannot be used.
+// ${NAME} (or Cursor's ${env:NAME}) is the kernel's variable NAME and
+// ${NAME:-default} the same with a default; the model's API key and
+// HELIOS_* variables cannot be used.
 type MCPServerConfig struct {
-	// Type is "stdio" or "http"; optional, it must agree with command or
-	// url.
+	// Type is "stdio", "http" (streamable HTTP) or "sse" (the HTTP+SSE
+	// transport of 2024, which Claude Code and Cursor still take);
+	// optional, "stdio" must agree with command and the others with url.
 	Type string `json:"type"`
 	// Command starts a stdio server: a name on PATH, or a path (relative to
 	// the config file's folder).
@@ -67,25 +72,44 @@ type MCPServerConfig struct {
 	StartTimeout Duration `json:"startTimeout"`
 }
 
-// varRef is one ${NAME} or ${NAME:-default} in a value.
-var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([^}:]*)(:-([^}]*))?\}`) })
+// varRef is one ${NAME} or ${NAME:-default} in a value; ${env:NAME} is
+// Cursor's spelling of ${NAME}.
+var varRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(?:env:)?([^}:]*)(:-([^}]*))?\}`) })
 
 var varName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
-// mcpServerNames returns the configured names in order.
-func mcpServerNames(c MCPConfig) []string {
-	names := make([]string, 0, len(c.Servers))
-	for n := range c.Servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+// The two keys that hold MCP servers: Helios's own, and Claude Code's and
+// Cursor's (a pasted .mcp.json).
+const (
+	mcpServersKey    = "mcp.servers"
+	mcpServersKeyAlt = "mcpServers"
+)
+
+// mcpEntry is one configured server and the key that holds it.
+type mcpEntry struct {
+	name, key string
+	MCPServerConfig
 }
 
-// mcpPath is the JSON path of a server's key; a name outside the pattern
-// (spaces, quotes) is quoted.
-func mcpPath(name string, key ...string) string {
-	p := "mcp.servers."
+// mcpEntries returns the servers of mcp.servers and mcpServers in name
+// order (a name in both comes twice, mcp.servers first; mcpProblems
+// refuses that).
+func mcpEntries(c Config) []mcpEntry {
+	out := make([]mcpEntry, 0, len(c.MCP.Servers)+len(c.MCPServers))
+	for n, s := range c.MCP.Servers {
+		out = append(out, mcpEntry{n, mcpServersKey, s})
+	}
+	for n, s := range c.MCPServers {
+		out = append(out, mcpEntry{n, mcpServersKeyAlt, s})
+	}
+	slices.SortFunc(out, func(a, b mcpEntry) int { return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.key, b.key)) })
+	return out
+}
+
+// mcpPath is the JSON path of a server's key under mcp.servers or
+// mcpServers; a name outside the pattern (spaces, quotes) is quoted.
+func mcpPath(e mcpEntry, key ...string) string {
+	p, name := e.key+".", e.name
 	if mcpclient.ValidServerName(name) {
 		p += name
 	} else {
@@ -105,11 +129,15 @@ func mcpProblems(c Config) []string {
 	var out []string
 	add := func(path, format string, a ...any) { out = append(out, path+": "+fmt.Sprintf(format, a...)) }
 	deny := denyEnv(c)
-	for _, name := range mcpServerNames(c.MCP) {
-		s := c.MCP.Servers[name]
-		at := func(k ...string) string { return mcpPath(name, k...) }
+	entries := mcpEntries(c)
+	for i, e := range entries {
+		name, s := e.name, e.MCPServerConfig
+		at := func(k ...string) string { return mcpPath(e, k...) }
 		if !mcpclient.ValidServerName(name) {
 			add(at(), "a server's name must match ^[a-zA-Z0-9_-]{1,32}$ (it becomes part of tool names)")
+		}
+		if i > 0 && entries[i-1].name == name {
+			add(at(), "also configured in %s: a name is one server; keep one of the two", mcpPath(entries[i-1]))
 		}
 		switch {
 		case s.Command != "" && s.URL != "":
@@ -118,13 +146,11 @@ func mcpProblems(c Config) []string {
 			add(at(), "neither command nor url")
 		}
 		switch s.Type {
-		case "", "stdio", "http":
-		case "sse":
-			add(at("type"), `"sse" (the HTTP+SSE transport of 2024) is not supported; use a streamable HTTP server ("http")`)
+		case "", "stdio", "http", "sse":
 		default:
-			add(at("type"), "unknown value %q (want stdio or http)", s.Type)
+			add(at("type"), "unknown value %q (want stdio, http or sse)", s.Type)
 		}
-		if s.Type == "stdio" && s.URL != "" || s.Type == "http" && s.Command != "" {
+		if s.Type == "stdio" && s.URL != "" || (s.Type == "http" || s.Type == "sse") && s.Command != "" {
 			add(at("type"), "%q does not agree with the server's %s", s.Type, map[bool]string{true: "url", false: "command"}[s.URL != ""])
 		}
 		if s.URL != "" {
@@ -233,20 +259,49 @@ func expand(v string, getenv func(string) (string, bool)) (string, error) {
 	return out, nil
 }
 
-// mcpServerConfigs turns the "mcp" key into the servers' configs, in name
-// order: variables expanded, the command resolved against base (the config
-// file's folder), the environment the allowlisted one of box plus the
-// server's env, the bearer token read. Every problem is an error naming its
-// JSON path; a disabled server's variables are not read.
-func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, error) {
+// foreignDialects are the top-level keys other agents keep MCP servers
+// under, with the file they come from.
+var foreignDialects = map[string]string{
+	"mcp_servers":     "Codex's key (config.toml's [mcp_servers.NAME] tables)",
+	"servers":         "VS Code's key (.vscode/mcp.json)",
+	"inputs":          "VS Code's prompted inputs (.vscode/mcp.json); Helios prompts for nothing: use ${NAME} for a variable of the environment",
+	"context_servers": "Zed's key (settings.json)",
+}
+
+// foreignMCPKeys names each top-level key of raw that holds MCP servers in
+// another agent's dialect, and what Helios expects instead.
+func foreignMCPKeys(raw json.RawMessage) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil // not an object: decodeStrict says so
+	}
+	var out []string
+	for _, k := range sortedKeys(top) {
+		if what, ok := foreignDialects[k]; ok {
+			out = append(out, fmt.Sprintf(`%s: this is %s; Helios reads MCP servers from "mcpServers" (Claude Code's and Cursor's .mcp.json: `+
+				`{"mcpServers": {"NAME": {"command", "args", "env"} or {"type": "http", "url", "headers"}}}) or "mcp.servers" (the same shape)`, k, what))
+		}
+	}
+	return out
+}
+
+// mcpServerConfigs turns mcp.servers and mcpServers into the servers'
+// configs, in name order: variables expanded, the command resolved against
+// base (the config file's folder), the environment the allowlisted one of
+// box plus the server's env, the bearer token read. A server that needs a
+// variable that is unset (a ${NAME} without a default, its bearerTokenEnv)
+// or whose URL is no URL once expanded is disabled, and one warning per
+// such server names it, its JSON paths and the variables: the other
+// servers run. A disabled server's variables are not read.
+func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]mcpclient.ServerConfig, []contract.Warning, error) {
 	if p := mcpProblems(cfg); len(p) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
+		return nil, nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
 	}
 	getenv := os.LookupEnv
 	var out []mcpclient.ServerConfig
-	var problems []string
-	for _, name := range mcpServerNames(cfg.MCP) {
-		s := cfg.MCP.Servers[name]
+	var warnings []contract.Warning
+	for _, e := range mcpEntries(cfg) {
+		name, s := e.name, e.MCPServerConfig
 		sc := mcpclient.ServerConfig{
 			Name:         name,
 			Disabled:     s.Enabled != nil && !*s.Enabled,
@@ -254,14 +309,15 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			StartTimeout: time.Duration(s.StartTimeout),
 		}
 		if sc.Disabled {
-			sc.Command, sc.URL = s.Command, s.URL
+			sc.Command, sc.URL, sc.SSE = s.Command, s.URL, s.Type == "sse"
 			out = append(out, sc)
 			continue
 		}
+		var problems []string
 		ex := func(path []string, v string) string {
 			r, err := expand(v, getenv)
 			if err != nil {
-				problems = append(problems, mcpPath(name, path...)+": "+err.Error())
+				problems = append(problems, mcpPath(e, path...)+": "+err.Error())
 			}
 			return r
 		}
@@ -280,10 +336,10 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			sc.Env = sandbox.Environ(box, env...)
 			sc.Dir = resolve(workDir, s.Cwd)
 		}
-		sc.URL = ex([]string{"url"}, s.URL)
-		if s.URL != "" {
+		sc.URL, sc.SSE = ex([]string{"url"}, s.URL), s.Type == "sse"
+		if s.URL != "" && len(problems) == 0 {
 			if err := mcpclient.CheckURL(sc.URL); err != nil {
-				problems = append(problems, mcpPath(name, "url")+": "+err.Error())
+				problems = append(problems, mcpPath(e, "url")+": "+err.Error())
 			}
 		}
 		for _, k := range sortedStrings(s.Headers) {
@@ -296,27 +352,39 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 			if tok, _ := getenv(s.BearerTokenEnv); tok != "" {
 				sc.BearerToken = tok
 			} else {
-				problems = append(problems, mcpPath(name, "bearerTokenEnv")+fmt.Sprintf(": the variable %s is unset or empty", s.BearerTokenEnv))
+				problems = append(problems, mcpPath(e, "bearerTokenEnv")+fmt.Sprintf(": the variable %s is unset or empty", s.BearerTokenEnv))
 			}
+		}
+		if len(problems) > 0 {
+			why := strings.Join(problems, "; ")
+			warnings = append(warnings, contract.Warning{Source: "config", Path: mcpPath(e), Message: fmt.Sprintf("MCP server %q is off: %s", name, why)})
+			// Nothing half-expanded is kept: the server is shown as
+			// configured, and never started.
+			sc = mcpclient.ServerConfig{Name: name, Disabled: true, DisabledReason: why, Command: s.Command, URL: s.URL, SSE: s.Type == "sse"}
 		}
 		out = append(out, sc)
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.Join(problems, "; "))
-	}
-	return out, nil
+	return out, warnings, nil
 }
 
 // openMCP starts the configured MCP servers, each in the background, and
 // adds them to opened so that a failed assembly stops them. The kernel
 // stops them on Close: each is an io.Closer.
 func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options, tel *telemetry.T, opened *[]io.Closer) ([]kernel.Capability, error) {
-	if len(cfg.MCP.Servers) == 0 || opts.NoMCP {
+	if len(cfg.MCP.Servers)+len(cfg.MCPServers) == 0 || opts.NoMCP {
 		return nil, nil
 	}
-	configs, err := mcpServerConfigs(cfg, base, workDir, box)
+	configs, warnings, err := mcpServerConfigs(cfg, base, workDir, box)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		if opts.Logger != nil {
+			opts.Logger.Warn(w.Message)
+		}
+		if opts.OnWarning != nil {
+			opts.OnWarning(w)
+		}
 	}
 	servers, err := mcpclient.Start(mcpclient.Config{
 		Servers:   configs,
@@ -326,7 +394,7 @@ func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options,
 		Telemetry: tel,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: mcp.servers: %w", ErrConfig, err)
+		return nil, fmt.Errorf("%w: MCP servers: %w", ErrConfig, err)
 	}
 	caps := make([]kernel.Capability, len(servers))
 	for i, s := range servers {

@@ -106,11 +106,11 @@ func configSecrets(cfg Config) []string {
 	if cfg.Sessions.Store == StorePostgres {
 		out = append(out, postgres.Password(os.Getenv(cmp.Or(cfg.Sessions.Postgres.URLEnv, DefaultPostgresURLEnv))))
 	}
-	for _, s := range cfg.MCP.Servers {
+	for _, s := range mcpEntries(cfg) {
 		if s.BearerTokenEnv != "" {
 			out = append(out, os.Getenv(s.BearerTokenEnv))
 		}
-		for _, v := range mcpValues(s) {
+		for _, v := range mcpValues(s.MCPServerConfig) {
 			if v.path[0] != "env" && v.path[0] != "headers" {
 				continue
 			}

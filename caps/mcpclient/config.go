@@ -58,6 +58,9 @@ type ServerConfig struct {
 	Name string
 	// Disabled keeps the server off: it is listed, never started.
 	Disabled bool
+	// DisabledReason says why a disabled server is off (a variable it
+	// needs is unset); Status reports it as Err. Empty: configured off.
+	DisabledReason string
 
 	// Command is the executable of a stdio server: a path, or a name looked
 	// up on PATH.
@@ -73,6 +76,10 @@ type ServerConfig struct {
 
 	// URL is the endpoint of a streamable HTTP server (http or https).
 	URL string
+	// SSE says URL speaks the HTTP+SSE transport of protocol 2024-11-05
+	// (an event stream the server posts its endpoint on) rather than
+	// streamable HTTP. Claude Code's and Cursor's "type": "sse".
+	SSE bool
 	// Headers are sent with every request ("Name" → value).
 	Headers map[string]string
 	// BearerToken, when set, is sent as "Authorization: Bearer <token>".
@@ -126,7 +133,7 @@ func (c ServerConfig) Check() error {
 		errs = append(errs, errors.New("both command and url: a server is either a command (stdio) or a url (streamable HTTP)"))
 	case c.Command == "" && c.URL == "":
 		errs = append(errs, errors.New("neither command nor url"))
-	case c.URL != "":
+	case c.URL != "" && !c.Disabled: // a disabled server's URL may hold a ${NAME} never expanded
 		if err := CheckURL(c.URL); err != nil {
 			errs = append(errs, err)
 		}
@@ -168,8 +175,11 @@ func (c ServerConfig) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
-// transport names the server's transport: "stdio" or "http".
+// transport names the server's transport: "stdio", "http" or "sse".
 func (c ServerConfig) transport() string {
+	if c.URL != "" && c.SSE {
+		return "sse"
+	}
 	if c.URL != "" {
 		return "http"
 	}

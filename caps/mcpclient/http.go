@@ -1,6 +1,8 @@
 package mcpclient
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"mime"
@@ -11,13 +13,18 @@ import (
 	"github.com/helios-agents/helios/kernel/bytesize"
 )
 
-// httpTransport speaks streamable HTTP to the server's URL, with its
-// headers and bearer token on every request, and every answer bounded.
+// httpTransport speaks streamable HTTP (or HTTP+SSE, when cfg.SSE) to the
+// server's URL, with its headers and bearer token on every request, and
+// every answer bounded.
 func (s *Server) httpTransport() mcp.Transport {
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	client := &http.Client{Transport: &headerTransport{base: base, cfg: s.cfg}}
+	if s.cfg.SSE {
+		return sseTransport{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: client, MaxEventSize: MaxMessage}}
+	}
 	return &mcp.StreamableClientTransport{
 		Endpoint:     s.cfg.URL,
-		HTTPClient:   &http.Client{Transport: &headerTransport{base: base, cfg: s.cfg}},
+		HTTPClient:   client,
 		MaxEventSize: MaxMessage,
 	}
 }
@@ -75,3 +82,37 @@ func (b *boundedBody) err() error {
 }
 
 func (b *boundedBody) Close() error { return b.rc.Close() }
+
+// sseTransport keeps an HTTP+SSE server's event stream open past the
+// start: the SDK ties the stream to the context Connect is given, which is
+// the start's, cancelled once the server is up. The start's context still
+// bounds the connecting; the stream ends when the connection is closed.
+type sseTransport struct{ inner *mcp.SSEClientTransport }
+
+func (t sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.inner.Connect(life)
+	if !stop() { // the start timed out or was stopped meanwhile
+		if err == nil {
+			conn.Close()
+		}
+		return nil, cmp.Or(ctx.Err(), err)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &sseConn{Connection: conn, cancel: cancel}, nil
+}
+
+// sseConn ends the event stream when it is closed.
+type sseConn struct {
+	mcp.Connection
+	cancel context.CancelFunc
+}
+
+func (c *sseConn) Close() error {
+	defer c.cancel()
+	return c.Connection.Close()
+}

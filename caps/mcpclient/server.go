@@ -28,7 +28,8 @@ const (
 	// StateDown: it failed (or never started); it is restarted after a
 	// backoff, and offers nothing until then.
 	StateDown
-	// StateDisabled: configured with "enabled": false; never started.
+	// StateDisabled: configured with "enabled": false, or a variable it
+	// needs is unset (see ServerConfig.DisabledReason); never started.
 	StateDisabled
 	// StateClosed: stopped with the kernel.
 	StateClosed
@@ -236,7 +237,8 @@ type Status struct {
 	Name, Transport, Target string
 	// State is where it is.
 	State State
-	// Err says why it is down.
+	// Err says why it is down, or why a disabled server is off when it
+	// was not configured off (ServerConfig.DisabledReason).
 	Err error
 	// RetryIn is how long until the next start, while down.
 	RetryIn time.Duration
@@ -265,6 +267,9 @@ func (s *Server) Status() Status {
 	st := Status{Name: s.cfg.Name, Transport: s.cfg.transport(), Target: s.target()}
 	s.mu.Lock()
 	st.State, st.Err, st.Restarts = s.state, s.lastErr, s.restarts
+	if s.state == StateDisabled && s.cfg.DisabledReason != "" {
+		st.Err = errors.New(s.cfg.DisabledReason)
+	}
 	if s.state == StateDown {
 		st.RetryIn = max(0, time.Until(s.retryAt))
 	}

@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -240,8 +242,9 @@ func (s *Server) callError(cctx context.Context, x *session, name string, err er
 // result renders a tool's result for the model: text as text, images and
 // audio as a line naming their type and size, resource links as their URI,
 // embedded resources as their text (or a line for a blob), and the
-// structured content as JSON unless a text part already holds it; cut to
-// MaxOutput bytes.
+// structured content as JSON only when no text part carries it (see
+// holds): the model never reads the same content twice. Cut to MaxOutput
+// bytes.
 func (s *Server) result(res *mcp.CallToolResult) contract.ToolResult {
 	var parts []string
 	var texts []string
@@ -300,9 +303,18 @@ func resourceLine(kind, uri, name, mimeType string) string {
 	return fmt.Sprintf("[%s: %s (%s)]", kind, uri, strings.Join(extra, ", "))
 }
 
-// holds reports whether one of the text parts is the structured content
-// already, as JSON (the SDKs write it there for older clients).
+// holds reports whether the text parts carry the structured content
+// already, so that the model reads it once: a text part is its JSON (the
+// SDKs write it there for older clients), or every value in it (each
+// string, number, boolean and null, at any depth) stands in a text part as
+// a whole token: servers such as @modelcontextprotocol/server-filesystem
+// answer {"content": X} beside the text X. A string is also carried by
+// being a string of a text part that is JSON, where it is escaped. Without
+// a text part nothing carries it.
 func holds(texts []string, sc any) bool {
+	if len(texts) == 0 {
+		return false
+	}
 	want, err := json.Marshal(sc)
 	if err != nil {
 		return false
@@ -311,14 +323,143 @@ func holds(texts []string, sc any) bool {
 	if json.Unmarshal(want, &w) != nil {
 		return false
 	}
+	c := carrier{texts: texts, inJSON: map[string]bool{}, budget: carryBudget}
 	for _, t := range texts {
 		var v any
-		if json.Unmarshal([]byte(t), &v) == nil && jsonEqual(v, w) {
+		if json.Unmarshal([]byte(t), &v) != nil {
+			continue
+		}
+		if jsonEqual(v, w) {
 			return true
+		}
+		jsonLeaves(v, c.inJSON)
+	}
+	return c.carried(w)
+}
+
+// carryBudget bounds the bytes of text holds searches for strings: past
+// it, the structured content counts as not carried and is sent, so that a
+// large answer costs at most a few hundred milliseconds here.
+const carryBudget = 256 << 20
+
+// carrier looks the values of structured content up in the text parts.
+type carrier struct {
+	texts []string
+	// inJSON holds the values of the text parts that are JSON: each
+	// string, and each number, boolean and null as written.
+	inJSON map[string]bool
+	// words are the words and numbers of the texts, made on first use.
+	words  map[string]bool
+	budget int
+}
+
+// carried reports whether every value of v stands in the texts: a string
+// as a whole token or as a string of a JSON text, a number, boolean or
+// null as a word.
+func (c *carrier) carried(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if !c.carried(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !c.carried(e) {
+				return false
+			}
+		}
+		return true
+	case string:
+		if v == "" || c.inJSON[v] {
+			return true
+		}
+		for _, t := range c.texts {
+			c.budget -= len(t)
+		}
+		return c.budget >= 0 && hasToken(c.texts, v)
+	}
+	lit, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	if c.inJSON[string(lit)] {
+		return true
+	}
+	if c.words == nil {
+		c.words = words(c.texts)
+	}
+	return c.words[string(lit)]
+}
+
+// jsonLeaves adds the values found in a decoded JSON value to set: strings
+// as they are, numbers, booleans and null as written.
+func jsonLeaves(v any, set map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			jsonLeaves(e, set)
+		}
+	case []any:
+		for _, e := range v {
+			jsonLeaves(e, set)
+		}
+	case string:
+		set[v] = true
+	default:
+		if lit, err := json.Marshal(v); err == nil {
+			set[string(lit)] = true
+		}
+	}
+}
+
+// words splits the texts into words and numbers ("42", "-1.5", "true"),
+// each also without a sentence's trailing dot.
+func words(texts []string) map[string]bool {
+	set := map[string]bool{}
+	for _, t := range texts {
+		for _, f := range strings.FieldsFunc(t, func(r rune) bool { return !isWordRune(r) && r != '.' && r != '-' && r != '+' }) {
+			set[f] = true
+			set[strings.TrimRight(f, ".")] = true
+		}
+	}
+	return set
+}
+
+// hasToken reports whether tok occurs in one of hay and is not part of a
+// longer word or number there: "42" stands in "sum: 42." but not in
+// "1423".
+func hasToken(hay []string, tok string) bool {
+	for _, h := range hay {
+		for off := 0; ; {
+			i := strings.Index(h[off:], tok)
+			if i < 0 {
+				break
+			}
+			i += off
+			if !wordJoin(h[:i], tok) && !wordJoin(tok, h[i+len(tok):]) {
+				return true
+			}
+			off = i + 1
 		}
 	}
 	return false
 }
+
+// wordJoin reports whether a ends and b begins with a letter or digit, so
+// that a+b runs one word into the next.
+func wordJoin(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	x, _ := utf8.DecodeLastRuneInString(a)
+	y, _ := utf8.DecodeRuneInString(b)
+	return isWordRune(x) && isWordRune(y)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
 func jsonEqual(a, b any) bool {
 	x, err1 := json.Marshal(a)

@@ -1,11 +1,14 @@
 package mcpclient
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills"
 )
@@ -33,14 +36,20 @@ func TestToolName(t *testing.T) {
 
 // Both transports carry the same tools and results.
 func TestToolsAndResults(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range []string{"stdio", "http", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			sc := stdioServer("t")
-			if transport == "http" {
+			switch transport {
+			case "http":
 				sc, _ = httpServer(t, "t", false)
+			case "sse":
+				hs := httptest.NewServer(mcptest.New(false).SSEHandler())
+				t.Cleanup(hs.Close)
+				sc = ServerConfig{Name: "t", URL: hs.URL, SSE: true}
 			}
 			ss, logs := start(t, Config{}, sc)
 			s := ss[0]
+			assert.Equal(t, transport, s.Status().Transport)
 			tools := toolsOf(t, s)
 
 			for _, n := range []string{"mcp__t__echo", "mcp__t__image", "mcp__t__fail", "mcp__t__add", "mcp__t__dotted_name"} {
@@ -63,6 +72,9 @@ func TestToolsAndResults(t *testing.T) {
 				call(t, s, "mcp__t__image", `{}`))
 			assert.Equal(t, contract.ToolResult{Content: `{"sum":5}`}, call(t, s, "mcp__t__add", `{"a":2,"b":3}`), "structured content once, not again beside its own text")
 			assert.Equal(t, contract.ToolResult{Content: `{"answer":42}`}, call(t, s, "mcp__t__structured_only", `{}`), "structured content alone, as JSON")
+			file := mcptest.FileText(20000)
+			assert.Equal(t, contract.ToolResult{Content: file}, call(t, s, "mcp__t__read_text_file", `{"bytes":20000}`),
+				"a file read as server-filesystem answers it (text, and {content: text} again): the 20000 bytes once, uncut")
 
 			// C19: text from a server reaches the model with hidden characters
 			// made visible, and the description's once with a warning.
@@ -87,4 +99,42 @@ func TestToolsAndResults(t *testing.T) {
 			assert.Contains(t, res.Content, "70000 more bytes cut: the model gets at most 30000 bytes of a tool result (tools.maxOutput)")
 		})
 	}
+}
+
+// The structured content reaches the model only when no text part carries
+// it: the same content twice costs the model's context and, cut, makes a
+// whole answer read as truncated.
+func TestStructuredContentOnce(t *testing.T) {
+	file := "line one \"quoted\"\n\tline two\n"
+	for _, tc := range []struct {
+		name  string
+		texts []string
+		sc    any
+		want  bool
+	}{
+		{"its JSON", []string{`{"sum": 5}`}, map[string]any{"sum": 5}, true},
+		{"server-filesystem: the text again as content", []string{file}, map[string]any{"content": file}, true},
+		{"every value in the text", []string{"Created issue 42: Fix the build (open)"}, map[string]any{"number": 42, "title": "Fix the build", "state": "open"}, true},
+		{"values inside a JSON text, escaped there", []string{`{"graph": {"entities": [{"name": "a \"b\"", "observations": ["x\ny"]}]}}`},
+			map[string]any{"entities": []any{map[string]any{"name": `a "b"`, "observations": []any{"x\ny"}}}}, true},
+		{"one value missing", []string{"Created issue 42"}, map[string]any{"number": 42, "url": "https://example.com/42"}, false},
+		{"a number inside a longer one", []string{"1423 results"}, map[string]any{"count": 42}, false},
+		{"a word inside a longer one", []string{"reopened"}, map[string]any{"state": "open"}, false},
+		{"a boolean not written", []string{"done"}, map[string]any{"ok": true}, false},
+		{"no text part", nil, map[string]any{}, false},
+	} {
+		assert.Equal(t, tc.want, holds(tc.texts, tc.sc), tc.name)
+	}
+
+	// Looking thousands of strings up in a large text is bounded: past the
+	// budget the structured content is sent, not searched for any longer.
+	var lines []any
+	var b strings.Builder
+	for i := range 20000 {
+		lines = append(lines, fmt.Sprintf("line number %d", i))
+		fmt.Fprintf(&b, "line number %d\n", i)
+	}
+	text := b.String()
+	assert.True(t, holds([]string{text}, map[string]any{"lines": lines[:10]}), "a few strings are looked for")
+	assert.False(t, holds([]string{text}, map[string]any{"lines": lines}), "%d strings in %d bytes: past the budget", len(lines), len(text))
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/caps/mcpclient"
+	"github.com/helios-agents/helios/cmd/helios/internal/trust"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 func mcpListCmd(g *globals) *cobra.Command {
@@ -17,11 +19,30 @@ func mcpListCmd(g *globals) *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"servers"},
 		Short:   "Start the configured MCP servers and show each one's state, tools and skills",
-		Long: "Start the MCP servers of helios.config.json (mcp.servers) as the kernel would, wait for each to be ready\n" +
-			"or to fail, and print each: its transport, its state (ready, down and why, disabled), its tools as the model\n" +
-			"sees them and its skills. Exit 1 if an enabled server is down.",
+		Long: "Start the MCP servers of helios.config.json (mcp.servers and mcpServers) as the kernel would, wait for each\n" +
+			"to be ready or to fail, and print each: its transport, its state (ready, down and why, disabled and why), its\n" +
+			"tools as the model sees them and its skills. Exit 1 if an enabled server is down, or if the work dir's config\n" +
+			"is not trusted (none of its servers start).",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.readConfig()
+			if err != nil {
+				return err
+			}
+			if c.ignored != "" {
+				// Not "no servers": the servers are there, and do not start
+				// until the user trusts the file.
+				out := mcpListJSON{Servers: []mcpServerJSON{}, Untrusted: c.ignored}
+				if g.json {
+					if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(cmd.OutOrStdout(), "No MCP server started: %s is not trusted, so none of its servers run.\n"+
+						"Read it, then trust it with: %s (or pass it with --config)\n", sanitize.Text(c.ignored), trust.Command(c.ignored))
+				}
+				return exitError{exitFail}
+			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := mcpListJSON{Servers: []mcpServerJSON{}}
 				down := false
@@ -68,6 +89,9 @@ func mcpListCmd(g *globals) *cobra.Command {
 // mcpListJSON is the `mcp list --json` contract.
 type mcpListJSON struct {
 	Servers []mcpServerJSON `json:"servers"`
+	// Untrusted is the work dir's config that was not applied because the
+	// user has not trusted it; its servers were not started.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 type mcpServerJSON struct {
@@ -109,7 +133,7 @@ func toMCPServerJSON(st mcpclient.Status) mcpServerJSON {
 
 func printMCPServers(w io.Writer, l mcpListJSON) {
 	if len(l.Servers) == 0 {
-		fmt.Fprintln(w, "No MCP servers configured (mcp.servers).")
+		fmt.Fprintln(w, "No MCP servers configured (mcp.servers, mcpServers).")
 		return
 	}
 	for _, s := range l.Servers {
@@ -125,6 +149,9 @@ func printMCPServers(w io.Writer, l mcpListJSON) {
 			fmt.Fprintln(w)
 			continue
 		default:
+			if s.Error != "" {
+				fmt.Fprintf(w, "\n         %s", s.Error) // why a disabled server is off
+			}
 			fmt.Fprintln(w)
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/cmd/helios/internal/trust"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/sanitize"
 )
@@ -146,7 +147,17 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assembly.Build(ctx, c.cfg, assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets})
+	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets}
+	if g.logger == nil {
+		// A command that logs nothing still tells what the config costs:
+		// an MCP server off for an unset variable, ignored hooks.
+		opts.OnWarning = func(w contract.Warning) {
+			if w.Source == "config" {
+				fmt.Fprintf(g.stderr, "helios: warning: %s\n", sanitize.Text(w.Message))
+			}
+		}
+	}
+	return assembly.Build(ctx, c.cfg, opts)
 }
 
 // withKernel assembles the kernel the flags describe, runs fn with it and

@@ -90,6 +90,11 @@ func (s *Server) HTTPHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 }
 
+// SSEHandler serves the HTTP+SSE transport of protocol 2024-11-05.
+func (s *Server) SSEHandler() http.Handler {
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+}
+
 // ServeStdio serves one session on stdin and stdout until stdin ends. Only
 // then do the crash, freeze and garbage tools work.
 func (s *Server) ServeStdio(ctx context.Context) error {
@@ -134,6 +139,14 @@ type Pair struct {
 
 // tinyPNG is a 1×1 PNG.
 var tinyPNG = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89}
+
+// FileText is n bytes of source-like text: lines with quotes, tabs and
+// backslashes, which JSON escapes, so that the text written again as JSON
+// is longer than the text.
+func FileText(n int) string {
+	const line = "\tfmt.Printf(\"%s\\n\", \"it's a \\\"quoted\\\" line\")\n"
+	return strings.Repeat(line, n/len(line)+1)[:n]
+}
 
 func textResult(format string, a ...any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, a...)}}}
@@ -182,6 +195,18 @@ func (s *Server) addAnswerTools() {
 	s.mcp.AddTool(&mcp.Tool{Name: "structured_only", Description: "Structured content and no text.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"answer": 42}}, nil
+		})
+	// As @modelcontextprotocol/server-filesystem's read_text_file answers:
+	// the file's text, and the same text again as structured content
+	// ({"content": text}) for clients that read that instead.
+	s.mcp.AddTool(&mcp.Tool{Name: "read_text_file", Description: "Return a text file of that many bytes, as text and as structured content.", InputSchema: json.RawMessage(`{"type":"object","properties":{"bytes":{"type":"integer"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in Size
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			text := FileText(in.Bytes)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"content": text}}, nil
 		})
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "protocol_error", Description: "Answer with a JSON-RPC error."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {

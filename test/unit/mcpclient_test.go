@@ -365,7 +365,8 @@ func TestMCPClientConfigErrors(t *testing.T) {
 		{"unicode name", `{"servers": {"сервер": {"command": "x"}}}`, []string{`mcp.servers."сервер": a server's name must match`}},
 		{"both", `{"servers": {"gh": {"command": "x", "url": "https://h/mcp"}}}`, []string{"mcp.servers.gh: both command and url"}},
 		{"neither", `{"servers": {"gh": {}}}`, []string{"mcp.servers.gh: neither command nor url"}},
-		{"sse", `{"servers": {"gh": {"type": "sse", "url": "https://h/sse"}}}`, []string{`mcp.servers.gh.type: "sse"`, "not supported"}},
+		{"unknown type", `{"servers": {"gh": {"type": "websocket", "url": "wss://h/ws"}}}`, []string{`mcp.servers.gh.type: unknown value "websocket" (want stdio, http or sse)`}},
+		{"sse with a command", `{"servers": {"gh": {"type": "sse", "command": "x"}}}`, []string{`mcp.servers.gh.type: "sse" does not agree with the server's command`}},
 		{"type disagrees", `{"servers": {"gh": {"type": "http", "command": "x"}}}`, []string{"mcp.servers.gh.type"}},
 		{"model key in env", `{"servers": {"gh": {"command": "x", "env": {"HELIOS_API_KEY": "v"}}}}`, []string{"mcp.servers.gh.env.HELIOS_API_KEY"}},
 		{"model key expanded", `{"servers": {"gh": {"command": "x", "env": {"TOKEN": "${HELIOS_API_KEY}"}}}}`, []string{"mcp.servers.gh.env.TOKEN: ${HELIOS_API_KEY} is the model's API key"}},
@@ -385,7 +386,8 @@ func TestMCPClientConfigErrors(t *testing.T) {
 		})
 	}
 
-	// What only the environment can say is found when the kernel is built.
+	// What only the environment can say is found when the kernel is built,
+	// and costs only its server: it is off, saying why.
 	t.Setenv("MCPC_TOKEN_SET", "")
 	for _, tc := range []struct {
 		name, mcp string
@@ -398,10 +400,18 @@ func TestMCPClientConfigErrors(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "helios.config.json")
 			writeFile(t, path, `{"skills": {"userRoots": []}, "mcp": `+tc.mcp+`}`)
-			_, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir})
-			require.Error(t, err)
-			assert.ErrorIs(t, err, assembly.ErrConfig)
-			assert.Contains(t, err.Error(), tc.want)
+			k, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir})
+			require.NoError(t, err)
+			defer k.Close()
+			var st mcpclient.Status
+			for _, c := range k.Capabilities() {
+				if s, ok := c.(*mcpclient.Server); ok {
+					st = s.Status()
+				}
+			}
+			assert.Equal(t, mcpclient.StateDisabled, st.State)
+			require.Error(t, st.Err)
+			assert.Contains(t, st.Err.Error(), tc.want)
 		})
 	}
 	// A disabled server's variables are not read.

@@ -337,6 +337,10 @@ func ReadWorkDir(workDir string, store *Store) (WorkDirConfig, error) {
 	return out, nil
 }
 
+// Command is the command line that trusts the config file at path, quoted
+// for a POSIX shell.
+func Command(path string) string { return "helios trust " + shellQuote(filepath.Dir(path)) }
+
 // shellQuote quotes s for a POSIX shell when it needs it, so that a hint's
 // command can be pasted whatever the folder is called: single quotes, or
 // bash's $'...' with escapes when s holds control characters or bytes that
