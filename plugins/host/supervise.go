@@ -32,10 +32,14 @@ func (c *Capability) call(ctx context.Context, op string, fn func(ctx context.Co
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, c.cfg.CallTimeout, errCallTimeout)
+	// A timer, not a context deadline: a deadline would also travel to the
+	// plugin, where gRPC arms a second timer for it.
+	cctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(c.cfg.CallTimeout, func() { cancel(errCallTimeout) })
 	err = fn(cctx, inst)
+	timer.Stop()
 	timedOut := errors.Is(context.Cause(cctx), errCallTimeout)
-	cancel()
+	cancel(nil)
 	if err == nil {
 		if c.failing.Load() {
 			c.mu.Lock()
