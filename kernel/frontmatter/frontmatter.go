@@ -87,27 +87,17 @@ func Parse(file string, data []byte) (*Document, error) {
 	return p.Parse(file, data)
 }
 
-// A Parser parses one file after another, reusing its memory: the Document
-// a Parse returns, its nodes included, is valid only until the next Parse
-// of the same Parser. It is for a reader of many files that keeps only
-// strings out of each (discovery); anything else should call [Parse]. The
-// zero value is ready to use; a Parser is not safe for concurrent use.
+// A Parser parses one file after another, reusing its Document: the
+// Document a Parse returns is valid only until the next Parse of the same
+// Parser. It is for a reader of many files that keeps only strings out of
+// each (discovery); anything else should call [Parse]. The zero value is
+// ready to use; a Parser is not safe for concurrent use.
 type Parser struct {
-	doc  Document
-	fast fastParser
+	doc Document
 }
-
-// maxKept bounds the nodes a Parser keeps for the next Parse: a frontmatter
-// of thousands of lines is parsed, not remembered.
-const maxKept = 256
 
 // Parse is [Parse] on the memory of p.
 func (p *Parser) Parse(file string, data []byte) (*Document, error) {
-	defer func() {
-		if cap(p.fast.nodes) > maxKept {
-			p.fast = fastParser{}
-		}
-	}()
 	text := strings.TrimPrefix(string(data), utf8BOM)
 
 	first, rest, more := strings.Cut(text, "\n")
@@ -141,7 +131,7 @@ func (p *Parser) Parse(file string, data []byte) (*Document, error) {
 
 	yamlText = toLF(yamlText)
 	lines := newLineMap(yamlText)
-	fields, keys, err := p.parseYAML(file, yamlText, lines)
+	fields, keys, err := parseYAML(file, yamlText, lines)
 	if err != nil {
 		return nil, err
 	}
@@ -231,21 +221,13 @@ func (d *Document) Decode(key string, v any) error {
 	return &Error{File: d.File, Line: line, Reason: fmt.Sprintf("key %q: %s", key, reason), Err: ErrType}
 }
 
-// parseYAML parses the frontmatter text into the value nodes of its top-level
-// keys.
-func (p *Parser) parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
+// parseYAML parses the frontmatter text with yaml.v3 into the value nodes of
+// its top-level keys.
+func parseYAML(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
 	if line, reason := badChar(text); reason != "" {
 		// yaml reports these without a line; find it ourselves.
 		return nil, nil, &Error{File: file, Line: line + yamlFirstLine - 1, Reason: reason, Err: ErrYAML}
 	}
-	if fields, keys, ok := p.fast.parse(text); ok {
-		return fields, keys, nil
-	}
-	return parseSlow(file, text, lines)
-}
-
-// parseSlow is parseYAML through yaml.v3, for frontmatter parseFast defers.
-func parseSlow(file, text string, lines lineMap) (map[string]*yaml.Node, []string, error) {
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

@@ -18,7 +18,7 @@
 // not take the standard points' messages is refused at start.
 //
 // A crashed or hung plugin costs an error and a warning, never the kernel:
-// every call has a deadline, which a watchdog enforces; a hook handler that fails is skipped by the
+// every call has a deadline (CallTimeout); a hook handler that fails is skipped by the
 // kernel's registry, which warns; a plugin that died is restarted on its
 // next use, after a backoff that doubles with each consecutive failure;
 // meanwhile its skills are listed as last seen and the catalog is marked

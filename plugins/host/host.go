@@ -102,8 +102,6 @@ type Capability struct {
 	// it to exercise the plugin's own parent watch.
 	procAttr func() *syscall.SysProcAttr
 
-	inFlight inFlight // the calls the watchdog times out
-
 	restartMu sync.Mutex // one start at a time
 	failing   atomic.Bool
 	wg        sync.WaitGroup // background kills and watches
@@ -211,8 +209,6 @@ func newCapability(cfg Config) (*Capability, error) {
 		}
 		c.env = append(c.env, kv)
 	}
-	c.wg.Add(1)
-	go c.watchdog()
 	return c, nil
 }
 

@@ -18,6 +18,9 @@ import (
 // restarts a dead plugin when its backoff has passed, bounds the call by
 // CallTimeout and tells a crash from an error the plugin returned.
 
+// errCallTimeout is the cause of a call that ran out of CallTimeout.
+var errCallTimeout = errors.New("call timeout")
+
 // call runs fn on the current process with the call deadline, restarting a
 // dead plugin first when its backoff has passed. A transport failure marks
 // the plugin down.
@@ -29,9 +32,14 @@ func (c *Capability) call(ctx context.Context, op string, fn func(ctx context.Co
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("plugin %q: %s: %w", c.cfg.Name, op, err)
 	}
-	cctx := c.inFlight.start(ctx, c.cfg.CallTimeout)
+	// A timer, not a context deadline: a deadline would also travel to the
+	// plugin, where gRPC arms a second timer for it.
+	cctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(c.cfg.CallTimeout, func() { cancel(errCallTimeout) })
 	err = fn(cctx, inst)
-	timedOut := c.inFlight.end(cctx)
+	timer.Stop()
+	timedOut := errors.Is(context.Cause(cctx), errCallTimeout)
+	cancel(nil)
 	if err == nil {
 		if c.failing.Load() {
 			c.mu.Lock()
