@@ -14,6 +14,8 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/workfs"
@@ -224,4 +226,30 @@ func loadText(baseDir, body string) string {
 		panic(err) // the loader above cannot fail
 	}
 	return text
+}
+
+// spineInjected and spineToolResult read a scripted model's requests (the
+// spine test moved to assembly/spine_test.go).
+
+// spineInjected returns the catalog messages a request carried, in order.
+func spineInjected(req modeltest.Recorded) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser && strings.Contains(m.Content, "<available_skills>") {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// spineToolResult returns the content of the tool message answering id.
+func spineToolResult(t *testing.T, req modeltest.Recorded, id string) string {
+	t.Helper()
+	for _, m := range req.Messages {
+		if m.Role == model.RoleTool && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	t.Fatalf("request has no tool result for %s; messages: %+v", id, req.Messages)
+	return ""
 }
