@@ -1,6 +1,6 @@
 package assembly_test
 
-// Contract C13: the catalog budget.
+// Contract C13: the catalog budget's config keys.
 
 import (
 	"context"

@@ -1,6 +1,7 @@
 package kernel_test
 
-// Contract C13: the catalog budget.
+// Contract C13: the catalog budget in the kernel: the digest of the
+// budgeted text, and one warning per change of outcome.
 
 import (
 	"context"

@@ -1,65 +1,23 @@
 package unit_test
 
-// Contract C13: the catalog budget.
+// Contract C13, the catalog budget, through the helios binary. The budget's
+// own tests are in kernel/skills/catalog/budget_test.go, the kernel's in
+// kernel/budget_test.go, the config keys' in assembly/budget_test.go.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/assembly"
-	"github.com/helios-agents/helios/kernel/skills"
 )
-
-func budSkill(name, source, desc string) skills.Skill {
-	return skills.Skill{Name: name, Source: source, Description: desc, BaseDir: "/s/" + source + "/" + name,
-		Load: func(context.Context) (skills.Content, error) {
-			return skills.Content{Name: name, Body: "Body of " + name + "."}, nil
-		}}
-}
-
-// budLogs collects log records.
-type budLogs struct {
-	mu   sync.Mutex
-	recs []string
-}
-
-func (h *budLogs) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *budLogs) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	b.WriteString(r.Level.String() + " " + r.Message)
-	r.Attrs(func(a slog.Attr) bool { b.WriteString(" " + a.String()); return true })
-	h.mu.Lock()
-	h.recs = append(h.recs, b.String())
-	h.mu.Unlock()
-	return nil
-}
-
-func (h *budLogs) WithAttrs([]slog.Attr) slog.Handler { return h }
-
-func (h *budLogs) WithGroup(string) slog.Handler { return h }
-
-func (h *budLogs) count(sub string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := 0
-	for _, r := range h.recs {
-		if strings.Contains(r, sub) {
-			n++
-		}
-	}
-	return n
-}
 
 // C13: `helios skills catalog` prints exactly the message the model would
 // receive, then the summary; --json gives the summary's keys.
