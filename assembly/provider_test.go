@@ -39,14 +39,6 @@ type provWorld struct {
 	dir, work, config string
 }
 
-func (w provWorld) kernel(t *testing.T) *kernel.Kernel {
-	t.Helper()
-	k, err := assembly.Load(t.Context(), w.config, assembly.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { k.Close() })
-	return k
-}
-
 func newProvWorld(t *testing.T, modelCfg string) provWorld {
 	t.Helper()
 	dir := t.TempDir()
@@ -63,6 +55,14 @@ func newProvWorld(t *testing.T, modelCfg string) provWorld {
 }`)
 	t.Setenv(provKeyEnv, provKey)
 	return w
+}
+
+func (w provWorld) kernel(t *testing.T) *kernel.Kernel {
+	t.Helper()
+	k, err := assembly.Load(t.Context(), w.config, assembly.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+	return k
 }
 
 func provToUsage(u model.Usage) session.Usage {
