@@ -1,7 +1,8 @@
 // Package testkit holds the fixtures that tests of more than one package
 // need: a buffer one goroutine writes while the test reads it, an
 // in-process capability whose answers the test sets, and a gRPC connection
-// to a server in memory. Only tests import it.
+// to a server in memory, and a wait for the catalog to reach a state
+// (ForCatalog). Only tests import it.
 package testkit
 
 import (

@@ -1,17 +1,15 @@
 package unit_test
 
-// Contract C23: every skill reachable at a bounded catalog cost.
+// Contract C23: every skill reachable at a bounded catalog cost, through the
+// helios binary, helios mcp and a watched root. The search's own tests are in
+// kernel/skills/search_test.go, the step loop's in kernel/catalogreach_test.go.
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,24 +22,10 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
-	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
 	"github.com/helios-agents/helios/mcpserver"
 )
-
-// reachSearch calls the skill_search tool of catalog mode over ss.
-func reachSearch(t *testing.T, ss []skills.Skill, args string) contract.ToolResult {
-	t.Helper()
-	tools, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeCatalog, skills.Budget{})
-	i := slices.IndexFunc(tools, func(tl contract.Tool) bool { return tl.Name == skills.SearchToolName })
-	require.GreaterOrEqual(t, i, 0, "catalog mode offers no %s tool", skills.SearchToolName)
-	res, err := tools[i].Call(context.Background(), json.RawMessage(args))
-	require.NoError(t, err, "a tool's failure is a result, never a Go error")
-	return res
-}
 
 // reachHits returns the names a skill_search result lists, in order.
 func reachHits(text string) []string {
@@ -53,161 +37,6 @@ func reachHits(text string) []string {
 		}
 	}
 	return out
-}
-
-// C23 end to end: a skill the budget left out of the catalog is found by
-// words of its description through skill_search and loaded by the skill
-// tool, in one turn of the step loop.
-func TestSkillSearchFindsOmittedSkillInTurn(t *testing.T) {
-	root := t.TempDir()
-	for i := range 40 {
-		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+".", "Body of skill "+fmt.Sprint(i)+".")
-	}
-	catWriteSkill(t, root, "zz-forms", "Fills in PDF forms and extracts the values of their fields.", "Body of the forms skill.")
-	srv := modeltest.NewServer(t,
-		modeltest.Call(skills.SearchToolName, `{"query":"fill a pdf form"}`),
-		modeltest.Call(skills.SkillToolName, `{"name":"zz-forms"}`),
-		modeltest.Say("done"))
-	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
-	require.NoError(t, err)
-	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{root}, Store: session.NewMemoryStore(),
-		Model: client, CatalogBudget: skills.Budget{Chars: 400}})
-	require.NoError(t, err)
-	defer k.Close()
-	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.Run(t.Context(), "fill the form in form.pdf")
-	require.NoError(t, err)
-
-	v := k.CatalogView(k.Catalog(t.Context()))
-	require.Contains(t, v.Summary.Omitted, "zz-forms", "the test needs the skill left out of the catalog")
-	assert.NotContains(t, v.Message, "zz-forms")
-	assert.Contains(t, v.Message, "skill_search", "the catalog's note names the tool that finds the rest")
-	var results []session.Event
-	for i := range s.Log().Len() {
-		if ev := s.Log().At(i); ev.Type == session.ToolResult {
-			results = append(results, ev)
-		}
-	}
-	require.Len(t, results, 2)
-	assert.False(t, results[0].IsError, results[0].Text)
-	hits := reachHits(results[0].Text)
-	require.NotEmpty(t, hits, results[0].Text)
-	assert.Equal(t, "zz-forms", hits[0], "the omitted skill is the best match: %s", results[0].Text)
-	assert.Contains(t, results[0].Text, "- zz-forms (user): Fills in PDF forms and extracts the values of their fields.")
-	assert.False(t, results[1].IsError, results[1].Text)
-	assert.Contains(t, results[1].Text, "Body of the forms skill.")
-}
-
-// C23: the ranking. Name words weigh more than description words, a rarer
-// word more than a common one, plurals find singulars, ties come by name,
-// skills hidden from the model never appear, a skill matching no word never
-// appears, and at most 10 come back.
-func TestSkillSearchRanking(t *testing.T) {
-	ss := []skills.Skill{
-		budSkill("deploy", skills.SourceProject, "Ships the service to production."),
-		budSkill("release-notes", skills.SourceUser, "Writes the notes for a deploy of the service."),
-		budSkill("k8s", skills.CapabilitySource("c"), "Deploys containers to Kubernetes clusters."),
-		budSkill("secret-deploy", skills.SourceUser, "Deploys things nobody may see."),
-		budSkill("pdf", skills.SourceUser, "Reads PDF documents."),
-		budSkill("docx", skills.SourceUser, "Reads Word documents."),
-		budSkill("技能", skills.SourceUser, "日本語の文書を翻訳する。"),
-		budSkill("review", skills.SourceUser, "Looks over a change and comments on it before it merges, line by line and in detail."),
-		budSkill("checklist", skills.SourceUser, "A review checklist."),
-	}
-	ss[3].DisableModelInvocation = true
-	for i := range 15 {
-		ss = append(ss, budSkill(fmt.Sprintf("note-%02d", i), skills.SourceUser, "Takes a note."))
-	}
-	cat := skills.Catalog{Skills: ss, Complete: true}
-	names := func(q string) []string {
-		hits, err := cat.Search(q, 0)
-		require.NoError(t, err, q)
-		var out []string
-		for _, h := range hits {
-			out = append(out, h.Skill.Name)
-		}
-		return out
-	}
-	tests := []struct {
-		query string
-		want  []string
-	}{
-		{"deploy", []string{"deploy", "k8s", "release-notes"}}, // name first; "deploys" is "deploy"
-		{"kubernetes clusters", []string{"k8s"}},               // description words
-		{"review", []string{"review", "checklist"}},            // a word of the name outweighs a shorter description
-		{"documents", []string{"docx", "pdf"}},                 // a tie comes by name
-		{"PDF documents", []string{"pdf", "docx"}},             // case folded; the rarer word decides
-		{"翻訳", []string{"技能"}},                                 // unspaced scripts match by character
-		{"nothing-matches-this", nil},                          // no word in common: nothing
-		{"note", []string{"release-notes", "note-00", "note-01", "note-02", "note-03", "note-04", "note-05", "note-06", "note-07", "note-08"}}, // at most 10
-	}
-	for _, tt := range tests {
-		got := names(tt.query)
-		if tt.query == "note" {
-			assert.Len(t, got, skills.DefaultSearchLimit)
-			assert.Subset(t, got, []string{"note-00", "note-01"}, "note")
-			continue
-		}
-		assert.Equal(t, tt.want, got, "query %q", tt.query)
-	}
-	for _, q := range []string{"deploy", "nobody may see", "secret-deploy"} {
-		assert.NotContains(t, names(q), "secret-deploy", "query %q: a skill hidden from the model is found", q)
-	}
-
-	// Deterministic: any order of the same skills gives the same answer.
-	r := rand.New(rand.NewPCG(26, 1))
-	want := names("deploy the service notes")
-	for range 20 {
-		perm := slices.Clone(ss)
-		r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-		hits, err := skills.Catalog{Skills: perm}.Search("deploy the service notes", 0)
-		require.NoError(t, err)
-		var got []string
-		for _, h := range hits {
-			got = append(got, h.Skill.Name)
-		}
-		assert.Equal(t, want, got)
-	}
-
-	// The tool's text: one line per hit with source and whole description.
-	res := reachSearch(t, ss, `{"query":"kubernetes"}`)
-	assert.False(t, res.IsError)
-	assert.Contains(t, res.Content, "- k8s (capability:c): Deploys containers to Kubernetes clusters.")
-	none := reachSearch(t, ss, `{"query":"zebra"}`)
-	assert.False(t, none.IsError, "no match is an answer, not a failure")
-	assert.Contains(t, none.Content, `No skill matches "zebra"`)
-}
-
-// C23 bad input: an empty query, one without a word, one of 10 KB, a
-// missing or mistyped argument: a short error result naming the limit or
-// the shape, never a Go error.
-func TestSkillSearchBadInput(t *testing.T) {
-	ss := []skills.Skill{budSkill("deploy", skills.SourceProject, "Ships the service.")}
-	tests := []struct {
-		name, args, want string
-	}{
-		{"empty", `{"query":""}`, "the query is empty"},
-		{"blank", `{"query":"  \t\n"}`, "the query is empty"},
-		{"no word", `{"query":"?!- …"}`, "holds no word"},
-		{"10 KB", `{"query":"` + strings.Repeat("deploy ", 1463) + `"}`, "10,241 characters is over the limit of 500"},
-		{"missing", `{}`, `takes {"query"`},
-		{"not a string", `{"query":3}`, `takes {"query"`},
-		{"not JSON", `deploy`, `takes {"query"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := reachSearch(t, ss, tt.args)
-			assert.True(t, res.IsError, "%s: %s", tt.name, res.Content)
-			assert.Contains(t, res.Content, tt.want)
-			assert.Less(t, len(res.Content), 200, "the error is short")
-		})
-	}
-	_, err := skills.Catalog{Skills: ss}.Search(strings.Repeat("x", skills.MaxSearchQuery+1), 0)
-	assert.ErrorIs(t, err, skills.ErrBadQuery)
-	_, err = skills.Catalog{Skills: ss}.Search(strings.Repeat("x", skills.MaxSearchQuery), 0)
-	assert.NoError(t, err, "a query at the limit is accepted")
 }
 
 // C23 through helios mcp: skill_search is offered beside skill and finds a
@@ -238,98 +67,6 @@ func TestMCPSkillSearch(t *testing.T) {
 	text, isErr = mcpCall(t, cs, "skill_search", map[string]any{"query": strings.Repeat("x", 10240)})
 	assert.True(t, isErr)
 	assert.Contains(t, text, "over the limit of 500")
-}
-
-// reachKernel is a kernel over root's 40 skills (skill-00 … skill-39, in
-// name order, so the budget of 400 characters omits the last ones) with a
-// scripted model and the given store.
-func reachKernel(t *testing.T, root, work string, store session.Store, logs *budLogs, script ...modeltest.Step) *kernel.Kernel {
-	t.Helper()
-	srv := modeltest.NewServer(t, script...)
-	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
-	require.NoError(t, err)
-	cfg := kernel.Config{WorkDir: work, UserSkillRoots: []string{root}, Store: store, Model: client, CatalogBudget: skills.Budget{Chars: 400}}
-	if logs != nil {
-		cfg.Logger = slog.New(logs)
-	}
-	k, err := kernel.New(cfg)
-	require.NoError(t, err)
-	t.Cleanup(func() { k.Close() })
-	return k
-}
-
-func reachRoot(t *testing.T) string {
-	root := t.TempDir()
-	for i := range 40 {
-		catWriteSkill(t, root, fmt.Sprintf("skill-%02d", i), "Does task "+fmt.Sprint(i)+".", "Body of skill "+fmt.Sprint(i)+".")
-	}
-	return root
-}
-
-// reachTurn runs one turn of a new session and returns its first catalog
-// message.
-func reachTurn(t *testing.T, k *kernel.Kernel) string {
-	t.Helper()
-	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.Run(t.Context(), "go")
-	require.NoError(t, err)
-	for i := range s.Log().Len() {
-		if ev := s.Log().At(i); ev.Type == session.Injected && ev.Provenance == catalog.Provenance {
-			return ev.Text
-		}
-	}
-	t.Fatal("no catalog message")
-	return ""
-}
-
-// C23: after a skill is loaded, the next session in the same work dir lists
-// it (after pinned and project skills, before the rest, most recent first),
-// even when the budget left it out before; a session in another work dir
-// sharing the store does not.
-func TestCatalogRecentLoadsListedNextSession(t *testing.T) {
-	root, work := reachRoot(t), t.TempDir()
-	store := session.NewMemoryStore()
-	k := reachKernel(t, root, work, store, nil,
-		modeltest.Call("skill", `{"name":"skill-39"}`),
-		modeltest.Call("skill", `{"name":"skill-38"}`),
-		modeltest.Call("skill", `{"name":"no-such-skill"}`),
-		modeltest.Say("done"),
-		modeltest.Say("done again"))
-	first := reachTurn(t, k)
-	require.NotContains(t, first, "skill-39", "the test needs the skill omitted at first")
-
-	next := reachTurn(t, k)
-	assert.Contains(t, next, "<available_skills>\n- skill-38\n- skill-39\n- skill-00\n", "the recent loads come first, most recent first:\n%s", next)
-	assert.NotContains(t, next, "no-such-skill", "a failed load is not remembered")
-
-	v := k.CatalogViewNow(t.Context(), k.Catalog(t.Context()))
-	require.GreaterOrEqual(t, len(v.Summary.Listed), 3)
-	assert.Equal(t, []catalog.Listed{{Name: "skill-38", Why: "recent"}, {Name: "skill-39", Why: "recent"}, {Name: "skill-00", Why: "name"}}, v.Summary.Listed[:3])
-
-	other := reachKernel(t, root, t.TempDir(), store, nil, modeltest.Say("elsewhere"))
-	elsewhere := reachTurn(t, other)
-	assert.NotContains(t, elsewhere, "skill-39", "a load in another work dir changes nothing here")
-}
-
-// reachBrokenStore is a store whose sessions cannot be listed.
-type reachBrokenStore struct{ session.Store }
-
-func (reachBrokenStore) List(context.Context) ([]session.Info, error) {
-	return nil, errors.New("list sessions: disk on fire")
-}
-
-// C23 bad input: a store that cannot be read for recency leaves the
-// catalog in name order, with one warning however many sessions open.
-func TestCatalogRecentUnreadableStore(t *testing.T) {
-	root, logs := reachRoot(t), &budLogs{}
-	k := reachKernel(t, root, t.TempDir(), reachBrokenStore{session.NewMemoryStore()}, logs, modeltest.Say("one"), modeltest.Say("two"))
-	byName := k.CatalogView(k.Catalog(t.Context())).Message
-	assert.Equal(t, byName, reachTurn(t, k))
-	assert.Equal(t, byName, reachTurn(t, k))
-	assert.Equal(t, 1, logs.count("falls back to name order"), "one warning: %v", logs.recs)
-	assert.Equal(t, 1, logs.count("disk on fire"), "the warning says why: %v", logs.recs)
 }
 
 // C23: `helios skills catalog --json` says why each listed skill is there,

@@ -2,15 +2,24 @@ package unit_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
+	capskills "github.com/helios-agents/helios/caps/skills"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -123,4 +132,124 @@ func catNames(c skills.Catalog) []string {
 // skillMD renders a SKILL.md with the given frontmatter lines and body.
 func skillMD(frontmatter, body string) string {
 	return "---\n" + frontmatter + "\n---\n" + body
+}
+
+// The helpers of the skills tests (prefix sk); their tests of the one exit
+// moved to kernel/skills/tools_test.go and kernel/skills_test.go.
+
+// skNewKernel builds a kernel and closes it when the test ends.
+func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
+	t.Helper()
+	k, err := kernel.New(cfg)
+	require.NoError(t, err, "kernel.New")
+	t.Cleanup(func() {
+		assert.NoError(t, k.Close(), "close kernel")
+	})
+	return k
+}
+
+// skProject is the project skills capability on workDir; the kernel closes it.
+func skProject(t *testing.T, workDir string) *capskills.Capability {
+	t.Helper()
+	port, err := workfs.New(workDir)
+	require.NoError(t, err)
+	return capskills.New(port, nil)
+}
+
+// skTempDir is a symlink-resolved temp dir, so paths compare equal to what the
+// guarded port reports.
+func skTempDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	return d
+}
+
+// skWriteSkill writes root/folder/SKILL.md and returns its path.
+func skWriteSkill(t *testing.T, root, folder, fm, body string) string {
+	t.Helper()
+	p := filepath.Join(root, folder, "SKILL.md")
+	writeFile(t, p, skillMD(fm, body))
+	return p
+}
+
+func skNames(ss []skills.Skill) []string {
+	out := []string{}
+	for _, s := range ss {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func skWarningsText(ws []contract.Warning) string {
+	var b strings.Builder
+	for _, w := range ws {
+		b.WriteString("  " + w.String() + "\n")
+	}
+	return b.String()
+}
+
+// skRequireWarning fails unless some warning is about path and its message
+// holds every one of want.
+func skRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...string) {
+	t.Helper()
+	for _, w := range ws {
+		if w.Path != path {
+			continue
+		}
+		ok := true
+		for _, s := range want {
+			ok = ok && strings.Contains(w.Message, s)
+		}
+		if ok {
+			return
+		}
+	}
+	t.Errorf("no warning about %s saying %q; got:\n%s", path, want, skWarningsText(ws))
+}
+
+// skWriteRaw is os.WriteFile for raw bytes (binary files, CRLF).
+func skWriteRaw(t *testing.T, path string, data []byte) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+}
+
+// loadText is the text the skill tool gives the model for a skill with
+// that base directory and body (skills.Load of a skill whose file holds it).
+func loadText(baseDir, body string) string {
+	s := skills.Skill{Name: "any", BaseDir: baseDir, Load: func(context.Context) (skills.Content, error) {
+		return skills.Content{Name: "any", Body: body}, nil
+	}}
+	text, err := skills.Load(context.Background(), s)
+	if err != nil {
+		panic(err) // the loader above cannot fail
+	}
+	return text
+}
+
+// spineInjected and spineToolResult read a scripted model's requests (the
+// spine test moved to assembly/spine_test.go).
+
+// spineInjected returns the catalog messages a request carried, in order.
+func spineInjected(req modeltest.Recorded) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == model.RoleUser && strings.Contains(m.Content, "<available_skills>") {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// spineToolResult returns the content of the tool message answering id.
+func spineToolResult(t *testing.T, req modeltest.Recorded, id string) string {
+	t.Helper()
+	for _, m := range req.Messages {
+		if m.Role == model.RoleTool && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	t.Fatalf("request has no tool result for %s; messages: %+v", id, req.Messages)
+	return ""
 }

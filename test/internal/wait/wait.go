@@ -1,5 +1,6 @@
 // Package wait holds test helpers that wait on the kernel's signals with a
-// deadline instead of sleeping.
+// deadline instead of sleeping. Its one helper now lives in
+// internal/testkit, the home of the kits tests beside their packages use.
 package wait
 
 import (
@@ -7,28 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
-// ForCatalog waits until the kernel's catalog satisfies ok, re-checking on
-// each "skills changed" signal, and fails the test after the deadline.
+// ForCatalog is testkit.ForCatalog.
 func ForCatalog(t testing.TB, ctx context.Context, k *kernel.Kernel, deadline time.Duration, ok func(skills.Catalog) bool) {
 	t.Helper()
-	changed := make(chan struct{}, 1)
-	stop := k.Skills().OnChange(func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	defer stop()
-	timeout := time.After(deadline)
-	for !ok(k.Catalog(ctx)) {
-		select {
-		case <-changed:
-		case <-timeout:
-			t.Fatalf("the catalog never reached the expected state within %s; last: %+v", deadline, k.Catalog(ctx))
-		}
-	}
+	testkit.ForCatalog(t, ctx, k, deadline, ok)
 }

@@ -1,35 +1,27 @@
-package unit_test
+package skills_test
 
-// Black-box contract tests of the one exit from skills to the model
+// Contract tests of the one exit from skills to the model
 // (DESIGN.md "C3 One exit to the model: ToSkillTools and the load result").
 //
 // What the model sees is text, so these tests pin text: the exact tool names
-// and descriptions, the load result's base directory and resolution rule, the
-// <extensions> manifest. Seed 003 is why the load result is checked for the
-// rule and the cd sentence and not only for the path: a path alone passed
-// every test while models ran scripts from the wrong directory.
-//
-// The helpers of the skills tests (prefix sk) live here, in a file without a
-// build constraint; skills_test.go needs symlinks and FIFOs and is unix-only.
+// and descriptions, the load result's base directory and resolution rule.
+// Seed 003 is why the load result is checked for the rule and the cd
+// sentence and not only for the path: a path alone passed every test while
+// models ran scripts from the wrong directory.
 
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/helios-agents/helios/caps/extdir"
-	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +32,7 @@ import (
 // be a tool name is left out with a warning naming the file; calling a tool
 // returns the load text.
 func TestSkillToolsToolsMode(t *testing.T) {
-	fx := skToolFixture(t)
+	fx := stToolFixture(t)
 	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeTools)
 
 	got := map[string]string{}
@@ -60,29 +52,29 @@ func TestSkillToolsToolsMode(t *testing.T) {
 	assert.Empty(t, cmp.Diff(want, got), "tool descriptions are not the frontmatter descriptions (-want +got)")
 
 	// Exactly the two names that are not tool names, each named with its file.
-	assert.Len(t, warns, 2, "got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), skWarningsText(warns))
-	skRequireWarning(t, warns, fx.file["My Skill"], `"My Skill"`, "not a valid tool name")
-	skRequireWarning(t, warns, fx.file["技能"], `"技能"`, "not a valid tool name")
+	assert.Len(t, warns, 2, "got %d warnings, want 2 (My Skill, 技能):\n%s", len(warns), stWarningsText(warns))
+	stRequireWarning(t, warns, fx.file["My Skill"], `"My Skill"`, "not a valid tool name")
+	stRequireWarning(t, warns, fx.file["技能"], `"技能"`, "not a valid tool name")
 
 	for _, tl := range tools {
 		assert.True(t, json.Valid(tl.Schema), "tool %q: schema is not JSON: %s", tl.Name, tl.Schema)
 		res, err := tl.Call(context.Background(), json.RawMessage(`{}`))
 		require.NoError(t, err, "call %q: %v %+v", tl.Name, err, res)
 		require.False(t, res.IsError, "call %q: %v %+v", tl.Name, err, res)
-		s := skMustLookup(t, fx.set.Skills, tl.Name)
+		s := stMustLookup(t, fx.set.Skills, tl.Name)
 		assert.Equal(t, loadText(s.BaseDir, fx.body[tl.Name]), res.Content, "call %q returned\nwant the load text", tl.Name)
 	}
 }
 
 // Catalog mode offers the tool "skill", that takes {"name"}, then
-// skill_search (tested in catalogreach_test.go). Model
+// skill_search (tested in search_test.go). Model
 // mistakes are tool results with IsError (never Go errors), and an unknown
 // name gets close matches. Names that cannot be tool names load here.
 func TestSkillToolsCatalogMode(t *testing.T) {
-	fx := skToolFixture(t)
+	fx := stToolFixture(t)
 	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeCatalog)
-	require.Equal(t, []string{"skill", "skill_search"}, skToolNames(tools), "catalog mode tools")
-	assert.Empty(t, warns, "catalog mode warnings:\n%s", skWarningsText(warns))
+	require.Equal(t, []string{"skill", "skill_search"}, stToolNames(tools), "catalog mode tools")
+	assert.Empty(t, warns, "catalog mode warnings:\n%s", stWarningsText(warns))
 	tool := tools[0]
 
 	var schema struct {
@@ -103,8 +95,8 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		return res
 	}
 	for _, name := range []string{"pdf", "技能", "My Skill"} {
-		res := call(skJSONName(name))
-		s := skMustLookup(t, fx.set.Skills, name)
+		res := call(stJSONName(name))
+		s := stMustLookup(t, fx.set.Skills, name)
 		assert.False(t, res.IsError, "load %q = %+v, want the load text", name, res)
 		assert.Equal(t, loadText(s.BaseDir, fx.body[name]), res.Content, "load %q = %+v, want the load text", name, res)
 	}
@@ -113,9 +105,9 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 		name, args string
 		want       []string
 	}{
-		{"unknown name with a close match", skJSONName("pfd"), []string{`"pfd"`, "pdf"}},
-		{"unknown name with nothing close", skJSONName("kubernetes-deploy"), []string{`"kubernetes-deploy"`}},
-		{"hidden from the model", skJSONName("hidden-one"), []string{`"hidden-one"`}},
+		{"unknown name with a close match", stJSONName("pfd"), []string{`"pfd"`, "pdf"}},
+		{"unknown name with nothing close", stJSONName("kubernetes-deploy"), []string{`"kubernetes-deploy"`}},
+		{"hidden from the model", stJSONName("hidden-one"), []string{`"hidden-one"`}},
 		{"no name", `{}`, []string{"name"}},
 		{"not JSON", `{"name":`, []string{"name"}},
 	}
@@ -128,46 +120,6 @@ func TestSkillToolsCatalogMode(t *testing.T) {
 			}
 			assert.NotContains(t, res.Content, "Base directory", "an error result leaks a load")
 			assert.NotContains(t, res.Content, "hidden body", "an error result leaks a load")
-		})
-	}
-}
-
-// disable-model-invocation hides a skill from the model in both modes (no
-// tool, and the catalog tool does not find it), but a person loads it by name
-// through the kernel.
-func TestSkillToolsHiddenSkill(t *testing.T) {
-	for _, mode := range []skills.Mode{skills.ModeCatalog, skills.ModeTools} {
-		t.Run(mode.String(), func(t *testing.T) {
-			root := skTempDir(t)
-			skWriteSkill(t, root, "hidden-one", "name: hidden-one\ndescription: Only for people.\ndisable-model-invocation: true", "hidden body\n")
-			skWriteSkill(t, root, "shown", "name: shown\ndescription: For the model.", "shown body\n")
-			k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{root}, SkillsMode: mode})
-			ctx := context.Background()
-
-			cat := k.Catalog(ctx)
-			s, ok := cat.Lookup("hidden-one")
-			require.True(t, ok, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
-			require.True(t, s.DisableModelInvocation, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
-			assert.Equal(t, []string{"shown"}, skNames(cat.Visible()), "visible")
-
-			tools, _ := k.SkillTools(cat)
-			for _, tl := range tools {
-				assert.NotEqual(t, "hidden-one", tl.Name, "tool %q exposes the hidden skill", tl.Name)
-				assert.NotContains(t, tl.Description, "Only for people", "tool %q exposes the hidden skill", tl.Name)
-				res, err := tl.Call(ctx, json.RawMessage(skJSONName("hidden-one")))
-				require.NoError(t, err)
-				assert.NotContains(t, res.Content, "hidden body", "tool %q loads the hidden skill", tl.Name)
-			}
-			if mode == skills.ModeTools {
-				assert.Equal(t, []string{"shown"}, skToolNames(tools), "tools")
-			}
-
-			text, err := k.LoadSkill(ctx, "hidden-one")
-			require.NoError(t, err, "a person cannot load the hidden skill")
-			assert.True(t, strings.HasSuffix(text, "hidden body\n"), "LoadSkill(hidden-one) = %q, want its body", text)
-			_, err = k.LoadSkill(ctx, "hiden-one")
-			assert.ErrorIs(t, err, kernel.ErrUnknownSkill, "LoadSkill(hiden-one)")
-			assert.ErrorContains(t, err, "hidden-one", "LoadSkill(hiden-one): want a suggestion")
 		})
 	}
 }
@@ -189,7 +141,7 @@ func TestSkillLoadText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text := loadText(tt.dir, body)
-			skRequireLoadText(t, text, tt.dir, body)
+			stRequireLoadText(t, text, tt.dir, body)
 			assert.Contains(t, text, tt.cd+" ", "load text lacks %q", tt.cd)
 		})
 	}
@@ -198,9 +150,9 @@ func TestSkillLoadText(t *testing.T) {
 // Protects: M12 (base dir relative). A source built on a RELATIVE root still
 // gives an absolute base directory, in the Skill and in the load text.
 func TestSkillLoadBaseDirAbsolute(t *testing.T) {
-	base := skTempDir(t)
+	base := stTempDir(t)
 	t.Chdir(base)
-	skWriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
+	stWriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
 	wantDir := filepath.Join(base, "rel", "skills", "pdf")
 
 	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
@@ -212,28 +164,28 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 	assert.Equal(t, wantDir, s.BaseDir, "BaseDir = %q, want the absolute %q", s.BaseDir, wantDir)
 	text, err := skills.Load(context.Background(), s)
 	require.NoError(t, err)
-	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
+	stRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 
 	// The kernel's user roots may be relative too.
-	k := skNewKernel(t, kernel.Config{WorkDir: base, UserSkillRoots: []string{filepath.Join("rel", "skills")}})
+	k := stNewKernel(t, kernel.Config{WorkDir: base, UserSkillRoots: []string{filepath.Join("rel", "skills")}})
 	text, err = k.LoadSkill(context.Background(), "pdf")
 	require.NoError(t, err)
-	skRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
+	stRequireLoadText(t, text, wantDir, "Run scripts/fill.py.\n")
 }
 
 // Bodies are never cached: each load reads the file again, through the
 // kernel and through a tool made before the edit. A base dir with a space is
 // quoted after cd.
 func TestSkillLoadRereadsAndQuotes(t *testing.T) {
-	root := filepath.Join(skTempDir(t), "my skills")
-	file := skWriteSkill(t, root, "pdf", "name: pdf\ndescription: Fill PDF forms.", "version one\n")
+	root := filepath.Join(stTempDir(t), "my skills")
+	file := stWriteSkill(t, root, "pdf", "name: pdf\ndescription: Fill PDF forms.", "version one\n")
 	dir := filepath.Join(root, "pdf")
-	k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{root}})
+	k := stNewKernel(t, kernel.Config{WorkDir: stTempDir(t), UserSkillRoots: []string{root}})
 	ctx := context.Background()
 
 	first, err := k.LoadSkill(ctx, "pdf")
 	require.NoError(t, err)
-	skRequireLoadText(t, first, dir, "version one\n")
+	stRequireLoadText(t, first, dir, "version one\n")
 	assert.Contains(t, first, "cd '"+dir+"' ", "load text does not quote the base dir after cd")
 	tools, _ := k.SkillTools(k.Catalog(ctx))
 
@@ -242,113 +194,33 @@ func TestSkillLoadRereadsAndQuotes(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, second, "version one", "second load, want the edited body")
 	assert.True(t, strings.HasSuffix(second, "version two\n"), "second load, want the edited body")
-	res, err := tools[0].Call(ctx, json.RawMessage(skJSONName("pdf")))
+	res, err := tools[0].Call(ctx, json.RawMessage(stJSONName("pdf")))
 	assert.NoError(t, err, "tool load after the edit = %+v; want the edited body", res)
 	assert.False(t, res.IsError, "tool load after the edit = %+v; want the edited body", res)
 	assert.True(t, strings.HasSuffix(res.Content, "version two\n"), "tool load after the edit = %+v; want the edited body", res)
 }
 
-// Protects: M9 (skills capability in <extensions>), M13 (extension doc
-// ignores frontmatter). The manifest has one line per capability with a
-// description, from the EXTENSION.md frontmatter (not its body), in
-// capability order; the project skills capability, whose description is
-// empty, is not listed; with nothing to list the manifest is empty.
-// Capability skills carry the source "capability:<name>".
-func TestSkillsExtensionsManifest(t *testing.T) {
-	base := skTempDir(t)
-	release := filepath.Join(base, "release-ext")
-	writeFile(t, filepath.Join(release, "EXTENSION.md"), skillMD(
-		"name: release\ndescription: Drafts release notes from merged pull requests.",
-		"# Release helper\n\nThis first body line is not the description.\n"))
-	skWriteSkill(t, filepath.Join(release, "skills"), "notes", "name: notes\ndescription: Write the notes.", "notes body\n")
-	lint := filepath.Join(base, "lint-ext")
-	writeFile(t, filepath.Join(lint, "EXTENSION.md"), skillMD(
-		"name: lint\ndescription: >\n  Checks style\n  and naming.",
-		"Lint body first line.\n"))
-
-	doc, err := frontmatter.ParseExtensionDoc("EXTENSION.md", []byte(skillMD("name: x\ndescription: From the frontmatter.", "From the body.\n")))
-	assert.NoError(t, err, "ParseExtensionDoc = %+v", doc)
-	assert.Equal(t, "x", doc.Name, "ParseExtensionDoc = %+v", doc)
-	assert.Equal(t, "From the frontmatter.", doc.Description, "ParseExtensionDoc = %+v", doc)
-	assert.Equal(t, "From the body.\n", doc.Body, "ParseExtensionDoc = %+v", doc)
-
-	relCap, err := extdir.Open(release)
-	require.NoError(t, err)
-	lintCap, err := extdir.Open(lint)
-	require.NoError(t, err)
-	work := skTempDir(t)
-	k := skNewKernel(t, kernel.Config{
-		WorkDir:        work,
-		UserSkillRoots: []string{},
-		Project:        skProject(t, work),
-		Capabilities:   []kernel.Capability{relCap},
-		Plugins:        []kernel.Capability{lintCap},
-	})
-	want := "<extensions>\n" +
-		"- release: Drafts release notes from merged pull requests.\n" +
-		"- lint: Checks style and naming.\n" +
-		"</extensions>"
-	assert.Empty(t, cmp.Diff(want, k.Extensions()), "manifest (-want +got)")
-
-	cat := k.Catalog(context.Background())
-	s, ok := cat.Lookup("notes")
-	assert.True(t, ok, "notes = %+v; want source capability:release", s)
-	assert.Equal(t, "capability:release", s.Source, "notes = %+v; want source capability:release", s)
-
-	t.Run("only the project capability", func(t *testing.T) {
-		work := skTempDir(t)
-		k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: skProject(t, work)})
-		assert.Empty(t, k.Extensions(), "manifest, want empty: the skills capability is not listed")
-	})
-	t.Run("no capabilities", func(t *testing.T) {
-		k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{}})
-		assert.Empty(t, k.Extensions(), "manifest")
-	})
-}
-
-// Protects: M10 (prompt relies on a tool-name pattern). Skill tools carry
-// their authors' names, so the base prompt and the skill tool describe skills
-// by their role and never by a name pattern.
-func TestSkillsPromptDescribesByRole(t *testing.T) {
-	for _, mode := range []skills.Mode{skills.ModeCatalog, skills.ModeTools} {
-		t.Run(mode.String(), func(t *testing.T) {
-			k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{}, SkillsMode: mode})
-			texts := map[string]string{"SkillsPrompt": k.SkillsPrompt()}
-			tools, _ := skills.ToSkillTools(nil, mode)
-			for _, tl := range tools {
-				texts["tool "+tl.Name] = tl.Description
-			}
-			for what, text := range texts {
-				assert.Contains(t, text, "description", "%s does not point the model at the descriptions", what)
-				for _, bad := range []string{"*", "skill_", "skills_", "caps__"} {
-					assert.NotContains(t, text, bad, "%s relies on a tool-name pattern", what)
-				}
-			}
-		})
-	}
-}
-
-// skToolFixtureT is a root of skills for the tool tests: valid tool names, a
+// stToolFixtureT is a root of skills for the tool tests: valid tool names, a
 // hidden skill and two names that cannot be tool names.
-type skToolFixtureT struct {
+type stToolFixtureT struct {
 	set  skills.Set
 	desc map[string]string // name → the description as the author meant it
 	body map[string]string // name → body
 	file map[string]string // name → SKILL.md
 }
 
-// skToolFixture writes the fixture and scans it as the user source.
-func skToolFixture(t *testing.T) skToolFixtureT {
+// stToolFixture writes the fixture and scans it as the user source.
+func stToolFixture(t *testing.T) stToolFixtureT {
 	t.Helper()
-	root := skTempDir(t)
-	fx := skToolFixtureT{desc: map[string]string{}, body: map[string]string{}, file: map[string]string{}}
+	root := stTempDir(t)
+	fx := stToolFixtureT{desc: map[string]string{}, body: map[string]string{}, file: map[string]string{}}
 	add := func(folder, name, descYAML, desc, extra string) {
 		fm := "name: " + name + "\ndescription: " + descYAML + extra
 		body := "Body of " + name + ": run scripts/go.sh.\n"
 		if name == "hidden-one" {
 			body = "hidden body\n"
 		}
-		fx.file[name] = skWriteSkill(t, root, folder, fm, body)
+		fx.file[name] = stWriteSkill(t, root, folder, fm, body)
 		fx.desc[name], fx.body[name] = desc, body
 	}
 	add("pdf", "pdf", "|-\n  Fill PDF forms: text fields and checkboxes.\n  Use when a PDF has fields.",
@@ -364,14 +236,14 @@ func skToolFixture(t *testing.T) skToolFixtureT {
 	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{root}}
 	set, err := src.Skills(context.Background())
 	require.NoError(t, err)
-	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", skNames(set.Skills), skWarningsText(set.Warnings))
+	require.Len(t, set.Skills, 6, "fixture loaded %v, want 6 skills; warnings:\n%s", stNames(set.Skills), stWarningsText(set.Warnings))
 	fx.set = set
 	return fx
 }
 
-// skRequireLoadText checks the load result's shape: the first line states the
+// stRequireLoadText checks the load result's shape: the first line states the
 // absolute base dir, then the resolution rule with its cd, then the body.
-func skRequireLoadText(t *testing.T, text, dir, body string) {
+func stRequireLoadText(t *testing.T, text, dir, body string) {
 	t.Helper()
 	require.True(t, filepath.IsAbs(dir), "test bug: %q is not absolute", dir)
 	first, rest, _ := strings.Cut(text, "\n")
@@ -389,8 +261,8 @@ func skRequireLoadText(t *testing.T, text, dir, body string) {
 	assert.GreaterOrEqual(t, strings.LastIndex(text, body), i, "load text does not end with the body after the rule:\n%s", text)
 }
 
-// skNewKernel builds a kernel and closes it when the test ends.
-func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
+// stNewKernel builds a kernel and closes it when the test ends.
+func stNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 	t.Helper()
 	k, err := kernel.New(cfg)
 	require.NoError(t, err, "kernel.New")
@@ -400,32 +272,24 @@ func skNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 	return k
 }
 
-// skProject is the project skills capability on workDir; the kernel closes it.
-func skProject(t *testing.T, workDir string) *capskills.Capability {
-	t.Helper()
-	port, err := workfs.New(workDir)
-	require.NoError(t, err)
-	return capskills.New(port, nil)
-}
-
-// skTempDir is a symlink-resolved temp dir, so paths compare equal to what the
+// stTempDir is a symlink-resolved temp dir, so paths compare equal to what the
 // guarded port reports.
-func skTempDir(t *testing.T) string {
+func stTempDir(t *testing.T) string {
 	t.Helper()
 	d, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	return d
 }
 
-// skWriteSkill writes root/folder/SKILL.md and returns its path.
-func skWriteSkill(t *testing.T, root, folder, fm, body string) string {
+// stWriteSkill writes root/folder/SKILL.md and returns its path.
+func stWriteSkill(t *testing.T, root, folder, fm, body string) string {
 	t.Helper()
 	p := filepath.Join(root, folder, "SKILL.md")
 	writeFile(t, p, skillMD(fm, body))
 	return p
 }
 
-func skNames(ss []skills.Skill) []string {
+func stNames(ss []skills.Skill) []string {
 	out := []string{}
 	for _, s := range ss {
 		out = append(out, s.Name)
@@ -433,7 +297,7 @@ func skNames(ss []skills.Skill) []string {
 	return out
 }
 
-func skToolNames(ts []contract.Tool) []string {
+func stToolNames(ts []contract.Tool) []string {
 	out := []string{}
 	for _, tl := range ts {
 		out = append(out, tl.Name)
@@ -441,23 +305,23 @@ func skToolNames(ts []contract.Tool) []string {
 	return out
 }
 
-func skMustLookup(t *testing.T, ss []skills.Skill, name string) skills.Skill {
+func stMustLookup(t *testing.T, ss []skills.Skill, name string) skills.Skill {
 	t.Helper()
 	for _, s := range ss {
 		if s.Name == name {
 			return s
 		}
 	}
-	t.Fatalf("no skill %q in %v", name, skNames(ss))
+	t.Fatalf("no skill %q in %v", name, stNames(ss))
 	return skills.Skill{}
 }
 
-func skJSONName(name string) string {
+func stJSONName(name string) string {
 	b, _ := json.Marshal(map[string]string{"name": name})
 	return string(b)
 }
 
-func skWarningsText(ws []contract.Warning) string {
+func stWarningsText(ws []contract.Warning) string {
 	var b strings.Builder
 	for _, w := range ws {
 		b.WriteString("  " + w.String() + "\n")
@@ -465,9 +329,9 @@ func skWarningsText(ws []contract.Warning) string {
 	return b.String()
 }
 
-// skRequireWarning fails unless some warning is about path and its message
+// stRequireWarning fails unless some warning is about path and its message
 // holds every one of want.
-func skRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...string) {
+func stRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...string) {
 	t.Helper()
 	for _, w := range ws {
 		if w.Path != path {
@@ -481,14 +345,7 @@ func skRequireWarning(t *testing.T, ws []contract.Warning, path string, want ...
 			return
 		}
 	}
-	t.Errorf("no warning about %s saying %q; got:\n%s", path, want, skWarningsText(ws))
-}
-
-// skWriteRaw is os.WriteFile for raw bytes (binary files, CRLF).
-func skWriteRaw(t *testing.T, path string, data []byte) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, os.WriteFile(path, data, 0o644))
+	t.Errorf("no warning about %s saying %q; got:\n%s", path, want, stWarningsText(ws))
 }
 
 // loadText is the text the skill tool gives the model for a skill with

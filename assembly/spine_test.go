@@ -1,4 +1,4 @@
-package unit_test
+package assembly_test
 
 // The keyless end-to-end "spine" (issue 5): a kernel assembled from a real
 // helios.config.json, the real OpenAI-compatible adapter talking to a
@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/test/internal/wait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -51,14 +51,13 @@ func spineToolResult(t *testing.T, req modeltest.Recorded, id string) string {
 func spineCall(id, name, args string) modeltest.Step {
 	return modeltest.Calls(model.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)})
 }
-
 func TestSpineEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	work := t.TempDir()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	writeFile(t, filepath.Join(work, ".helios/skills/alpha/SKILL.md"), skillMD("name: alpha\ndescription: The first skill.", "alpha body"))
+	spineWriteFile(t, filepath.Join(work, ".helios/skills/alpha/SKILL.md"), spineSkillMD("name: alpha\ndescription: The first skill.", "alpha body"))
 
 	var k *kernel.Kernel
 	greetDir := filepath.Join(work, ".helios", "skills", "greet")
@@ -105,7 +104,7 @@ func TestSpineEndToEnd(t *testing.T) {
 		// has seen it, then try a call the tool:before policy denies.
 		func(req modeltest.Recorded) modeltest.Reply {
 			assert.NotContains(t, spineToolResult(t, req, "b1"), "[exit code", "rm failed")
-			wait.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
+			testkit.ForCatalog(t, ctx, k, 10*time.Second, func(c skills.Catalog) bool { return c.Complete && len(c.Skills) == 0 })
 			return spineCall("b2", "Bash", `{"command":"curl https://example.invalid"}`)(req)
 		},
 		// 5. A tombstone has been appended, and the denial reached the model
@@ -129,7 +128,7 @@ func TestSpineEndToEnd(t *testing.T) {
   "sessions": {"dir": "` + filepath.Join(home, "sessions") + `"}
 }`
 	cfgPath := filepath.Join(work, "helios.config.json")
-	writeFile(t, cfgPath, cfg)
+	spineWriteFile(t, cfgPath, cfg)
 	var err error
 	k, err = assembly.Load(ctx, cfgPath, assembly.Options{Watch: true})
 	require.NoError(t, err)
@@ -170,4 +169,16 @@ func TestSpineEndToEnd(t *testing.T) {
 	}
 	_, err = os.Stat(greetDir)
 	assert.True(t, os.IsNotExist(err), "greet still exists: %v", err)
+}
+
+// spineWriteFile creates path (and its parents) with content.
+func spineWriteFile(t *testing.T, path, content string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+// spineSkillMD renders a SKILL.md with the given frontmatter lines and body.
+func spineSkillMD(frontmatter, body string) string {
+	return "---\n" + frontmatter + "\n---\n" + body
 }

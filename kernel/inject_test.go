@@ -1,4 +1,4 @@
-package unit_test
+package kernel_test
 
 // Contract C7: catalog injection into the session log.
 
