@@ -229,11 +229,11 @@ func (s *Set) run(ctx context.Context, line string) (string, string) {
 	select {
 	case err = <-done:
 	case <-timer.C:
-		_ = sc.Cmd.Process.Kill()
+		kill(sc.Cmd)
 		err = <-done
 		stopped = fmt.Sprintf("killed after %s", s.cfg.Timeout)
 	case <-ctx.Done():
-		_ = sc.Cmd.Process.Kill()
+		kill(sc.Cmd)
 		err = <-done
 		stopped = fmt.Sprintf("cancelled: %v", context.Cause(ctx))
 	}
