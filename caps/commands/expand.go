@@ -16,12 +16,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
 
 // ErrBashNotAllowed is returned by Expand for a !`cmd` of a command whose
 // allowed-tools does not allow it.
 var ErrBashNotAllowed = errors.New("!`command` needs Bash in allowed-tools")
+
+// The Bash tool's sandbox is a Runner.
+var _ Runner = (*sandbox.Sandbox)(nil)
 
 // Expansion is a command made into a prompt.
 type Expansion struct {
