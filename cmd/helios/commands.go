@@ -12,6 +12,7 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/caps/commands"
+	"github.com/helios-agents/helios/cmd/helios/tui"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/workfs"
 )
@@ -146,4 +147,26 @@ func (g *globals) slashPrompt(ctx context.Context, a []string, errw io.Writer) (
 		fmt.Fprintf(errw, "helios: /%s: model %q is not applied: the session uses model.name\n", sanitize.Text(name), sanitize.Text(ex.Command.Model))
 	}
 	return ex.Prompt, true, nil
+}
+
+// chatCommands adapts the commands to what the UI consumes. A broken file
+// completes with its error as its description; running it shows the error.
+type chatCommands struct{ set *commands.Set }
+
+func (c chatCommands) List() []tui.SlashCommand {
+	cmds, _ := c.set.List()
+	out := make([]tui.SlashCommand, 0, len(cmds))
+	for _, cmd := range cmds {
+		sc := tui.SlashCommand{Name: cmd.Name, Description: cmd.Description, ArgumentHint: cmd.ArgumentHint}
+		if cmd.Err != nil {
+			sc.Description, sc.ArgumentHint = "error: "+cmd.Err.Error(), ""
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+func (c chatCommands) Expand(ctx context.Context, name, args string) (string, []string, error) {
+	ex, err := c.set.Expand(ctx, name, args)
+	return ex.Prompt, ex.Warnings, err
 }
