@@ -157,9 +157,10 @@ func (c chatCommands) List() []tui.SlashCommand {
 	cmds, _ := c.set.List()
 	out := make([]tui.SlashCommand, 0, len(cmds))
 	for _, cmd := range cmds {
-		sc := tui.SlashCommand{Name: cmd.Name, Description: cmd.Description, ArgumentHint: cmd.ArgumentHint}
+		// Names and text from files are made safe for the terminal (C19).
+		sc := tui.SlashCommand{Name: sanitize.Text(cmd.Name), Description: sanitize.Text(cmd.Description), ArgumentHint: sanitize.Text(cmd.ArgumentHint)}
 		if cmd.Err != nil {
-			sc.Description, sc.ArgumentHint = "error: "+cmd.Err.Error(), ""
+			sc.Description, sc.ArgumentHint = sanitize.Text("error: "+cmd.Err.Error()), ""
 		}
 		out = append(out, sc)
 	}

@@ -138,6 +138,10 @@ const (
 type Model struct {
 	rt  *runtime
 	cfg Config
+	// slashCmds are the person's commands as read for the slash word being
+	// typed (slashRead: read for it already); see listCommands.
+	slashCmds []SlashCommand
+	slashRead bool
 
 	width, height int
 	input         textinput.Model

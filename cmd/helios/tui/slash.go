@@ -40,13 +40,20 @@ func slashSuggestions(draft string, cmds []SlashCommand) []suggestion {
 	return out
 }
 
-// listCommands reads the person's commands for a draft that may complete
-// to one (a slash word, not /skill:); nil otherwise.
+// listCommands returns the person's commands for a draft that may complete
+// to one (a slash word, not /skill:); nil otherwise. They are read when
+// the draft is a bare "/" (a command being started) or was not a slash
+// word before, and reused while the name is typed: reading costs a few
+// milliseconds per hundred files, too much for every keystroke.
 func (m *Model) listCommands(draft string) []SlashCommand {
 	if m.cfg.Commands == nil || !strings.HasPrefix(draft, "/") || strings.HasPrefix(draft, skillPrefix) || strings.ContainsAny(draft, " \t\n") {
+		m.slashRead = false
 		return nil
 	}
-	return m.cfg.Commands.List()
+	if draft == "/" || !m.slashRead {
+		m.slashCmds, m.slashRead = m.cfg.Commands.List(), true
+	}
+	return m.slashCmds
 }
 
 // userCommand splits "/name args" when name is one of the person's

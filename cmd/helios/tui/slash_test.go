@@ -55,7 +55,7 @@ func TestTUISlashCommand(t *testing.T) {
 	tuiType(m, "/gi")
 	tuiWantSuggestions(t, m, "/git:fix")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "push.md"), []byte("Push.\n"), 0o644))
-	tuiSetDraft(m, "/git")
+	tuiSetDraft(m, "/git") // a new slash word reads the folders again
 	tuiWantSuggestions(t, m, "/git:fix", "/git:push")
 	assert.Contains(t, tuiScreen(m), "[issue] Fix an issue")
 
