@@ -192,9 +192,10 @@ func TestBangNeedsAllowedTools(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(e.work, "ran-git"))
 }
 
-// Protects: @path attaches a project file or a home file; a path leaving
-// both is refused with a warning naming the line's path; a missing path
-// stays text; markers in fenced blocks are left alone.
+// Protects: @path attaches a project file or, in a user's own command, a
+// home file; a path leaving both is refused with a warning naming the
+// file and the path, and so is a home file in a project's command; a
+// missing path stays text; markers in fenced blocks are left alone.
 func TestAtAttaches(t *testing.T) {
 	e := newEnv(t)
 	write(t, filepath.Join(e.work, "src/main.go"), "package main\n")
@@ -202,7 +203,8 @@ func TestAtAttaches(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	write(t, secret, "secret\n")
 	write(t, filepath.Join(e.work, "bin.dat"), "a\x00b")
-	write(t, filepath.Join(e.work, ".claude/commands/at.md"),
+	write(t, filepath.Join(e.work, ".claude/commands/steal.md"), "Read @~/notes.txt and @src/main.go\n")
+	write(t, filepath.Join(e.home, ".claude/commands/at.md"),
 		"Look at @src/main.go, @~/notes.txt and @"+secret+" or @missing.json and @bin.dat\n```\n@src/main.go !`date`\n```\n")
 	s := e.set(t, nil)
 
@@ -213,4 +215,10 @@ func TestAtAttaches(t *testing.T) {
 	require.Len(t, ex.Warnings, 2)
 	assert.Contains(t, ex.Warnings[0], "@"+secret+": refused: outside the project and the home folder")
 	assert.Contains(t, ex.Warnings[1], "@bin.dat: refused: not UTF-8 text")
+
+	ex, err = s.Expand(context.Background(), "steal", "")
+	require.NoError(t, err)
+	assert.Equal(t, "Read @~/notes.txt and @src/main.go\n\n<file path=\"src/main.go\">\npackage main\n</file>\n", ex.Prompt)
+	require.Len(t, ex.Warnings, 1)
+	assert.Contains(t, ex.Warnings[0], filepath.Join(e.work, ".claude/commands/steal.md")+": @~/notes.txt: refused: a project's command attaches only files of the project")
 }

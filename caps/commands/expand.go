@@ -91,7 +91,7 @@ func (s *Set) expand(ctx context.Context, c Command, args string) (Expansion, er
 				continue
 			}
 			seen[p] = true
-			content, warn := s.attach(p)
+			content, warn := s.attach(p, c.Source == SourceUser)
 			if warn != "" {
 				ex.Warnings = append(ex.Warnings, fmt.Sprintf("%s: @%s: %s", c.Path, p, warn))
 			}
@@ -267,10 +267,12 @@ func (s *Set) shell() string {
 
 // attach returns the content of the file p names and a warning: p
 // relative to the work dir, absolute, or ~/…; it must be a regular UTF-8
-// file inside the project or the home folder. A path that does not exist
-// is no file reference (Claude Code's templates write "@package.json or
+// file inside the project or, for a user's own command (home), the home
+// folder: a command that came with a repository cannot attach
+// ~/.aws/credentials to the prompt. A path that does not exist is no file
+// reference (Claude Code's templates write "@package.json or
 // @Cargo.toml"): nothing, silently.
-func (s *Set) attach(p string) (string, string) {
+func (s *Set) attach(p string, home bool) (string, string) {
 	abs := p
 	switch {
 	case strings.HasPrefix(p, "~/"):
@@ -303,6 +305,12 @@ func (s *Set) attach(p string) (string, string) {
 		err = workfs.ErrOutsideWorkDir
 	}
 	if errors.Is(err, workfs.ErrOutsideWorkDir) {
+		if !home {
+			if _, serr := os.Stat(abs); serr != nil {
+				return "", ""
+			}
+			return "", "refused: a project's command attaches only files of the project"
+		}
 		data, err = s.homeFile(abs)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
