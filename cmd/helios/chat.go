@@ -66,6 +66,12 @@ func runChat(cmd *cobra.Command, g *globals) error {
 	if c := g.loaded; c != nil {
 		cfg.Notices, cfg.ConfigIgnored = c.notices, c.ignored != ""
 	}
+	if set, done, err := g.commandSet(ctx); err == nil {
+		defer done()
+		cfg.Commands = chatCommands{set}
+	} else {
+		cfg.Notices = append(cfg.Notices, "slash commands are off: "+err.Error())
+	}
 	if cfg.ModelErr == nil {
 		cfg.OpenSession = func(ctx context.Context, observe func(kernel.Update), confirm tui.Confirm) (tui.Session, error) {
 			s, err := k.OpenSession(ctx, kernel.SessionConfig{Observe: observe, Confirm: confirm})

@@ -21,20 +21,28 @@ import (
 func runCmd(g *globals) *cobra.Command {
 	var resume string
 	c := &cobra.Command{
-		Use:   "run [--resume ID] PROMPT",
+		Use:   "run [--resume ID] PROMPT | /COMMAND [ARGS...]",
 		Short: "Run the agent on a prompt, streaming its answer and each tool call as it happens",
 		Long: "Run the agent on a prompt in the work dir. The answer streams to stdout; each tool call and its\n" +
 			"outcome is shown as it happens, and the tokens the turn used (read from and written to the\n" +
 			"prompt cache included) at the end. The session is saved; --resume ID continues it.\n" +
+			"/COMMAND ARGS sends the slash command's expansion (see helios commands list) as the prompt.\n" +
 			"Needs model.name (and, unless model.provider is \"anthropic\", model.baseURL) in helios.config.json\n" +
 			"and the API key in $HELIOS_API_KEY (or the variable model.apiKeyEnv names).",
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
 			c, err := g.readConfig()
 			if err != nil {
 				return err
+			}
+			prompt, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if !slash {
+				prompt = a[0]
 			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
@@ -44,7 +52,7 @@ func runCmd(g *globals) *cobra.Command {
 					return err
 				}
 				defer s.Close()
-				_, err = s.Run(cmd.Context(), a[0])
+				_, err = s.Run(cmd.Context(), prompt)
 				p.done(s.ID(), err)
 				return err
 			})

@@ -181,7 +181,8 @@ func (m *Model) popupVisible() bool {
 // never changes it.
 func (m *Model) refreshSuggestions() {
 	prev, had := m.pop.selected()
-	m.pop.items = suggest(m.input.Value(), m.cat.skills)
+	draft := m.input.Value()
+	m.pop.items = append(suggest(draft, m.cat.skills), slashSuggestions(draft, m.listCommands(draft))...)
 	m.pop.sel = 0
 	if had {
 		if i := slices.IndexFunc(m.pop.items, func(s suggestion) bool { return s.value == prev.value }); i >= 0 {

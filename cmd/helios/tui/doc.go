@@ -1,8 +1,9 @@
 // Package tui is helios's interactive terminal UI (`helios`, `helios chat`),
 // built on Bubble Tea v2: a conversation view that streams the model's answer
 // and shows each tool call and its outcome compactly, an input line with
-// slash commands (/skill:<name>, /skills, /help, /quit), a completion popup
-// for /skill: names, and a status line.
+// slash commands (/skill:<name>, /skills, /help, /quit, and the person's own
+// commands from Config.Commands), a completion popup for /skill: names and
+// commands, and a status line.
 //
 // The skill catalog is UI state, not history. The UI listens for the
 // kernel's bare "skills changed" signal, fetches a fresh snapshot in a

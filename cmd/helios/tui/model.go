@@ -74,6 +74,8 @@ type Config struct {
 	// was not applied; without a model, the banner gives that as the
 	// reason (the file may name one).
 	ConfigIgnored bool
+	// Commands are the person's slash commands; nil offers none.
+	Commands SlashCommands
 	// Redact hides secrets (the model key, a database password) in what
 	// the conversation shows: a tool that printed one, an error quoting
 	// one. Nil shows text as it is.
@@ -136,6 +138,10 @@ const (
 type Model struct {
 	rt  *runtime
 	cfg Config
+	// slashCmds are the person's commands as read for the slash word being
+	// typed (slashRead: read for it already); see listCommands.
+	slashCmds []SlashCommand
+	slashRead bool
 
 	width, height int
 	input         textinput.Model
@@ -362,6 +368,9 @@ func (m *Model) submit() tea.Cmd {
 			return nil
 		}
 		return m.startLoad(name)
+	case strings.HasPrefix(draft, "/") && m.isUserCommand(draft):
+		name, args, _ := m.userCommand(draft)
+		return m.startCommand(draft, name, args)
 	case strings.HasPrefix(draft, "/") && !strings.ContainsAny(draft, " \t\n"):
 		m.add(entry{kind: errorEntry, text: fmt.Sprintf("unknown command %s (/help lists the commands)", draft)})
 	default:
@@ -378,12 +387,7 @@ func (m *Model) clearDraft() {
 // startTurn sends a prompt to the model. The draft is kept when the prompt
 // cannot be sent now.
 func (m *Model) startTurn(prompt string) tea.Cmd {
-	switch {
-	case m.cfg.OpenSession == nil || m.cfg.ModelErr != nil:
-		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.ModelErr, m.cfg.ConfigIgnored)})
-		return nil
-	case m.busy != idle:
-		m.add(entry{kind: noteEntry, text: "Still working on the last request: wait for it, or press Esc to cancel it."})
+	if !m.canSend() {
 		return nil
 	}
 	m.clearDraft()
@@ -392,6 +396,19 @@ func (m *Model) startTurn(prompt string) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.rt.ctx)
 	m.cancelTurn = cancel
 	return m.rt.runTurn(ctx, prompt)
+}
+
+// canSend says whether a prompt can be sent now, and why not if not.
+func (m *Model) canSend() bool {
+	switch {
+	case m.cfg.OpenSession == nil || m.cfg.ModelErr != nil:
+		m.add(entry{kind: errorEntry, text: "No model, so nothing was sent. " + noModelText(m.cfg.ModelErr, m.cfg.ConfigIgnored)})
+		return false
+	case m.busy != idle:
+		m.add(entry{kind: noteEntry, text: "Still working on the last request: wait for it, or press Esc to cancel it."})
+		return false
+	}
+	return true
 }
 
 func (m *Model) turnDone(msg turnDoneMsg) {
@@ -506,6 +523,7 @@ func (m *Model) add(e entry) {
 const helpText = `Commands:
   /skill:<name>  load a skill into the conversation on your behalf
   /skills        list the skills of the catalog
+  /<command> …   run one of your slash commands (.claude/commands) with its arguments
   /help          this help
   /quit          leave (Ctrl-C too)
 Keys:
