@@ -146,26 +146,3 @@ func writeRunConfig(t *testing.T, dir, modelURL, sessions string) {
   "sessions": {"dir": "`+sessions+`"}
 }`)
 }
-
-// heliosCommand is this test binary run as helios (see TestMain) with
-// HOME set to home.
-func heliosCommand(t *testing.T, home string, args ...string) *exec.Cmd {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), asHeliosEnv+"=1", "HOME="+home)
-	return cmd
-}
-
-// writeFile creates path (and its parents) with content.
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-}
-
-// skillMD renders a SKILL.md with the given frontmatter lines and body.
-func skillMD(frontmatter, body string) string {
-	return "---\n" + frontmatter + "\n---\n" + body
-}
