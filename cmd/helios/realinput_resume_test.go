@@ -1,9 +1,8 @@
-package unit_test
+package main
 
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -54,8 +53,8 @@ func TestResumeAfterSIGKILL(t *testing.T) {
   "tools": {"sandbox": {"mode": "off"}},
   "sessions": `+sessions+`
 }`)
-			cmd := exec.Command(heliosBin(), "--config", cfg, "run", "build it")
-			cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
+			cmd := heliosCommand(t, home, "--config", cfg, "run", "build it")
+			cmd.Dir = dir
 			var out testkit.SyncBuffer // written by the process while the test reads it
 			cmd.Stdout, cmd.Stderr = &out, &out
 			require.NoError(t, cmd.Start())
