@@ -1,8 +1,11 @@
 package host_test
 
-// The host with a real kernel (DESIGN.md C6, C7): the example plugin
+// The host with a real kernel (DESIGN.md "C9 Plugins"): the example plugin
 // (TestMain builds it) mounted beside an in-process capability, its band,
 // its crash and its hang seen through the kernel's dispatch and catalog.
+// The builtin shares the point under test with the plugin, firstWin tests
+// count the losing plugin's calls (in its calls.log, written by the plugin
+// process itself) and assert that no warning was emitted.
 
 import (
 	"bytes"

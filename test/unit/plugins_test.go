@@ -1,11 +1,10 @@
 package unit_test
 
-// Black-box tests of out-of-process capabilities (DESIGN.md "C9 Plugins"),
-// with the real release-notes example plugin built once per run. They follow
-// the order rules of hooks_test.go (seed 003): the builtin shares the point
-// under test with the plugin, firstWin tests count the losing plugin's calls
-// (in its calls.log, written by the plugin process itself) and assert that
-// no warning was emitted.
+// Black-box tests of out-of-process capabilities (DESIGN.md "C9 Plugins")
+// through the helios binary, with the real release-notes example plugin
+// built once per run; the plugin with a kernel in process is tested beside
+// the host (plugins/host/kernel_test.go). The helpers here serve the CLI,
+// MCP and telemetry tests too.
 
 import (
 	"bufio"
