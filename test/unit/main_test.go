@@ -52,9 +52,6 @@ func heliosBin() string {
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // the test binary is the confined commands' entry point
-	if len(os.Args) > 1 && os.Args[1] == probeArg {
-		os.Exit(probe(os.Args[2:])) // see confinement_test.go
-	}
 	os.Exit(run(m))
 }
 
@@ -66,9 +63,6 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binDir = dir
-	if os.Getenv(unprivilegedEnv) != "" {
-		return m.Run() // re-run as another user for tests that need no CLI (confinement_test.go)
-	}
 	peakRSSBin = filepath.Join(dir, "peakrss")
 	build := exec.Command("go", "build", "-o", peakRSSBin, "../../internal/proctest/peakrss")
 	build.Stderr = os.Stderr

@@ -9,9 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // Every sentence the model reads has one home: the embedded .md and .md.tmpl
@@ -73,28 +70,4 @@ func appendSentence(out []string, s string) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// The skills section of the base prompt follows the skills mode: in catalog
-// mode it points at the <available_skills> message and the skill tool; in
-// tools mode there is neither, and it says some tools load a skill.
-func TestSkillsPromptFollowsMode(t *testing.T) {
-	for _, tt := range []struct {
-		mode      skills.Mode
-		want, not []string
-	}{
-		{skills.ModeCatalog, []string{"<available_skills>", "the skill tool"}, []string{"Some of your tools load a skill"}},
-		{skills.ModeTools, []string{"Some of your tools load a skill"}, []string{"<available_skills>", "the skill tool"}},
-	} {
-		t.Run(tt.mode.String(), func(t *testing.T) {
-			k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{}, SkillsMode: tt.mode})
-			p := k.SkillsPrompt()
-			for _, w := range tt.want {
-				assert.Contains(t, p, w)
-			}
-			for _, n := range tt.not {
-				assert.NotContains(t, p, n)
-			}
-		})
-	}
 }

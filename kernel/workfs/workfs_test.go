@@ -1,4 +1,4 @@
-package unit_test
+package workfs_test
 
 import (
 	"io/fs"

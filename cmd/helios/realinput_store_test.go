@@ -1,4 +1,4 @@
-package unit_test
+package main
 
 import (
 	"net"
@@ -12,6 +12,9 @@ import (
 
 	"github.com/helios-agents/helios/internal/pgtest"
 )
+
+// pgURLEnv names the variable that holds the test cluster's URL for helios.
+const pgURLEnv = "HELIOS_TEST_SESSIONS_DB"
 
 // Every PostgreSQL URL that cannot be used ends `sessions list` and `run`
 // with exit 1 and one line on stderr naming the database and its host,

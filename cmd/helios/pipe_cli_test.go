@@ -1,4 +1,4 @@
-package unit_test
+package main
 
 import (
 	"bytes"
@@ -36,9 +36,8 @@ func throughHead(t *testing.T, home, dir string, args ...string) *pipeRun {
 	pr, pw, err := os.Pipe()
 	require.NoError(t, err)
 	p := &pipeRun{exited: make(chan struct{})}
-	p.helios = exec.Command(heliosBin(), args...)
+	p.helios = heliosCommand(t, home, args...)
 	p.helios.Dir = dir
-	p.helios.Env = append(os.Environ(), "HOME="+home)
 	p.helios.Stdout, p.helios.Stderr = pw, &p.stderr
 	h := exec.Command(head, "-1")
 	h.Stdin, h.Stdout = pr, &p.first
@@ -126,8 +125,8 @@ func TestCLIRunOutputFails(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".helios", "skills", "alpha", "SKILL.md"), skillMD("name: alpha\ndescription: First.", "body"))
 	srv := modeltest.NewServer(t) // any request fails the test
 	writeRunConfig(t, dir, srv.URL(), filepath.Join(home, "sessions"))
-	cmd := exec.Command(heliosBin(), "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+home)
+	cmd := heliosCommand(t, home, "--config", filepath.Join(dir, "helios.config.json"), "--json", "run", "Say something.")
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = full, &stderr
 	err = cmd.Run()

@@ -1,4 +1,4 @@
-package unit_test
+package typednil_test
 
 import (
 	"testing"

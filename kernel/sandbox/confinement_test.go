@@ -1,4 +1,4 @@
-package unit_test
+package sandbox_test
 
 // Confinement that holds (DESIGN.md C18, issue 21): the probes an attacker
 // would run, each a Bash call of the scripted model through the step loop,
@@ -34,10 +34,6 @@ import (
 // probeArg makes the test binary a probe program (see probe), run as
 // `<test binary> -helios-probe <name> <args>` by a confined command.
 const probeArg = "-helios-probe"
-
-// unprivilegedEnv marks the test binary re-run as an unprivileged user: it
-// builds no helios binary (the CLI tests do not run there).
-const unprivilegedEnv = "HELIOS_UNIT_UNPRIVILEGED"
 
 // unprivilegedUID is the user the unprivileged half runs as (nobody).
 const unprivilegedUID = 65534
@@ -191,13 +187,13 @@ func asUnprivileged(t *testing.T, pattern string) {
 	require.NoError(t, err)
 	defer os.RemoveAll(dir)
 	require.NoError(t, os.Chmod(dir, 0o755))
-	bin := filepath.Join(dir, "unit.test")
+	bin := filepath.Join(dir, "sandbox.test")
 	data, err := os.ReadFile(exe)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(bin, data, 0o755))
 	cmd := exec.Command(bin, "-test.run", pattern, "-test.v", "-test.count=1", "-test.timeout=10m")
 	cmd.Dir = dir
-	cmd.Env = []string{unprivilegedEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=/tmp", "LANG=C.UTF-8"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unprivilegedUID, Gid: unprivilegedUID, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the probes as uid %d failed:\n%s", unprivilegedUID, out)
