@@ -150,7 +150,7 @@ test-postgres:
 	trap 'test/postgres/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
 	pgenv=$$(test/postgres/cluster.sh start "$$dir") && eval "$$pgenv" && \
 	$(GO) test -race -count=1 ./kernel/session/postgres/... && \
-	$(GO) test -race -count=1 -run 'Postgres' ./test/unit
+	$(GO) test -race -count=1 -run 'Postgres|RealInputStore|ResumeAfterSIGKILL' ./test/unit ./cmd/helios
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./plugins/... ./cmd/... ./test/...
