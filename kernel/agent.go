@@ -209,6 +209,11 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 			return nil, errors.Join(err, s.log.Close())
 		}
 	}
+	// The project's instructions open the log, ahead of the first prompt
+	// and the catalog.
+	if err := s.injectCapabilities(ctx); err != nil {
+		return nil, errors.Join(err, s.log.Close())
+	}
 	return s, nil
 }
 

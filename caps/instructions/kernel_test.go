@@ -1,0 +1,129 @@
+package instructions_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/caps/instructions"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/model"
+	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/workfs"
+)
+
+// recorder answers every request at once and keeps the requests.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []model.Request
+}
+
+func (r *recorder) Generate(_ context.Context, req model.Request) (model.Response, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	return model.Response{Text: "done", FinishReason: "stop"}, nil
+}
+
+func newKernel(tb testing.TB, work, home string, m model.Model, skillRoot string, withInstructions bool) *kernel.Kernel {
+	tb.Helper()
+	port, err := workfs.New(work)
+	require.NoError(tb, err)
+	var caps []kernel.Capability
+	if withInstructions {
+		c, err := instructions.New(instructions.Config{Port: port, Home: home})
+		require.NoError(tb, err)
+		caps = append(caps, c)
+	}
+	k, err := kernel.New(kernel.Config{WorkDir: work, UserSkillRoots: []string{skillRoot}, Model: m,
+		Store: session.NewMemoryStore(), Capabilities: caps})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = k.Close(); _ = port.Close() })
+	return k
+}
+
+func TestKernelSendsInstructionsBeforeCatalogAndKeepsThePrefix(t *testing.T) {
+	tr := newTree(t, ".")
+	skills := filepath.Join(t.TempDir(), "skills")
+	write(t, filepath.Join(skills, "pdf/SKILL.md"), "---\nname: pdf\ndescription: Read PDF files.\n---\nbody\n")
+	write(t, filepath.Join(tr.root, "AGENTS.md"), "Use tabs.\n")
+	m := &recorder{}
+	k := newKernel(t, tr.work, tr.home, m, skills, true)
+	s, err := k.OpenSession(context.Background(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+
+	_, err = s.Run(context.Background(), "hi")
+	require.NoError(t, err)
+	write(t, filepath.Join(tr.root, "AGENTS.md"), "Use spaces.\n")
+	_, err = s.Run(context.Background(), "again")
+	require.NoError(t, err)
+
+	require.Len(t, m.reqs, 2)
+	one, two := m.reqs[0].Messages, m.reqs[1].Messages
+	require.GreaterOrEqual(t, len(one), 3)
+	assert.Contains(t, one[0].Content, "<project_instructions>")
+	assert.Contains(t, one[0].Content, "Use tabs.")
+	assert.Equal(t, "hi", one[1].Content, "the instructions open the session, before the first prompt")
+	assert.Contains(t, one[2].Content, "<available_skills>", "the catalog follows the instructions")
+	require.Greater(t, len(two), len(one))
+	for i := range one {
+		assert.Equal(t, one[i].Content, two[i].Content, "message %d of the cached prefix", i)
+	}
+	var tail []string
+	for _, msg := range two[len(one):] {
+		tail = append(tail, msg.Content)
+	}
+	assert.Contains(t, strings.Join(tail, "\n"), "<project_instructions_update>")
+	assert.Contains(t, strings.Join(tail, "\n"), "Use spaces.")
+}
+
+// BenchmarkFirstRequest measures the time from opening a session to its
+// first model request answered, with no instruction files and with a
+// chain of five files (user, root, three folders down) of 32 KiB in all.
+func BenchmarkFirstRequest(b *testing.B) {
+	for _, files := range []int{0, 5} {
+		b.Run(fmt.Sprintf("files=%d", files), func(b *testing.B) {
+			base := b.TempDir()
+			home, root := filepath.Join(base, "home"), filepath.Join(base, "proj")
+			work := filepath.Join(root, "a/b/c")
+			if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.MkdirAll(work, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(home, ".helios"), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			paths := []string{filepath.Join(home, ".helios/AGENTS.md"), filepath.Join(root, "AGENTS.md"),
+				filepath.Join(root, "a/AGENTS.md"), filepath.Join(root, "a/b/AGENTS.md"), filepath.Join(root, "a/b/c/AGENTS.md")}
+			line := "- Run the linters before committing; keep functions short.\n"
+			per := instructions.DefaultMaxBytes / 5
+			for _, p := range paths[:files] {
+				if err := os.WriteFile(p, []byte(strings.Repeat(line, per/len(line))), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			k := newKernel(b, work, home, &recorder{}, filepath.Join(base, "skills"), true)
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := k.OpenSession(context.Background(), kernel.SessionConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Run(context.Background(), "hi"); err != nil {
+					b.Fatal(err)
+				}
+				s.Close()
+			}
+		})
+	}
+}
