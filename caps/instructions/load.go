@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -242,18 +243,35 @@ func (c *Capability) chain() []string {
 	return dirs
 }
 
-// dir is a directory's instruction file (the first of dirNames that
-// exists) and its CLAUDE.local.md.
+// dir is a directory's instruction file (the first of dirNames there) and
+// its CLAUDE.local.md. The directory is listed once rather than each name
+// tried: that is what a session start costs per directory.
 func (l *loader) dir(d string) []File {
+	g, ok := l.c.guard(d)
+	if !ok {
+		return nil
+	}
+	entries, err := g.ReadDir(d)
+	if err != nil {
+		return nil // a folder that is gone or unreadable holds no instructions
+	}
+	has := func(name string) bool {
+		_, found := slices.BinarySearchFunc(entries, name, func(e fs.DirEntry, n string) int { return strings.Compare(e.Name(), n) })
+		return found
+	}
 	var units []File
 	for _, name := range dirNames {
-		if u, ok := l.file(filepath.Join(d, name)); ok {
-			units = append(units, u...)
-			break
+		if has(name) {
+			if u, ok := l.file(filepath.Join(d, name)); ok {
+				units = append(units, u...)
+				break
+			}
 		}
 	}
-	if u, ok := l.file(filepath.Join(d, localName)); ok {
-		units = append(units, u...)
+	if has(localName) {
+		if u, ok := l.file(filepath.Join(d, localName)); ok {
+			units = append(units, u...)
+		}
 	}
 	return units
 }
@@ -330,18 +348,11 @@ func (l *loader) read(abs string, limit int, name string) (string, error) {
 	if !ok {
 		return "", errOutside
 	}
-	fi, err := g.Stat(abs)
+	f, err := g.Open(abs) // non-blocking: a FIFO is refused below, not waited on
 	if err != nil {
 		if errors.Is(err, workfs.ErrOutsideWorkDir) {
 			return "", fmt.Errorf("%w: %w", errOutside, err)
 		}
-		return "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", errNotRegular
-	}
-	f, err := g.Open(abs)
-	if err != nil {
 		return "", err
 	}
 	defer f.Close()
