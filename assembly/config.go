@@ -45,7 +45,23 @@ type Config struct {
 	// matcher groups → commands. They run unconfined, after every builtin
 	// handler of their mount point and before every plugin's.
 	Hooks cmdhooks.Settings `json:"hooks"`
+	// Instructions configures the project instructions (AGENTS.md,
+	// CLAUDE.md) sessions start with.
+	Instructions InstructionsConfig `json:"instructions"`
 }
+
+// InstructionsConfig is the "instructions" key.
+type InstructionsConfig struct {
+	// Enabled turns the instructions on; default true. False: no
+	// instruction file is read, sessions start without them.
+	Enabled *bool `json:"enabled"`
+	// MaxBytes is their budget in bytes; default 32768. Over it the
+	// farthest files are cut first.
+	MaxBytes int `json:"maxBytes"`
+}
+
+// On reports whether the instructions are on.
+func (c InstructionsConfig) On() bool { return c.Enabled == nil || *c.Enabled }
 
 // TelemetryConfig is the "telemetry" key. The standard variables
 // (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,
