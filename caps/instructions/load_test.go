@@ -167,6 +167,21 @@ func TestImports(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(msg, "# Rules"))
 }
 
+func TestImportThroughSymlinkOutRefused(t *testing.T) {
+	tr := newTree(t, ".")
+	outside := filepath.Join(filepath.Dir(tr.root), "outside.md")
+	write(t, outside, "SECRET outside\n")
+	require.NoError(t, os.Symlink(outside, filepath.Join(tr.root, "link.md")))
+	require.NoError(t, os.Symlink(filepath.Dir(tr.root), filepath.Join(tr.root, "up")))
+	write(t, filepath.Join(tr.root, "AGENTS.md"), "rules\n@link.md\n@up/outside.md\n")
+
+	r := tr.open(t, 0).Load(context.Background())
+
+	assert.NotContains(t, r.Message, "SECRET")
+	assert.True(t, warningAbout(r.Warnings, "AGENTS.md:2", "leaves the project and home"), "%v", r.Warnings)
+	assert.True(t, warningAbout(r.Warnings, "AGENTS.md:3", "leaves the project and home"), "%v", r.Warnings)
+}
+
 func TestBudgetCutsFarthestFirst(t *testing.T) {
 	tr := newTree(t, "a/b/c")
 	body := func(tag string) string { return tag + strings.Repeat(".", 99) + "\n" } // 100+len(tag) bytes
