@@ -299,7 +299,12 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 	a.opened = append(a.opened, toolSet)
 	caps := append([]kernel.Capability{toolsCapability{toolSet}}, exts...)
 	if a.cfg.Instructions.On() {
-		instr, err := instructions.New(instructions.Config{Port: port, MaxBytes: a.cfg.Instructions.MaxBytes, Logger: a.opts.Logger})
+		instr, err := instructions.New(instructions.Config{Port: port, MaxBytes: a.cfg.Instructions.MaxBytes, Logger: a.opts.Logger,
+			OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
+				if a.kernel != nil {
+					_ = kernel.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
+				}
+			}})
 		if err != nil {
 			return nil, err
 		}

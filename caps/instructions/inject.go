@@ -64,12 +64,14 @@ func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Eve
 				}
 			}
 			evs = append(evs, event(res.Message, state, nil))
+			c.loaded(ctx, log.ID(), res.Files, "session_start")
 		}
 		if len(nestedFiles) > 0 {
 			for _, f := range nestedFiles {
 				state[f.Path] = digest(f.text)
 			}
 			evs = append(evs, event(renderUpdate(nestedFiles, nil, true), state, nested))
+			c.loaded(ctx, log.ID(), nestedFiles, "nested_traversal")
 		}
 		return evs, nil
 	}
@@ -87,12 +89,16 @@ func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Eve
 		}
 	}
 	isNested := false
+	var fresh []File
 	for _, f := range nestedFiles {
 		d := digest(f.text)
 		now[f.Path] = d
 		if prev[f.Path] != d {
 			changed = append(changed, f)
 			isNested = true
+		}
+		if _, seen := prev[f.Path]; !seen {
+			fresh = append(fresh, f)
 		}
 	}
 	var removed []string
@@ -105,7 +111,32 @@ func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Eve
 		return nil, nil
 	}
 	slices.Sort(removed)
+	c.loaded(ctx, log.ID(), fresh, "nested_traversal")
 	return []session.Event{event(renderUpdate(changed, removed, isNested), now, nested)}, nil
+}
+
+// loaded tells OnLoaded of the included files among files.
+func (c *Capability) loaded(ctx context.Context, sessionID string, files []File, reason string) {
+	if c.cfg.OnLoaded == nil {
+		return
+	}
+	in := kernel.InstructionsLoadedIn{SessionID: sessionID}
+	for _, f := range files {
+		if f.State != Included {
+			continue
+		}
+		typ := "Project"
+		switch {
+		case filepath.Base(f.abs) == localName:
+			typ = "Local"
+		case strings.HasPrefix(f.Path, "~/"):
+			typ = "User"
+		}
+		in.Files = append(in.Files, kernel.InstructionFile{Path: f.abs, MemoryType: typ, LoadReason: reason})
+	}
+	if len(in.Files) > 0 {
+		c.cfg.OnLoaded(ctx, in)
+	}
 }
 
 func event(text string, files map[string]string, nested []string) session.Event {

@@ -143,3 +143,51 @@ func BenchmarkFirstRequest(b *testing.B) {
 	b.ReportMetric(float64(f.Microseconds()), "five-p50-µs")
 	b.ReportMetric(float64((f - n).Microseconds()), "extra-p50-µs")
 }
+
+// The instructions:loaded point gets the files the model was given: at
+// the session's start, then a nested folder's, once.
+func TestKernelInstructionsLoaded(t *testing.T) {
+	tr := newTree(t, ".")
+	write(t, filepath.Join(tr.home, ".claude/CLAUDE.md"), "user\n")
+	write(t, filepath.Join(tr.root, "AGENTS.md"), "root\n")
+	write(t, filepath.Join(tr.root, "CLAUDE.local.md"), "local\n")
+	write(t, filepath.Join(tr.root, "sub/AGENTS.md"), "sub\n")
+	var mu sync.Mutex
+	var got []kernel.InstructionFile
+	probe := kernel.NewCapability("probe", kernel.InstructionsLoaded.Bind("probe", func(_ context.Context, in kernel.InstructionsLoadedIn) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, in.Files...)
+		return nil
+	}))
+	port, err := workfs.New(tr.work)
+	require.NoError(t, err)
+	var k *kernel.Kernel
+	c, err := instructions.New(instructions.Config{Port: port, Home: tr.home, OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
+		require.NoError(t, kernel.InstructionsLoaded.Dispatch(ctx, k.Hooks(), in))
+	}})
+	require.NoError(t, err)
+	k, err = kernel.New(kernel.Config{WorkDir: tr.work, UserSkillRoots: []string{}, Model: &recorder{},
+		Store: session.NewMemoryStore(), Capabilities: []kernel.Capability{c, probe}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = k.Close(); _ = c.Close(); _ = port.Close() })
+
+	s, err := k.OpenSession(context.Background(), kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.Log().Append(context.Background(), session.Event{Type: session.ToolUse, ToolUseID: "1", ToolName: "Read", Input: []byte(`{"path":"sub/x.go"}`)},
+		session.Event{Type: session.ToolResult, ToolUseID: "1", Text: "ok"})
+	require.NoError(t, err)
+	for range 2 {
+		_, err = s.Run(context.Background(), "go")
+		require.NoError(t, err)
+	}
+
+	root := c.Root()
+	assert.Equal(t, []kernel.InstructionFile{
+		{Path: filepath.Join(tr.home, ".claude/CLAUDE.md"), MemoryType: "User", LoadReason: "session_start"},
+		{Path: filepath.Join(root, "AGENTS.md"), MemoryType: "Project", LoadReason: "session_start"},
+		{Path: filepath.Join(root, "CLAUDE.local.md"), MemoryType: "Local", LoadReason: "session_start"},
+		{Path: filepath.Join(root, "sub/AGENTS.md"), MemoryType: "Project", LoadReason: "nested_traversal"},
+	}, got)
+}

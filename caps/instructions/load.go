@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/workfs"
@@ -91,6 +92,10 @@ type Config struct {
 	// Logger receives the warnings of each load that differ from the last
 	// one's; nil discards them.
 	Logger *slog.Logger
+	// OnLoaded, when set, is told which files a session's model was just
+	// given: at its start, and a nested folder's (the instructions:loaded
+	// point, Claude Code's InstructionsLoaded).
+	OnLoaded func(ctx context.Context, in kernel.InstructionsLoadedIn)
 }
 
 // Capability is the instructions capability.
