@@ -32,12 +32,14 @@ const (
 // implements kernel.Injector):
 //
 //   - no instructions message yet: the instructions, once there are any;
+//   - compaction hid the newest one: the instructions again, with the
+//     nested folders' files loaded before;
 //   - a loaded file changed, appeared, or is no longer in effect: an update
 //     naming exactly those, appended; the first message is never touched;
 //   - a tool touched a file in a folder below the work dir whose own
 //     instruction file is not loaded: that file, appended once.
 func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Event, error) {
-	prev, nested, ok, touched := lastState(log)
+	prev, nested, ok, hidden, touched := lastState(log)
 	l := c.newLoader()
 	res := l.budget(l.base())
 	for _, d := range c.touchedDirs(touched) {
@@ -50,7 +52,12 @@ func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Eve
 		nestedFiles = append(nestedFiles, l.dir(filepath.Join(c.workDir, d))...)
 	}
 	c.log(l.warns)
-	if !ok {
+	if !ok || hidden {
+		// The first message, or again once compaction hid what was sent.
+		reason, nestedReason := "session_start", "nested_traversal"
+		if hidden {
+			reason, nestedReason = "compact", "compact"
+		}
 		res.Message = renderFirst(res)
 		if res.Message == "" && len(nestedFiles) == 0 {
 			return nil, nil
@@ -64,14 +71,14 @@ func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Eve
 				}
 			}
 			evs = append(evs, event(res.Message, state, nil))
-			c.loaded(ctx, log.ID(), res.Files, "session_start")
+			c.loaded(ctx, log.ID(), res.Files, reason)
 		}
 		if len(nestedFiles) > 0 {
 			for _, f := range nestedFiles {
 				state[f.Path] = digest(f.text)
 			}
 			evs = append(evs, event(renderUpdate(nestedFiles, nil, true), state, nested))
-			c.loaded(ctx, log.ID(), nestedFiles, "nested_traversal")
+			c.loaded(ctx, log.ID(), nestedFiles, nestedReason)
 		}
 		return evs, nil
 	}
@@ -151,22 +158,35 @@ func event(text string, files map[string]string, nested []string) session.Event 
 
 // lastState scans the log backwards to the newest instructions message:
 // the files it left in effect, the nested folders loaded, whether there
-// was one, and the paths tools named since.
-func lastState(log session.Log) (files map[string]string, nested []string, ok bool, touched []string) {
+// was one, whether compaction hid it from the model, and the paths the
+// file tools named since.
+func lastState(log session.Log) (files map[string]string, nested []string, ok, hidden bool, touched []string) {
+	var spans [][2]int64 // compactions newer than the event looked at
 	for ev := range log.Backward() {
 		switch {
+		case ev.Type == session.Compaction:
+			spans = append(spans, [2]int64{ev.From, ev.To})
 		case ev.Type == session.Injected && ev.Provenance == Provenance:
 			_ = json.Unmarshal([]byte(ev.Meta[filesKey]), &files) // ours; unreadable means "nothing known"
 			_ = json.Unmarshal([]byte(ev.Meta[nestedKey]), &nested)
-			return files, nested, true, touched
-		case ev.Type == session.ToolUse:
+			for _, sp := range spans {
+				if sp[0] <= ev.Seq && ev.Seq <= sp[1] {
+					hidden = true
+				}
+			}
+			return files, nested, true, hidden, touched
+		case ev.Type == session.ToolUse && fileTools[ev.ToolName]:
 			if p := pathArg(ev.Input); p != "" {
 				touched = append(touched, p)
 			}
 		}
 	}
-	return nil, nil, false, touched
+	return nil, nil, false, false, touched
 }
+
+// fileTools are the tools whose file reaches a nested folder's
+// instructions: those that read, write or edit one.
+var fileTools = map[string]bool{"Read": true, "Write": true, "Edit": true}
 
 // pathArg is the file a tool call names: the builtin tools' "path", or
 // Claude Code's "file_path".

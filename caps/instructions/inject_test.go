@@ -143,3 +143,24 @@ func TestInjectNothingWithoutFiles(t *testing.T) {
 	assert.Contains(t, late[0], "<project_instructions>")
 	assert.Contains(t, late[0], "late rules")
 }
+
+func TestInjectReestablishedAfterCompaction(t *testing.T) {
+	tr := newTree(t, ".")
+	write(t, filepath.Join(tr.root, "AGENTS.md"), "root rules\n")
+	write(t, filepath.Join(tr.root, "pkg/AGENTS.md"), "pkg rules\n")
+	s := newStepper(t, tr.open(t, 0))
+	require.Len(t, s.step(), 1)
+	s.tool("Read", "pkg/a.go")
+	require.Len(t, s.step(), 1)
+	assert.Empty(t, s.step())
+
+	last := s.log.At(s.log.Len() - 1).Seq
+	_, err := s.log.Append(context.Background(), session.Event{Type: session.Compaction, From: 1, To: last, Text: "summary"})
+	require.NoError(t, err)
+	again := s.step()
+	require.Len(t, again, 2, "the instructions, then the nested folder's file")
+	assert.Contains(t, again[0], "<project_instructions>")
+	assert.Contains(t, again[0], "root rules")
+	assert.Contains(t, again[1], "pkg rules")
+	assert.Empty(t, s.step())
+}

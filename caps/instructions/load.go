@@ -492,8 +492,14 @@ func fenceOf(trimmed string) string {
 	return ""
 }
 
+// splitLines splits s after each newline; a final newline ends the last
+// line rather than starting an empty one.
 func splitLines(s string) []string {
-	return strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 func contains(s []string, v string) bool {

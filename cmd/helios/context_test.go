@@ -42,7 +42,7 @@ func TestContextJSON(t *testing.T) {
 	require.Len(t, got.Files, 3)
 	assert.Equal(t, "AGENTS.md", got.Files[0].Path)
 	assert.Equal(t, "included", got.Files[0].State)
-	assert.Equal(t, len("Use tabs.\n@missing.md\n")-1, got.Files[0].Bytes)
+	assert.Equal(t, len("Use tabs.\n@missing.md\n"), got.Files[0].Bytes)
 	assert.Equal(t, "missing.md", got.Files[1].Path, "a refused import is listed")
 	assert.Equal(t, "refused", got.Files[1].State)
 	assert.Equal(t, "CLAUDE.local.md", got.Files[2].Path)

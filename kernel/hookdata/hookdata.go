@@ -264,7 +264,8 @@ type InstructionFile struct {
 	// (~/.helios/AGENTS.md, ~/.claude/CLAUDE.md), "Local" (CLAUDE.local.md)
 	// or "Project".
 	MemoryType string
-	// LoadReason is why it was loaded: "session_start", or
-	// "nested_traversal" for a folder below the work dir.
+	// LoadReason is why it was loaded: "session_start",
+	// "nested_traversal" for a folder below the work dir, or "compact"
+	// when compaction hid what the model had read and it is sent again.
 	LoadReason string
 }
