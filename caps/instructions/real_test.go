@@ -74,3 +74,28 @@ func TestRealVercelAgentSkills(t *testing.T) {
 	s.tool("Read", "skills/composition-patterns/AGENTS.md")
 	assert.Empty(t, s.step())
 }
+
+// TestRealClaudeSkillsNested works in alirezarezvani/claude-skills, whose
+// instructions are nested CLAUDE.md files only (see testdata/ATTRIBUTION.md):
+// none at session start; editing a test under
+// engineering-team/playwright-pro brings both folders' files, the farther
+// first, each whole and once.
+func TestRealClaudeSkillsNested(t *testing.T) {
+	tr := copyTree(t, "claude-skills")
+	team, err := os.ReadFile(filepath.Join(tr.root, "engineering-team/CLAUDE.md"))
+	require.NoError(t, err)
+	pw, err := os.ReadFile(filepath.Join(tr.root, "engineering-team/playwright-pro/CLAUDE.md"))
+	require.NoError(t, err)
+	s := newStepper(t, tr.open(t, 0))
+
+	assert.Empty(t, s.step(), "no instructions at the root")
+	s.tool("Edit", "engineering-team/playwright-pro/tests/login.spec.ts")
+	got := s.step()
+	require.Len(t, got, 1)
+	a := strings.Index(got[0], `<instructions path="engineering-team/CLAUDE.md">`+"\n"+strings.TrimRight(string(team), "\n")+"\n</instructions>")
+	b := strings.Index(got[0], `<instructions path="engineering-team/playwright-pro/CLAUDE.md">`+"\n"+strings.TrimRight(string(pw), "\n")+"\n</instructions>")
+	require.GreaterOrEqual(t, a, 0)
+	require.Greater(t, b, a)
+	s.tool("Read", "engineering-team/playwright-pro/CLAUDE.md")
+	assert.Empty(t, s.step())
+}
