@@ -8,10 +8,14 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/session"
 )
 
-var _ kernel.Injector = (*Capability)(nil)
+var (
+	_ kernel.Injector       = (*Capability)(nil)
+	_ contract.SessionEnder = (*Capability)(nil)
+)
 
 // Provenance names the instructions' messages in the session log.
 const Provenance = "instructions"
@@ -39,7 +43,15 @@ const (
 //   - a tool touched a file in a folder below the work dir whose own
 //     instruction file is not loaded: that file, appended once.
 func (c *Capability) Inject(ctx context.Context, log session.Log) ([]session.Event, error) {
-	prev, nested, ok, hidden, touched := lastState(log)
+	c.mu.Lock()
+	since := c.looked[log.ID()]
+	c.mu.Unlock()
+	prev, nested, ok, hidden, touched := lastState(log, since)
+	if n := log.Len(); n > 0 {
+		c.mu.Lock()
+		c.looked[log.ID()] = log.At(n - 1).Seq
+		c.mu.Unlock()
+	}
 	l := c.newLoader()
 	res := l.budget(l.base())
 	for _, d := range c.touchedDirs(touched) {
@@ -159,8 +171,8 @@ func event(text string, files map[string]string, nested []string) session.Event 
 // lastState scans the log backwards to the newest instructions message:
 // the files it left in effect, the nested folders loaded, whether there
 // was one, whether compaction hid it from the model, and the paths the
-// file tools named since.
-func lastState(log session.Log) (files map[string]string, nested []string, ok, hidden bool, touched []string) {
+// file tools named since then and since the Seq since.
+func lastState(log session.Log, since int64) (files map[string]string, nested []string, ok, hidden bool, touched []string) {
 	var spans [][2]int64 // compactions newer than the event looked at
 	for ev := range log.Backward() {
 		switch {
@@ -175,13 +187,21 @@ func lastState(log session.Log) (files map[string]string, nested []string, ok, h
 				}
 			}
 			return files, nested, true, hidden, touched
-		case ev.Type == session.ToolUse && fileTools[ev.ToolName]:
+		case ev.Type == session.ToolUse && ev.Seq > since && fileTools[ev.ToolName]:
 			if p := pathArg(ev.Input); p != "" {
 				touched = append(touched, p)
 			}
 		}
 	}
 	return nil, nil, false, false, touched
+}
+
+// EndSession forgets what was looked at in a closed session (it
+// implements contract.SessionEnder).
+func (c *Capability) EndSession(id string) {
+	c.mu.Lock()
+	delete(c.looked, id)
+	c.mu.Unlock()
 }
 
 // fileTools are the tools whose file reaches a nested folder's

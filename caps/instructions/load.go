@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/helios-agents/helios/kernel"
@@ -108,6 +109,11 @@ type Capability struct {
 	home    *workfs.FS
 	homeDir string
 	logged  string
+
+	// looked is, per session, the Seq up to which tool calls were looked
+	// at for nested folders: each step looks only at the calls since.
+	mu     sync.Mutex
+	looked map[string]int64
 }
 
 // New opens the capability on cfg.Port's work dir.
@@ -121,7 +127,7 @@ func New(cfg Config) (*Capability, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Capability{cfg: cfg, workDir: cfg.Port.Dir(), proj: cfg.Port}
+	c := &Capability{cfg: cfg, workDir: cfg.Port.Dir(), proj: cfg.Port, looked: map[string]int64{}}
 	c.root = projectRoot(c.workDir)
 	if c.root != c.workDir {
 		p, err := workfs.New(c.root)
