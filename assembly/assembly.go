@@ -14,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 
 	"github.com/helios-agents/helios/caps/extdir"
+	"github.com/helios-agents/helios/caps/instructions"
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -261,7 +262,8 @@ func (a *assembler) local() (kernel.Config, error) {
 }
 
 // builtins opens the extensions, then the builtin tools, confined by the
-// config's sandbox; the tools come first in the list.
+// config's sandbox, then the project instructions (unless turned off);
+// the tools come first in the list.
 func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.Capability, error) {
 	var exts []kernel.Capability
 	for i, e := range a.cfg.Extensions {
@@ -295,7 +297,21 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		return nil, fmt.Errorf("open builtin tools: %w", err)
 	}
 	a.opened = append(a.opened, toolSet)
-	return append([]kernel.Capability{toolsCapability{toolSet}}, exts...), nil
+	caps := append([]kernel.Capability{toolsCapability{toolSet}}, exts...)
+	if a.cfg.Instructions.On() {
+		instr, err := instructions.New(instructions.Config{Port: port, MaxBytes: a.cfg.Instructions.MaxBytes, Logger: a.opts.Logger,
+			OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
+				if a.kernel != nil {
+					_ = kernel.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
+				}
+			}})
+		if err != nil {
+			return nil, err
+		}
+		a.opened = append(a.opened, instr)
+		caps = append(caps, instr)
+	}
+	return caps, nil
 }
 
 // skillWatcher starts the watcher of skills.watch when opts.Watch asks
@@ -426,7 +442,10 @@ func checkOwnCapabilities(own []kernel.Capability, cfg Config, project kernel.Ca
 	taken := map[string]string{project.Name(): "the project skills capability"}
 	for i, c := range configured {
 		what := "the builtin tools"
-		if i > 0 {
+		switch {
+		case i > len(cfg.Extensions):
+			what = "the project instructions"
+		case i > 0:
 			what = fmt.Sprintf("extensions[%d] (%s)", i-1, cfg.Extensions[i-1].Dir)
 		}
 		taken[c.Name()] = what

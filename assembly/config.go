@@ -52,11 +52,27 @@ type Config struct {
 	// the key may instead name a hooks file (cmdhooks.Parse), relative to
 	// the config's folder; ParseConfig reads it into Hooks.
 	Hooks cmdhooks.Settings `json:"hooks"`
+	// Instructions configures the project instructions (AGENTS.md,
+	// CLAUDE.md) sessions start with.
+	Instructions InstructionsConfig `json:"instructions"`
 
 	// hooksFrom is where ParseConfig found Hooks, with what it found wrong
 	// and what it warns about.
 	hooksFrom cmdhooks.Source
 }
+
+// InstructionsConfig is the "instructions" key.
+type InstructionsConfig struct {
+	// Enabled turns the instructions on; default true. False: no
+	// instruction file is read, sessions start without them.
+	Enabled *bool `json:"enabled"`
+	// MaxBytes is their budget in bytes; default 32768. Over it the
+	// farthest files are cut first.
+	MaxBytes int `json:"maxBytes"`
+}
+
+// On reports whether the instructions are on.
+func (c InstructionsConfig) On() bool { return c.Enabled == nil || *c.Enabled }
 
 // TelemetryConfig is the "telemetry" key. The standard variables
 // (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -84,6 +84,7 @@ func (c Config) problems() []string {
 	}
 	nonNegative("tools.maxOutput", c.Tools.MaxOutput)
 	nonNegative("skills.maxFrontmatter", c.Skills.MaxFrontmatter)
+	nonNegative("instructions.maxBytes", c.Instructions.MaxBytes)
 	if c.Skills.MaxFileSize < 0 {
 		add("skills.maxFileSize", "negative (%d)", c.Skills.MaxFileSize)
 	}

@@ -209,6 +209,11 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 			return nil, errors.Join(err, s.log.Close())
 		}
 	}
+	// The project's instructions open the log, ahead of the first prompt
+	// and the catalog.
+	if err := s.injectCapabilities(ctx); err != nil {
+		return nil, errors.Join(err, s.log.Close())
+	}
 	return s, nil
 }
 
@@ -317,6 +322,9 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	cat := s.k.Catalog(ctx)
 	tools, hasSkillTool := s.tools(ctx, cat)
 
+	if err := s.injectCapabilities(ctx); err != nil {
+		return model.Response{}, false, err
+	}
 	s.k.catalogView(cat, s.budget) // tells a person, once per change, what the budget cut
 	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
@@ -376,6 +384,35 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		return model.Response{}, false, err
 	}
 	return resp, end, nil
+}
+
+// injectCapabilities appends what each Injector capability returns, in
+// capability order, before the catalog. A failing injector costs only its
+// own messages, with a warning.
+func (s *Session) injectCapabilities(ctx context.Context) error {
+	for _, c := range s.k.caps {
+		inj, ok := c.Capability.(Injector)
+		if !ok {
+			continue
+		}
+		evs, err := inj.Inject(ctx, s.log)
+		if err != nil {
+			w := contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("messages unavailable: %v", err)}
+			s.k.logger.Warn("inject", slog.String("source", w.Source), slog.String("message", w.Message))
+			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
+			continue
+		}
+		if len(evs) == 0 {
+			continue
+		}
+		if err := s.append(ctx, evs...); err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			s.observe(Update{Kind: UpdateInjected, Text: ev.Text})
+		}
+	}
+	return nil
 }
 
 // generate is one model request, in a "chat {model}" span when telemetry is

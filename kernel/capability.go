@@ -5,6 +5,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
+	"github.com/helios-agents/helios/kernel/session"
 )
 
 // Capability is something installed into the kernel. Its name is all it must
@@ -17,6 +18,8 @@ import (
 //   - ToolProvider: tools for the model.
 //   - HookProvider: hook mounts. Their origin is set by the kernel from how
 //     the capability was installed, never taken from the capability.
+//   - Injector: messages appended before each model request (project
+//     instructions).
 //   - io.Closer: released by Kernel.Close.
 type Capability interface {
 	Name() string
@@ -35,6 +38,15 @@ type ToolProvider interface {
 // HookProvider is a capability with hook mounts.
 type HookProvider interface {
 	Mounts() []hooks.Mount
+}
+
+// Injector is a capability that appends messages on the user's side before
+// each model request, ahead of the skills catalog: given the session's log,
+// it returns the events to append (none when the model is up to date). It
+// never rewrites what the log holds, so the cached prefix stays
+// byte-identical. An error costs only its own messages, with a warning.
+type Injector interface {
+	Inject(ctx context.Context, log session.Log) ([]session.Event, error)
 }
 
 // NewCapability is the smallest in-process capability: a name and hook

@@ -191,6 +191,9 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
+	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
+		return nil, err
+	}
 	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,10 @@ var (
 	TurnEnd = hooks.NewFirstWin[TurnEndIn, TurnDecision](hooks.TurnEnd)
 	// SessionEnd tells every handler that the session was closed.
 	SessionEnd = hooks.NewNotify[SessionEndIn](hooks.SessionEnd)
+	// InstructionsLoaded tells every handler which instruction files the
+	// model was just given. The kernel declares it in its run registry;
+	// it is not on the plugin wire.
+	InstructionsLoaded = hooks.NewNotify[InstructionsLoadedIn](hooks.Point{Name: "instructions:loaded", Kind: hooks.Concat, Scope: hooks.ScopeRun})
 )
 
 // The payloads and results of the standard points: the types of package
@@ -71,6 +75,10 @@ type (
 	TurnDecision = hookdata.TurnDecision
 	// SessionEndIn is the session:end payload.
 	SessionEndIn = hookdata.SessionEndIn
+	// InstructionsLoadedIn is the instructions:loaded payload.
+	InstructionsLoadedIn = hookdata.InstructionsLoadedIn
+	// InstructionFile is one file of an InstructionsLoadedIn.
+	InstructionFile = hookdata.InstructionFile
 )
 
 // prepareIn is the context:prepare payload of a step: the entries of cat

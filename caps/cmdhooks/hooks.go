@@ -278,6 +278,14 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 		return kernel.CompactBefore.Bind(h.name(), func(ctx context.Context, in kernel.CompactBeforeIn) error {
 			return c.notify(ctx, h, "auto", c.common(in.SessionID, PreCompact, input{Trigger: "auto", CustomInstructions: new(string)}))
 		})
+	case InstructionsLoaded:
+		return kernel.InstructionsLoaded.Bind(h.name(), func(ctx context.Context, in kernel.InstructionsLoadedIn) error {
+			var errs []error
+			for _, f := range in.Files {
+				errs = append(errs, c.notify(ctx, h, f.LoadReason, c.common(in.SessionID, InstructionsLoaded, input{FilePath: f.Path, MemoryType: f.MemoryType, LoadReason: f.LoadReason})))
+			}
+			return errors.Join(errs...)
+		})
 	case SessionEnd:
 		return kernel.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
 			return c.notify(ctx, h, "other", c.common(in.SessionID, SessionEnd, input{Reason: "other"}))
@@ -529,7 +537,8 @@ func (c *Hooks) stop(ctx context.Context, h *hook, in kernel.TurnEndIn) (kernel.
 	return kernel.TurnDecision{}, false, nil
 }
 
-// notify runs h on an event nothing can block (PreCompact, SessionEnd),
+// notify runs h on an event nothing can block (InstructionsLoaded,
+// PreCompact, SessionEnd),
 // when its matcher selects what.
 func (c *Hooks) notify(ctx context.Context, h *hook, what string, in input) error {
 	if !h.match(what) {

@@ -32,6 +32,10 @@ type input struct {
 	// so it is always empty.
 	CustomInstructions *string `json:"custom_instructions,omitempty"`
 	Reason             string  `json:"reason,omitempty"`
+	// FilePath, MemoryType and LoadReason are InstructionsLoaded's.
+	FilePath   string `json:"file_path,omitempty"`
+	MemoryType string `json:"memory_type,omitempty"`
+	LoadReason string `json:"load_reason,omitempty"`
 }
 
 // encode is in as JSON, with <, > and & as they are.

@@ -87,8 +87,12 @@ const (
 // Edit or Write), as in Claude Code.
 const PostToolUseFailure = "PostToolUseFailure"
 
+// InstructionsLoaded runs on instructions:loaded, once per instruction
+// file the model was given; its matcher selects the load_reason.
+const InstructionsLoaded = "InstructionsLoaded"
+
 // events are the events Helios runs, in lifecycle order.
-var events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
+var events = []string{SessionStart, InstructionsLoaded, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
 
 // Events lists the events Helios runs, in lifecycle order.
 func Events() []string { return slices.Clone(events) }

@@ -243,3 +243,29 @@ type SessionEndIn struct {
 	// WorkDir is the agent's absolute work dir.
 	WorkDir string
 }
+
+// InstructionsLoadedIn is the instructions:loaded payload (notification,
+// run scope): instruction files (AGENTS.md, CLAUDE.md) the model was just
+// given, at the start of a session or when a tool worked in a folder with
+// a file of its own. Every handler runs, in dispatch order; none can
+// change what the model gets.
+type InstructionsLoadedIn struct {
+	// SessionID is the session the files were given to.
+	SessionID string
+	// Files are the files, farthest first.
+	Files []InstructionFile
+}
+
+// InstructionFile is one instruction file given to the model.
+type InstructionFile struct {
+	// Path is the file's absolute path.
+	Path string
+	// MemoryType is Claude Code's name for where it comes from: "User"
+	// (~/.helios/AGENTS.md, ~/.claude/CLAUDE.md), "Local" (CLAUDE.local.md)
+	// or "Project".
+	MemoryType string
+	// LoadReason is why it was loaded: "session_start",
+	// "nested_traversal" for a folder below the work dir, or "compact"
+	// when compaction hid what the model had read and it is sent again.
+	LoadReason string
+}
