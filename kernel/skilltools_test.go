@@ -7,6 +7,7 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,10 +32,10 @@ import (
 func TestSkillToolsHiddenSkill(t *testing.T) {
 	for _, mode := range []skills.Mode{skills.ModeCatalog, skills.ModeTools} {
 		t.Run(mode.String(), func(t *testing.T) {
-			root := ksTempDir(t)
-			ksWriteSkill(t, root, "hidden-one", "name: hidden-one\ndescription: Only for people.\ndisable-model-invocation: true", "hidden body\n")
-			ksWriteSkill(t, root, "shown", "name: shown\ndescription: For the model.", "shown body\n")
-			k := ksNewKernel(t, kernel.Config{WorkDir: ksTempDir(t), UserSkillRoots: []string{root}, SkillsMode: mode})
+			root := skillfstest.RealTempDir(t)
+			skillfstest.WriteSkill(t, root, "hidden-one", "name: hidden-one\ndescription: Only for people.\ndisable-model-invocation: true", "hidden body\n")
+			skillfstest.WriteSkill(t, root, "shown", "name: shown\ndescription: For the model.", "shown body\n")
+			k := ksNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{root}, SkillsMode: mode})
 			ctx := context.Background()
 
 			cat := k.Catalog(ctx)
@@ -72,12 +73,12 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 // empty, is not listed; with nothing to list the manifest is empty.
 // Capability skills carry the source "capability:<name>".
 func TestSkillsExtensionsManifest(t *testing.T) {
-	base := ksTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	release := filepath.Join(base, "release-ext")
 	ksWriteFile(t, filepath.Join(release, "EXTENSION.md"), ksSkillMD(
 		"name: release\ndescription: Drafts release notes from merged pull requests.",
 		"# Release helper\n\nThis first body line is not the description.\n"))
-	ksWriteSkill(t, filepath.Join(release, "skills"), "notes", "name: notes\ndescription: Write the notes.", "notes body\n")
+	skillfstest.WriteSkill(t, filepath.Join(release, "skills"), "notes", "name: notes\ndescription: Write the notes.", "notes body\n")
 	lint := filepath.Join(base, "lint-ext")
 	ksWriteFile(t, filepath.Join(lint, "EXTENSION.md"), ksSkillMD(
 		"name: lint\ndescription: >\n  Checks style\n  and naming.",
@@ -93,7 +94,7 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 	require.NoError(t, err)
 	lintCap, err := extdir.Open(lint)
 	require.NoError(t, err)
-	work := ksTempDir(t)
+	work := skillfstest.RealTempDir(t)
 	k := ksNewKernel(t, kernel.Config{
 		WorkDir:        work,
 		UserSkillRoots: []string{},
@@ -113,12 +114,12 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 	assert.Equal(t, "capability:release", s.Source, "notes = %+v; want source capability:release", s)
 
 	t.Run("only the project capability", func(t *testing.T) {
-		work := ksTempDir(t)
+		work := skillfstest.RealTempDir(t)
 		k := ksNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{}, Project: ksProject(t, work)})
 		assert.Empty(t, k.Extensions(), "manifest, want empty: the skills capability is not listed")
 	})
 	t.Run("no capabilities", func(t *testing.T) {
-		k := ksNewKernel(t, kernel.Config{WorkDir: ksTempDir(t), UserSkillRoots: []string{}})
+		k := ksNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{}})
 		assert.Empty(t, k.Extensions(), "manifest")
 	})
 }
@@ -129,7 +130,7 @@ func TestSkillsExtensionsManifest(t *testing.T) {
 func TestSkillsPromptDescribesByRole(t *testing.T) {
 	for _, mode := range []skills.Mode{skills.ModeCatalog, skills.ModeTools} {
 		t.Run(mode.String(), func(t *testing.T) {
-			k := ksNewKernel(t, kernel.Config{WorkDir: ksTempDir(t), UserSkillRoots: []string{}, SkillsMode: mode})
+			k := ksNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{}, SkillsMode: mode})
 			texts := map[string]string{"SkillsPrompt": k.SkillsPrompt()}
 			tools, _ := skills.ToSkillTools(nil, mode)
 			for _, tl := range tools {
@@ -162,23 +163,6 @@ func ksProject(t *testing.T, workDir string) *capskills.Capability {
 	port, err := workfs.New(workDir)
 	require.NoError(t, err)
 	return capskills.New(port, nil)
-}
-
-// ksTempDir is a symlink-resolved temp dir, so paths compare equal to what the
-// guarded port reports.
-func ksTempDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	return d
-}
-
-// ksWriteSkill writes root/folder/SKILL.md and returns its path.
-func ksWriteSkill(t *testing.T, root, folder, fm, body string) string {
-	t.Helper()
-	p := filepath.Join(root, folder, "SKILL.md")
-	ksWriteFile(t, p, ksSkillMD(fm, body))
-	return p
 }
 
 func ksNames(ss []skills.Skill) []string {

@@ -12,6 +12,7 @@ package skills_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,9 +151,9 @@ func TestSkillLoadText(t *testing.T) {
 // Protects: M12 (base dir relative). A source built on a RELATIVE root still
 // gives an absolute base directory, in the Skill and in the load text.
 func TestSkillLoadBaseDirAbsolute(t *testing.T) {
-	base := stTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	t.Chdir(base)
-	stWriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
+	skillfstest.WriteSkill(t, filepath.Join(base, "rel", "skills"), "pdf", "name: pdf\ndescription: Fill PDF forms.", "Run scripts/fill.py.\n")
 	wantDir := filepath.Join(base, "rel", "skills", "pdf")
 
 	src := &skillfs.DirSource{FS: skillfs.OSFS{}, Source: skills.SourceUser, Roots: []string{filepath.Join("rel", "skills")}}
@@ -177,10 +178,10 @@ func TestSkillLoadBaseDirAbsolute(t *testing.T) {
 // kernel and through a tool made before the edit. A base dir with a space is
 // quoted after cd.
 func TestSkillLoadRereadsAndQuotes(t *testing.T) {
-	root := filepath.Join(stTempDir(t), "my skills")
-	file := stWriteSkill(t, root, "pdf", "name: pdf\ndescription: Fill PDF forms.", "version one\n")
+	root := filepath.Join(skillfstest.RealTempDir(t), "my skills")
+	file := skillfstest.WriteSkill(t, root, "pdf", "name: pdf\ndescription: Fill PDF forms.", "version one\n")
 	dir := filepath.Join(root, "pdf")
-	k := stNewKernel(t, kernel.Config{WorkDir: stTempDir(t), UserSkillRoots: []string{root}})
+	k := stNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{root}})
 	ctx := context.Background()
 
 	first, err := k.LoadSkill(ctx, "pdf")
@@ -212,7 +213,7 @@ type stToolFixtureT struct {
 // stToolFixture writes the fixture and scans it as the user source.
 func stToolFixture(t *testing.T) stToolFixtureT {
 	t.Helper()
-	root := stTempDir(t)
+	root := skillfstest.RealTempDir(t)
 	fx := stToolFixtureT{desc: map[string]string{}, body: map[string]string{}, file: map[string]string{}}
 	add := func(folder, name, descYAML, desc, extra string) {
 		fm := "name: " + name + "\ndescription: " + descYAML + extra
@@ -220,7 +221,7 @@ func stToolFixture(t *testing.T) stToolFixtureT {
 		if name == "hidden-one" {
 			body = "hidden body\n"
 		}
-		fx.file[name] = stWriteSkill(t, root, folder, fm, body)
+		fx.file[name] = skillfstest.WriteSkill(t, root, folder, fm, body)
 		fx.desc[name], fx.body[name] = desc, body
 	}
 	add("pdf", "pdf", "|-\n  Fill PDF forms: text fields and checkboxes.\n  Use when a PDF has fields.",
@@ -270,23 +271,6 @@ func stNewKernel(t *testing.T, cfg kernel.Config) *kernel.Kernel {
 		assert.NoError(t, k.Close(), "close kernel")
 	})
 	return k
-}
-
-// stTempDir is a symlink-resolved temp dir, so paths compare equal to what the
-// guarded port reports.
-func stTempDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	return d
-}
-
-// stWriteSkill writes root/folder/SKILL.md and returns its path.
-func stWriteSkill(t *testing.T, root, folder, fm, body string) string {
-	t.Helper()
-	p := filepath.Join(root, folder, "SKILL.md")
-	writeFile(t, p, skillMD(fm, body))
-	return p
 }
 
 func stNames(ss []skills.Skill) []string {

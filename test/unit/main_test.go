@@ -150,23 +150,6 @@ func skProject(t *testing.T, workDir string) *capskills.Capability {
 	return capskills.New(port, nil)
 }
 
-// skTempDir is a symlink-resolved temp dir, so paths compare equal to what the
-// guarded port reports.
-func skTempDir(t *testing.T) string {
-	t.Helper()
-	d, err := filepath.EvalSymlinks(t.TempDir())
-	require.NoError(t, err)
-	return d
-}
-
-// skWriteSkill writes root/folder/SKILL.md and returns its path.
-func skWriteSkill(t *testing.T, root, folder, fm, body string) string {
-	t.Helper()
-	p := filepath.Join(root, folder, "SKILL.md")
-	writeFile(t, p, skillMD(fm, body))
-	return p
-}
-
 func skNames(ss []skills.Skill) []string {
 	out := []string{}
 	for _, s := range ss {

@@ -16,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -229,7 +230,7 @@ func TestSkillsPublishedFormatsLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := skTempDir(t)
+			root := skillfstest.RealTempDir(t)
 			file := filepath.Join(root, tt.path)
 			skWriteRaw(t, file, []byte(tt.content))
 			for p, c := range tt.extra {
@@ -286,7 +287,7 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 	}
 	fill := func(t *testing.T, root string) {
 		for _, g := range []string{"aaa-good", "mmm-good", "zzz-good"} {
-			skWriteSkill(t, root, g, "name: "+g+"\ndescription: Usable.", "")
+			skillfstest.WriteSkill(t, root, g, "name: "+g+"\ndescription: Usable.", "")
 		}
 		files := map[string]string{
 			"no-frontmatter/SKILL.md": "# No frontmatter\n\nname: no-frontmatter\ndescription: Not metadata.\n",
@@ -318,12 +319,12 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 	}
 
 	t.Run("user", func(t *testing.T) {
-		root := skTempDir(t)
+		root := skillfstest.RealTempDir(t)
 		fill(t, root)
 		check(t, root, skScan(t, root))
 	})
 	t.Run("project", func(t *testing.T) {
-		work := skTempDir(t)
+		work := skillfstest.RealTempDir(t)
 		root := filepath.Join(work, ".helios", "skills")
 		fill(t, root)
 		p := skProject(t, work)
@@ -333,9 +334,9 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 		check(t, root, set)
 	})
 	t.Run("kernel catalog", func(t *testing.T) {
-		root := skTempDir(t)
+		root := skillfstest.RealTempDir(t)
 		fill(t, root)
-		k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{root}})
+		k := skNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{root}})
 		cat := k.Catalog(context.Background())
 		check(t, root, skills.Set{Skills: cat.Skills, Warnings: cat.Warnings, Incomplete: !cat.Complete})
 	})
@@ -345,12 +346,12 @@ func TestSkillsUnusableSkipped(t *testing.T) {
 // a SKILL.md two levels down is a bundle's resource, not a skill, and hidden
 // entries are not read at all.
 func TestSkillsScanDirectChildrenOnly(t *testing.T) {
-	root := skTempDir(t)
-	skWriteSkill(t, root, "bundle", "name: bundle\ndescription: The only skill.", "")
-	skWriteSkill(t, root, "bundle/nested", "name: nested\ndescription: A resource of bundle.", "")
-	skWriteSkill(t, root, "bundle/references", "name: references\ndescription: Also a resource.", "")
-	skWriteSkill(t, root, "group/inner", "name: inner\ndescription: Two levels down.", "")
-	skWriteSkill(t, root, ".hidden", "name: hidden\ndescription: Hidden folder.", "")
+	root := skillfstest.RealTempDir(t)
+	skillfstest.WriteSkill(t, root, "bundle", "name: bundle\ndescription: The only skill.", "")
+	skillfstest.WriteSkill(t, root, "bundle/nested", "name: nested\ndescription: A resource of bundle.", "")
+	skillfstest.WriteSkill(t, root, "bundle/references", "name: references\ndescription: Also a resource.", "")
+	skillfstest.WriteSkill(t, root, "group/inner", "name: inner\ndescription: Two levels down.", "")
+	skillfstest.WriteSkill(t, root, ".hidden", "name: hidden\ndescription: Hidden folder.", "")
 	writeFile(t, filepath.Join(root, ".flat-hidden.md"), skillMD("name: flat-hidden\ndescription: Hidden file.", ""))
 	writeFile(t, filepath.Join(root, "bundle", "scripts", "run.sh"), "#!/bin/sh\n")
 
@@ -366,22 +367,22 @@ func TestSkillsScanDirectChildrenOnly(t *testing.T) {
 // Order inside a root is by code point, never locale, and so is the kernel's
 // catalog within a source.
 func TestSkillsCodePointOrder(t *testing.T) {
-	root := skTempDir(t)
+	root := skillfstest.RealTempDir(t)
 	for _, n := range []string{"é", "a", "Z", "B"} {
-		skWriteSkill(t, root, n, "name: "+n+"\ndescription: Letter "+n+".", "")
+		skillfstest.WriteSkill(t, root, n, "name: "+n+"\ndescription: Letter "+n+".", "")
 	}
 	want := []string{"B", "Z", "a", "é"} // bytes 0x42 0x5A 0x61 0xC3; a locale says a B é Z
 	assert.Empty(t, cmp.Diff(want, skNames(skScan(t, root).Skills)), "DirSource order (-want +got)")
-	k := skNewKernel(t, kernel.Config{WorkDir: skTempDir(t), UserSkillRoots: []string{root}})
+	k := skNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{root}})
 	assert.Empty(t, cmp.Diff(want, skNames(k.Catalog(context.Background()).Skills)), "catalog order (-want +got)")
 }
 
 // A later folder of the same root (by code point) that reuses a name is not
 // added, and the warning names both files.
 func TestSkillsSameRootLaterFolderLoses(t *testing.T) {
-	root := skTempDir(t)
-	first := skWriteSkill(t, root, "Zeta", "name: same\ndescription: From Zeta.", "")   // 'Z' 0x5A
-	later := skWriteSkill(t, root, "alpha", "name: same\ndescription: From alpha.", "") // 'a' 0x61
+	root := skillfstest.RealTempDir(t)
+	first := skillfstest.WriteSkill(t, root, "Zeta", "name: same\ndescription: From Zeta.", "")   // 'Z' 0x5A
+	later := skillfstest.WriteSkill(t, root, "alpha", "name: same\ndescription: From alpha.", "") // 'a' 0x61
 	set := skScan(t, root)
 	require.Len(t, set.Skills, 1, "skills, want only Zeta's")
 	require.Equal(t, "From Zeta.", set.Skills[0].Description, "skills, want only Zeta's")
@@ -393,12 +394,12 @@ func TestSkillsSameRootLaterFolderLoses(t *testing.T) {
 // names both origins. Skills keep merge order: sources in order, by name
 // within a source.
 func TestSkillsMergeFirstWins(t *testing.T) {
-	base := skTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	src := func(label string, names ...string) (skEntry, map[string]string) {
 		root := filepath.Join(base, label)
 		files := map[string]string{}
 		for _, n := range names {
-			files[n] = skWriteSkill(t, root, n, "name: "+n+"\ndescription: "+n+" from "+label+".", "")
+			files[n] = skillfstest.WriteSkill(t, root, n, "name: "+n+"\ndescription: "+n+" from "+label+".", "")
 		}
 		return skEntry{Source: label, Provider: &skillfs.DirSource{FS: skillfs.OSFS{}, Source: label, Roots: []string{root}}}, files
 	}
@@ -431,20 +432,20 @@ func TestSkillsMergeFirstWins(t *testing.T) {
 // plugins) in that order, first wins, by name within a source; conflicts
 // warn with both origins. Capability skills are "capability:<name>".
 func TestSkillsKernelSourceOrder(t *testing.T) {
-	base := skTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	userRoot := filepath.Join(base, "home", ".helios", "skills")
 	work := filepath.Join(base, "work")
 	projRoot := filepath.Join(work, ".helios", "skills")
 	ext := filepath.Join(base, "ext")
 
-	uf := skWriteSkill(t, userRoot, "shared", "name: shared\ndescription: User's.", "")
-	skWriteSkill(t, userRoot, "zz-user", "name: zz-user\ndescription: User only.", "")
-	pf := skWriteSkill(t, projRoot, "shared", "name: shared\ndescription: Project's.", "")
-	skWriteSkill(t, projRoot, "proj-b", "name: proj-b\ndescription: Project B.", "")
-	skWriteSkill(t, projRoot, "proj-a", "name: proj-a\ndescription: Project A.", "")
+	uf := skillfstest.WriteSkill(t, userRoot, "shared", "name: shared\ndescription: User's.", "")
+	skillfstest.WriteSkill(t, userRoot, "zz-user", "name: zz-user\ndescription: User only.", "")
+	pf := skillfstest.WriteSkill(t, projRoot, "shared", "name: shared\ndescription: Project's.", "")
+	skillfstest.WriteSkill(t, projRoot, "proj-b", "name: proj-b\ndescription: Project B.", "")
+	skillfstest.WriteSkill(t, projRoot, "proj-a", "name: proj-a\ndescription: Project A.", "")
 	writeFile(t, filepath.Join(ext, "EXTENSION.md"), skillMD("name: ext\ndescription: An extension.", ""))
-	ef := skWriteSkill(t, filepath.Join(ext, "skills"), "proj-a", "name: proj-a\ndescription: Extension's.", "")
-	skWriteSkill(t, filepath.Join(ext, "skills"), "ext-only", "name: ext-only\ndescription: Extension only.", "")
+	ef := skillfstest.WriteSkill(t, filepath.Join(ext, "skills"), "proj-a", "name: proj-a\ndescription: Extension's.", "")
+	skillfstest.WriteSkill(t, filepath.Join(ext, "skills"), "ext-only", "name: ext-only\ndescription: Extension only.", "")
 	extCap, err := extdir.Open(ext)
 	require.NoError(t, err)
 	plug := &skCap{name: "plug", skills: skStatic("aaa-plugin", "shared")}
@@ -485,15 +486,15 @@ func TestSkillsKernelSourceOrder(t *testing.T) {
 // are exactly <workDir>/.helios/skills, <workDir>/.agents/skills, then
 // <workDir>/.claude/skills (C23), and the earlier root wins a conflict.
 func TestSkillsProjectRoots(t *testing.T) {
-	work := skTempDir(t)
-	hf := skWriteSkill(t, filepath.Join(work, ".helios", "skills"), "both", "name: both\ndescription: From .helios.", "")
-	skWriteSkill(t, filepath.Join(work, ".helios", "skills"), "helios-only", "name: helios-only\ndescription: Only in .helios.", "")
-	af := skWriteSkill(t, filepath.Join(work, ".agents", "skills"), "both", "name: both\ndescription: From .agents.", "")
-	skWriteSkill(t, filepath.Join(work, ".agents", "skills"), "agents-only", "name: agents-only\ndescription: Only in .agents.", "")
-	skWriteSkill(t, filepath.Join(work, ".claude", "skills"), "both", "name: both\ndescription: From .claude.", "")
-	skWriteSkill(t, filepath.Join(work, ".claude", "skills"), "claude-only", "name: claude-only\ndescription: Only in .claude.", "")
-	skWriteSkill(t, filepath.Join(work, ".helios", "policies"), "policy", "name: policy\ndescription: Not a skills root.", "")
-	skWriteSkill(t, filepath.Join(work, "skills"), "loose", "name: loose\ndescription: Not a skills root.", "")
+	work := skillfstest.RealTempDir(t)
+	hf := skillfstest.WriteSkill(t, filepath.Join(work, ".helios", "skills"), "both", "name: both\ndescription: From .helios.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".helios", "skills"), "helios-only", "name: helios-only\ndescription: Only in .helios.", "")
+	af := skillfstest.WriteSkill(t, filepath.Join(work, ".agents", "skills"), "both", "name: both\ndescription: From .agents.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".agents", "skills"), "agents-only", "name: agents-only\ndescription: Only in .agents.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".claude", "skills"), "both", "name: both\ndescription: From .claude.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".claude", "skills"), "claude-only", "name: claude-only\ndescription: Only in .claude.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".helios", "policies"), "policy", "name: policy\ndescription: Not a skills root.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, "skills"), "loose", "name: loose\ndescription: Not a skills root.", "")
 
 	p := skProject(t, work)
 	wantRoots := []string{filepath.Join(work, ".helios", "skills"), filepath.Join(work, ".agents", "skills"), filepath.Join(work, ".claude", "skills")}
@@ -518,21 +519,21 @@ func TestSkillsProjectRoots(t *testing.T) {
 // reads ~/.helios/skills, ~/.agents/skills, then ~/.claude/skills (C23),
 // home from os.UserHomeDir.
 func TestSkillsUserRootsFromHome(t *testing.T) {
-	home := skTempDir(t)
+	home := skillfstest.RealTempDir(t)
 	t.Setenv("HOME", home)
-	hf := skWriteSkill(t, filepath.Join(home, ".helios", "skills"), "both", "name: both\ndescription: From ~/.helios.", "")
-	skWriteSkill(t, filepath.Join(home, ".helios", "skills"), "helios-user", "name: helios-user\ndescription: Only in ~/.helios.", "")
-	af := skWriteSkill(t, filepath.Join(home, ".agents", "skills"), "both", "name: both\ndescription: From ~/.agents.", "")
-	skWriteSkill(t, filepath.Join(home, ".agents", "skills"), "agents-user", "name: agents-user\ndescription: Only in ~/.agents.", "")
-	skWriteSkill(t, filepath.Join(home, ".claude", "skills"), "helios-user", "name: helios-user\ndescription: From ~/.claude.", "")
-	skWriteSkill(t, filepath.Join(home, ".claude", "skills"), "claude-user", "name: claude-user\ndescription: Only in ~/.claude.", "")
+	hf := skillfstest.WriteSkill(t, filepath.Join(home, ".helios", "skills"), "both", "name: both\ndescription: From ~/.helios.", "")
+	skillfstest.WriteSkill(t, filepath.Join(home, ".helios", "skills"), "helios-user", "name: helios-user\ndescription: Only in ~/.helios.", "")
+	af := skillfstest.WriteSkill(t, filepath.Join(home, ".agents", "skills"), "both", "name: both\ndescription: From ~/.agents.", "")
+	skillfstest.WriteSkill(t, filepath.Join(home, ".agents", "skills"), "agents-user", "name: agents-user\ndescription: Only in ~/.agents.", "")
+	skillfstest.WriteSkill(t, filepath.Join(home, ".claude", "skills"), "helios-user", "name: helios-user\ndescription: From ~/.claude.", "")
+	skillfstest.WriteSkill(t, filepath.Join(home, ".claude", "skills"), "claude-user", "name: claude-user\ndescription: Only in ~/.claude.", "")
 
 	roots, err := kernel.DefaultUserSkillRoots()
 	wantRoots := []string{filepath.Join(home, ".helios", "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
 	assert.NoError(t, err, "DefaultUserSkillRoots")
 	assert.Equal(t, wantRoots, roots, "DefaultUserSkillRoots")
 
-	k, err := kernel.New(kernel.Config{WorkDir: skTempDir(t)})
+	k, err := kernel.New(kernel.Config{WorkDir: skillfstest.RealTempDir(t)})
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	assert.Equal(t, wantRoots, k.UserSkillRoots(), "UserSkillRoots")
@@ -564,11 +565,11 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 	good := &skCap{name: "good", skills: skStatic("good-cap")}
 	plugin := &skCap{name: "plug", skills: skStatic("plug-skill")}
 
-	base := skTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	userRoot := filepath.Join(base, "user")
-	skWriteSkill(t, userRoot, "user-skill", "name: user-skill\ndescription: User.", "")
+	skillfstest.WriteSkill(t, userRoot, "user-skill", "name: user-skill\ndescription: User.", "")
 	work := filepath.Join(base, "work")
-	skWriteSkill(t, filepath.Join(work, ".helios", "skills"), "proj-skill", "name: proj-skill\ndescription: Project.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, ".helios", "skills"), "proj-skill", "name: proj-skill\ndescription: Project.", "")
 
 	check := func(t *testing.T, cat skills.Catalog) {
 		t.Helper()
@@ -610,12 +611,12 @@ func TestSkillsProviderFailureIsolated(t *testing.T) {
 
 // A missing root is a real, complete absence: no skills, no warnings.
 func TestSkillsMissingRoot(t *testing.T) {
-	missing := filepath.Join(skTempDir(t), "nope", "skills")
+	missing := filepath.Join(skillfstest.RealTempDir(t), "nope", "skills")
 	set := skScan(t, missing)
 	assert.Empty(t, set.Skills, "missing root = %+v, want empty and complete", set)
 	assert.Empty(t, set.Warnings, "missing root = %+v, want empty and complete", set)
 	assert.False(t, set.Incomplete, "missing root = %+v, want empty and complete", set)
-	work := skTempDir(t)
+	work := skillfstest.RealTempDir(t)
 	k := skNewKernel(t, kernel.Config{WorkDir: work, UserSkillRoots: []string{missing}, Project: skProject(t, work)})
 	cat := k.Catalog(context.Background())
 	assert.Empty(t, cat.Skills, "catalog = %+v, want empty and complete", cat)
@@ -630,13 +631,13 @@ func TestSkillsMissingRoot(t *testing.T) {
 // followed. The same outside bundle linked from a
 // user root is read: user-level skills use the OS deliberately.
 func TestSkillsProjectSymlinkGuard(t *testing.T) {
-	base := skTempDir(t)
+	base := skillfstest.RealTempDir(t)
 	outside := filepath.Join(base, "outside")
-	skWriteSkill(t, outside, "evil", "name: evil\ndescription: Outside the work dir.", "secret\n")
+	skillfstest.WriteSkill(t, outside, "evil", "name: evil\ndescription: Outside the work dir.", "secret\n")
 	work := filepath.Join(base, "work")
 	root := filepath.Join(work, ".helios", "skills")
-	skWriteSkill(t, root, "plain", "name: plain\ndescription: A plain bundle.", "")
-	skWriteSkill(t, filepath.Join(work, "shared"), "inner", "name: inner\ndescription: Linked from inside.", "inner body\n")
+	skillfstest.WriteSkill(t, root, "plain", "name: plain\ndescription: A plain bundle.", "")
+	skillfstest.WriteSkill(t, filepath.Join(work, "shared"), "inner", "name: inner\ndescription: Linked from inside.", "inner body\n")
 	require.NoError(t, os.Symlink(filepath.Join(outside, "evil"), filepath.Join(root, "evil")))
 	require.NoError(t, os.Symlink(filepath.Join("..", "..", "shared", "inner"), filepath.Join(root, "inner")))
 	// A bundle inside whose SKILL.md is a link to a file outside.
@@ -672,7 +673,7 @@ func TestSkillsProjectSymlinkGuard(t *testing.T) {
 // Validate is strict: every spec violation is an error, unknown keys are
 // warnings, a missing path is an error. The same files load leniently.
 func TestSkillsValidateStrict(t *testing.T) {
-	root := skTempDir(t)
+	root := skillfstest.RealTempDir(t)
 	long := strings.Repeat("x", 1025)
 	cases := []struct {
 		folder, fm string
@@ -690,7 +691,7 @@ func TestSkillsValidateStrict(t *testing.T) {
 		{"unknown-key", "name: unknown-key\ndescription: Fine.\nx-house-key: 2", nil, []string{`unknown frontmatter key "x-house-key"`}},
 	}
 	for _, c := range cases {
-		skWriteSkill(t, root, c.folder, c.fm, "")
+		skillfstest.WriteSkill(t, root, c.folder, c.fm, "")
 	}
 	reports, err := skillfs.Validate(skillfs.OSFS{}, root)
 	require.NoError(t, err)
@@ -719,7 +720,7 @@ func TestSkillsValidateStrict(t *testing.T) {
 	assert.Empty(t, cmp.Diff(wantLoaded, got), "lenient load (-want +got)")
 
 	t.Run("folder without SKILL.md", func(t *testing.T) {
-		root := skTempDir(t)
+		root := skillfstest.RealTempDir(t)
 		writeFile(t, filepath.Join(root, "empty", "README.md"), "# Not a skill\n")
 		rs, err := skillfs.Validate(skillfs.OSFS{}, root)
 		require.NoError(t, err, "Validate; want one report: folder has no SKILL.md")
