@@ -3,6 +3,8 @@ package workfs
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -82,4 +84,49 @@ func (f *FS) protected(path string, t target) error {
 		}
 	}
 	return nil
+}
+
+// ErrSymlink is the sentinel of a write refused because its path goes
+// through a symlink: errors.Is(err, ErrSymlink) holds exactly then.
+var ErrSymlink = errors.New("symlink on the path of a write")
+
+// SymlinkError is the refusal to write through a symlink, even one that
+// stays inside the work dir: a link can be swapped between any check and
+// the write, so writes follow none.
+type SymlinkError struct {
+	Path string // the path as the caller gave it
+	Link string // the first link on it, relative to Dir; "" if it changed during the call
+	Dir  string // the work dir
+}
+
+// Error renders `path "x/config" goes through the symlink x, and writes in the work dir /w follow no symlinks`.
+func (e *SymlinkError) Error() string {
+	link := "a symlink (it changed during the call)"
+	if e.Link != "" {
+		link = "the symlink " + e.Link
+	}
+	return fmt.Sprintf("path %q goes through %s, and writes in the work dir %s follow no symlinks", e.Path, link, e.Dir)
+}
+
+// Unwrap returns [ErrSymlink].
+func (e *SymlinkError) Unwrap() error { return ErrSymlink }
+
+// ErrNoOpenat2 is the refusal of every write on a kernel without openat2
+// (Linux before 5.6): without it a write cannot be kept from following a
+// folder swapped for a symlink, so it fails closed.
+var ErrNoOpenat2 = errors.New("the kernel lacks openat2 (Linux 5.6 or later is needed to write in the work dir safely)")
+
+// firstLink returns the first component of rel that is a symlink now, or ""
+// when none is (it changed during the call).
+func (f *FS) firstLink(rel string) string {
+	p := ""
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, c)
+		if fi, err := os.Lstat(filepath.Join(f.dir, p)); err != nil {
+			return ""
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			return filepath.ToSlash(p)
+		}
+	}
+	return ""
 }

@@ -40,6 +40,8 @@ type FS struct {
 	dir   string // absolute and symlink-resolved
 	alias string // the absolute form New was given, if it differs from dir
 	root  *os.Root
+	// dirFile is the work dir opened once, the base writes open beneath.
+	dirFile *os.File
 }
 
 // New opens the guard on workDir, which must exist and be a directory. It is
@@ -65,7 +67,12 @@ func New(workDir string) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new workfs %q: %w", workDir, err)
 	}
-	f := &FS{dir: dir, root: root}
+	dirFile, err := os.Open(dir)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("new workfs %q: %w", workDir, err)
+	}
+	f := &FS{dir: dir, root: root, dirFile: dirFile}
 	if abs != dir {
 		f.alias = abs
 	}
@@ -152,10 +159,16 @@ func (f *FS) ReadFile(path string) ([]byte, error) {
 
 // WriteFile writes data to the file at path, creating or truncating it with
 // perm (before umask). Missing parent directories are created with 0o755
-// (before umask), all inside the work dir. A symlink as the last element is
-// written through, so it must point inside. A protected path (see
-// [Protected]) is refused with a [*ProtectedError]; its parents may be
-// created on the way to a skills folder (.helios/skills/x/SKILL.md).
+// (before umask), all inside the work dir. It never follows a symlink, even
+// one that stays inside: a link anywhere on the path is refused with a
+// [*SymlinkError]. On Linux each directory on the way is opened beneath the
+// one before it (openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS), so a
+// folder swapped for a link during the call cannot redirect the write, and
+// the protected paths are checked on the folder that was opened; a kernel
+// without openat2 (before 5.6) refuses every write with [ErrNoOpenat2]. A
+// protected path (see [Protected]) is refused with a [*ProtectedError]; its
+// parents may be created on the way to a skills folder
+// (.helios/skills/x/SKILL.md).
 func (f *FS) WriteFile(path string, data []byte, perm fs.FileMode) error {
 	t, err := f.check(path, true)
 	if err != nil {
@@ -164,15 +177,7 @@ func (f *FS) WriteFile(path string, data []byte, perm fs.FileMode) error {
 	if err := f.protected(path, t); err != nil {
 		return err
 	}
-	if parent := filepath.Dir(t.real); parent != "." {
-		if err := f.root.MkdirAll(parent, 0o755); err != nil {
-			return f.opErr("write", path, err)
-		}
-	}
-	if err := f.root.WriteFile(t.real, data, perm); err != nil {
-		return f.opErr("write", path, err)
-	}
-	return nil
+	return f.write(path, t, data, perm)
 }
 
 // MkdirAll creates the directory at path and any missing parents with perm
@@ -210,7 +215,7 @@ func (f *FS) Remove(path string) error {
 
 // Close releases the work dir's handle. Every call after Close fails.
 func (f *FS) Close() error {
-	return f.root.Close()
+	return errors.Join(f.root.Close(), f.dirFile.Close())
 }
 
 // target is a path the guard accepted.

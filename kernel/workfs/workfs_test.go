@@ -429,19 +429,19 @@ func TestWorkFSWrite(t *testing.T) {
 		assert.NoError(t, err, "file on disk = %q", b)
 		assert.Equal(t, "hi", string(b), "file on disk = %q", b)
 	})
-	t.Run("through an inside link, creating parents", func(t *testing.T) {
+	t.Run("never through a link, even one inside", func(t *testing.T) {
 		fx := newWorkFixture(t)
-		require.NoError(t, fx.fs.WriteFile("link-in/made/y.txt", []byte("y"), 0o644), "WriteFile")
-		b, err := os.ReadFile(filepath.Join(fx.work, "sub/made/y.txt"))
-		assert.NoError(t, err, "sub/made/y.txt = %q", b)
-		assert.Equal(t, "y", string(b), "sub/made/y.txt = %q", b)
-	})
-	t.Run("through a dangling inside link creates its target", func(t *testing.T) {
-		fx := newWorkFixture(t)
-		require.NoError(t, fx.fs.WriteFile("dangling-in", []byte("z"), 0o644), "WriteFile")
-		b, err := os.ReadFile(filepath.Join(fx.work, "sub/new.txt"))
-		assert.NoError(t, err, "sub/new.txt = %q", b)
-		assert.Equal(t, "z", string(b), "sub/new.txt = %q", b)
+		before := snapshot(t, fx.base)
+		for path, link := range map[string]string{"link-in/made/y.txt": "link-in", "dangling-in": "dangling-in", "link-file": "link-file", "link-in-abs/x": "link-in-abs"} {
+			err := fx.fs.WriteFile(path, []byte("y"), 0o644)
+			require.ErrorIs(t, err, workfs.ErrSymlink, path)
+			var se *workfs.SymlinkError
+			require.ErrorAs(t, err, &se, path)
+			assert.Equal(t, link, se.Link, path)
+			assert.Contains(t, err.Error(), "goes through the symlink "+link, path)
+			assert.NotErrorIs(t, err, workfs.ErrOutsideWorkDir, path)
+		}
+		assert.Empty(t, cmp.Diff(before, snapshot(t, fx.base)), "a refused write changed the disk")
 	})
 	t.Run("overwrites through an absolute path", func(t *testing.T) {
 		fx := newWorkFixture(t)
