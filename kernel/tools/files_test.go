@@ -397,3 +397,38 @@ func containsAll(s string, subs []string) bool {
 	}
 	return true
 }
+
+// Write and Edit follow no symlinks: x/config where x links to .git is
+// refused as .git, where x links to a plain folder inside it is refused
+// naming the link, and where x is a real folder it is written.
+func TestWriteAndEditFollowNoSymlinks(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path(".git/config"), "[core]\n")
+	mkfile(t, e.path("sub/a.txt"), "old")
+	symlink(t, ".git", e.path("x"))
+	symlink(t, "sub", e.path("y"))
+	tests := []struct {
+		tool string
+		args m
+		want string
+	}{
+		{"Write", m{"path": "x/config", "content": "pwned"}, `refused: "x/config" is in .git`},
+		{"Write", m{"path": "y/a.txt", "content": "new"}, `refused: "y/a.txt" goes through the symlink y; Write and Edit follow no symlinks`},
+		{"Write", m{"path": "y/new.txt", "content": "new"}, `goes through the symlink y`},
+		{"Edit", m{"path": "y/a.txt", "old_string": "old", "new_string": "new"}, `refused: "y/a.txt" goes through the symlink y`},
+	}
+	for _, tt := range tests {
+		res := e.call(t, tt.tool, tt.args)
+		assert.True(t, res.IsError, "%s(%v) = %+v", tt.tool, tt.args, res)
+		assert.Contains(t, res.Content, tt.want, "%s(%v)", tt.tool, tt.args)
+	}
+	assert.Equal(t, "[core]\n", readFile(t, e.path(".git/config")))
+	assert.Equal(t, "old", readFile(t, e.path("sub/a.txt")))
+	assert.NoFileExists(t, e.path("sub/new.txt"))
+	assert.Empty(t, e.writes.got(), "OnWrite after refused writes")
+
+	mkfile(t, e.path("real/keep"), "")
+	res := e.call(t, "Write", m{"path": "real/config", "content": "ok"})
+	require.False(t, res.IsError, "%+v", res)
+	assert.Equal(t, "ok", readFile(t, e.path("real/config")))
+}
