@@ -232,6 +232,11 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, fmt.Errorf("open work dir: %w", err)
 	}
+	// Before the model runs, so the sandbox and the port protect them.
+	if err := port.MakeStateDirs(); err != nil {
+		port.Close()
+		return kernel.Config{}, fmt.Errorf("open work dir: %w", err)
+	}
 	project := capskills.New(port, projectRoots)
 	a.opened = append(a.opened, project)
 	limits := skillfs.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
