@@ -20,6 +20,12 @@ type Config struct {
 	// GitHub is the base URL a source written owner/repo, or as a tree URL
 	// under it, is read against; "" is DefaultGitHub.
 	GitHub string
+	// Tree is the folder Root and LockFile must stay in (the work dir of a
+	// project root), "" for none. Every command then refuses a Root, a
+	// folder between Tree and Root, or a LockFile that is a symlink, and a
+	// Root whose real path leaves Tree: the model writes in the work tree,
+	// and a link it planted would send the install elsewhere.
+	Tree string
 }
 
 // UserConfig is the user root, ~/.helios/skills, with ~/.helios/helios-lock.json
@@ -35,13 +41,13 @@ func UserConfig() (Config, error) {
 // ProjectConfig is the project root of workDir, <workDir>/.helios/skills,
 // with <workDir>/helios-lock.json (the one to commit).
 func ProjectConfig(workDir string) Config {
-	return Config{Root: filepath.Join(workDir, ".helios", "skills"), LockFile: filepath.Join(workDir, LockFileName)}
+	return Config{Root: filepath.Join(workDir, ".helios", "skills"), LockFile: filepath.Join(workDir, LockFileName), Tree: workDir}
 }
 
 // Installer installs skills into one root and keeps its lockfile. Its
 // commands on one root exclude each other, also across processes.
 type Installer struct {
-	root, lockFile, github string
+	root, lockFile, github, tree string
 }
 
 // New returns an Installer for cfg.
@@ -61,7 +67,57 @@ func New(cfg Config) (*Installer, error) {
 	if github == "" {
 		github = DefaultGitHub
 	}
-	return &Installer{root: root, lockFile: lock, github: github}, nil
+	tree := ""
+	if cfg.Tree != "" {
+		if tree, err = filepath.Abs(cfg.Tree); err != nil {
+			return nil, err
+		}
+	}
+	return &Installer{root: root, lockFile: lock, github: github, tree: tree}, nil
+}
+
+// ErrOutsideTree is the sentinel of a root or lockfile refused for leading
+// out of [Config.Tree] or through a symlink in it.
+var ErrOutsideTree = errors.New("leaves the work tree")
+
+// checkTree refuses a root or lockfile that a symlink in the tree redirects,
+// naming the link, or whose real path lies outside the tree.
+func (in *Installer) checkTree() error {
+	if in.tree == "" {
+		return nil
+	}
+	tree, err := filepath.EvalSymlinks(in.tree)
+	if err != nil {
+		return fmt.Errorf("skills root %s: work tree %s: %w", in.root, in.tree, err)
+	}
+	for _, p := range []string{in.root, in.lockFile} {
+		rel, err := filepath.Rel(in.tree, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("skills root %s: %s is outside the work tree %s: %w", in.root, p, in.tree, ErrOutsideTree)
+		}
+		at := tree
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			at = filepath.Join(at, c)
+			fi, err := os.Lstat(at)
+			if errors.Is(err, os.ErrNotExist) {
+				break // made by the command, as a real folder
+			}
+			if err != nil {
+				return fmt.Errorf("skills root %s: %w", in.root, err)
+			}
+			if fi.Mode()&os.ModeSymlink != 0 {
+				dest, _ := os.Readlink(at)
+				return fmt.Errorf("skills root %s: %s is a symlink (to %s), and the installer follows none in the work tree %s: %w",
+					in.root, at, dest, in.tree, ErrOutsideTree)
+			}
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if r, err := filepath.Rel(tree, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				return fmt.Errorf("skills root %s: %s is really %s, outside the work tree %s: %w", in.root, p, real, in.tree, ErrOutsideTree)
+			}
+		}
+	}
+	return nil
 }
 
 // Action is what a command did to one skill.
@@ -521,6 +577,9 @@ type txn struct {
 // puts what fn staged in place and writes the lockfile. Whatever fails,
 // the root and the lockfile are left as they were.
 func (in *Installer) transact(ctx context.Context, fn func(*txn) error) (Result, error) {
+	if err := in.checkTree(); err != nil {
+		return Result{}, err
+	}
 	parent := filepath.Dir(in.root)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return Result{}, err
