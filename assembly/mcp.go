@@ -136,6 +136,9 @@ func mcpProblems(c Config) []string {
 		if !mcpclient.ValidServerName(name) {
 			add(at(), "a server's name must match ^[a-zA-Z0-9_-]{1,32}$ (it becomes part of tool names)")
 		}
+		if strings.Contains(name, "__") {
+			add(at(), `a server's name may not contain "__": tools are named mcp__<server>__<tool>, so server "a__b" with tool "c" would be server "a" with tool "b__c"`)
+		}
 		if i > 0 && entries[i-1].name == name {
 			add(at(), "also configured in %s: a name is one server; keep one of the two", mcpPath(entries[i-1]))
 		}

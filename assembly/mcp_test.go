@@ -128,6 +128,10 @@ func TestMCPServersConfigErrors(t *testing.T) {
 		{"VS Code", `{"inputs": [], "servers": {"gh": {"type": "stdio", "command": "x"}}}`,
 			[]string{"inputs: this is VS Code's prompted inputs", "servers: this is VS Code's key (.vscode/mcp.json)", `"mcpServers"`}},
 		{"Zed", `{"context_servers": {"gh": {"command": "x"}}}`, []string{"context_servers: this is Zed's key", `"mcpServers"`}},
+		// Server a tool b__c and server a__b tool c would both be mcp__a__b__c.
+		{"__ in a name", `{"mcp": {"servers": {"a__b": {"command": "x"}, "a": {"command": "y"}}}}`,
+			[]string{`mcp.servers.a__b: a server's name may not contain "__"`, "mcp__<server>__<tool>"}},
+		{"__ in a pasted name", `{"mcpServers": {"__x": {"command": "x"}}}`, []string{`mcpServers.__x: a server's name may not contain "__"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := assembly.ParseConfig("/p/helios.config.json", []byte(tc.config))

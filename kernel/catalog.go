@@ -161,26 +161,63 @@ func (k *Kernel) logOutcome(v skillcatalog.View) {
 	}
 }
 
-// Tools returns every tool the model gets: skill tools, then each
-// capability's tools in capability order. A capability whose Tools fails
-// costs only its own tools, with a warning.
+// Tools returns every tool the model gets. In catalog mode the skill tools
+// come first, then each capability's tools in capability order; in tools
+// mode the capabilities' tools come first and the skills' tools after them,
+// so builtin tools come before any skill. A tool whose name an earlier one
+// took is refused with a warning naming both: a skill named Bash never hides
+// the Bash tool. A capability whose Tools fails costs only its own tools,
+// with a warning.
 func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
 	return k.tools(ctx, cat, k.budget)
 }
 
 func (k *Kernel) tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	tools, warns := k.skillTools(cat, b)
+	skillTools, warns := k.skillTools(cat, b)
+	var tools []contract.Tool
+	var owners []string // who offers tools[i], for a refusal's warning
+	taken := map[string]int{}
+	add := func(t contract.Tool, owner, source string) {
+		if i, ok := taken[t.Name]; ok {
+			warns = append(warns, contract.Warning{Source: source,
+				Message: fmt.Sprintf("tool %q of %s is refused: %s already offers a tool of that name", t.Name, owner, owners[i])})
+			return
+		}
+		taken[t.Name] = len(tools)
+		tools, owners = append(tools, t), append(owners, owner)
+	}
+	addSkills := func() {
+		for _, t := range skillTools {
+			owner, source := "the skills", "kernel"
+			if k.cfg.SkillsMode == skills.ModeTools {
+				owner, source = fmt.Sprintf("skill %q", t.Name), ""
+				if s, ok := cat.Lookup(t.Name); ok {
+					owner, source = fmt.Sprintf("skill %q (%s)", t.Name, s.Source), s.Source
+				}
+			}
+			add(t, owner, source)
+		}
+	}
+	if k.cfg.SkillsMode != skills.ModeTools {
+		addSkills()
+	}
 	for _, c := range k.caps {
 		tp, ok := c.Capability.(ToolProvider)
 		if !ok {
 			continue
 		}
 		ts, err := tp.Tools(ctx)
+		source := skills.CapabilitySource(c.Name())
 		if err != nil {
-			warns = append(warns, contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("tools unavailable: %v", err)})
+			warns = append(warns, contract.Warning{Source: source, Message: fmt.Sprintf("tools unavailable: %v", err)})
 			continue
 		}
-		tools = append(tools, ts...)
+		for _, t := range ts {
+			add(t, fmt.Sprintf("capability %q", c.Name()), source)
+		}
+	}
+	if k.cfg.SkillsMode == skills.ModeTools {
+		addSkills()
 	}
 	return tools, warns
 }
