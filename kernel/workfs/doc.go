@@ -37,7 +37,15 @@
 // of the work dir (see [Protected]). Reading them is allowed; the sandbox
 // keeps them read-only for the model's commands too.
 //
-// Symlinks that stay inside are followed as usual. [FS.Lstat] and [FS.Remove]
+// Symlinks that stay inside are followed as usual, but for [FS.WriteFile]:
+// a write follows no symlink at all (a [*SymlinkError] names the link), as
+// a link can be swapped in between any check and the write. On Linux it
+// opens each folder on the way beneath the one before it with openat2
+// (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) and checks the protected paths
+// on the folder it opened; without openat2 (Linux before 5.6) every write
+// fails with [ErrNoOpenat2]. [FS.MakeStateDirs] creates the state folders
+// before the model runs, so they are protected from its first command on.
+// [FS.Lstat] and [FS.Remove]
 // act on a final symlink itself, as their os counterparts do, so a link that
 // points out can still be seen and deleted; its target cannot be touched.
 //
