@@ -35,3 +35,15 @@ func TestWorkFSProtectedOnWhatWasOpened(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(base, ".git", "hooks", "pre-commit"))
 	assert.NoDirExists(t, filepath.Join(base, ".git", "new"))
 }
+
+// A kernel without openat2 answers ENOSYS: the write fails closed with
+// ErrNoOpenat2, which says what is missing, never falling back to a write
+// that could follow a swapped link.
+func TestWorkFSWriteWithoutOpenat2FailsClosed(t *testing.T) {
+	f, err := New(t.TempDir())
+	require.NoError(t, err)
+	defer f.Close()
+	err = f.writeErr("a/b.txt", "a/b.txt", unix.ENOSYS)
+	require.ErrorIs(t, err, ErrNoOpenat2)
+	assert.Contains(t, err.Error(), `write a/b.txt: the kernel lacks openat2 (Linux 5.6 or later`)
+}
