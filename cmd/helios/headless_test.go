@@ -168,6 +168,7 @@ func TestRunStreamJSONToolUseAndResume(t *testing.T) {
 		},
 	)
 	home, work, cfg := headlessWorld(t, srv, filepath.Join(t.TempDir(), "sessions"))
+	writeFile(t, filepath.Join(work, ".claude/commands/fix.md"), "Fix $ARGUMENTS\n")
 
 	r := helios(t, home, work, "--config", cfg, "run", "-p", "--output-format", "stream-json", "run it")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -193,6 +194,8 @@ func TestRunStreamJSONToolUseAndResume(t *testing.T) {
 	assert.Equal(t, work, init["cwd"])
 	assert.Equal(t, "claude-scripted", init["model"])
 	assert.Contains(t, init["tools"], "Bash")
+	assert.Equal(t, []any{"fix"}, init["slash_commands"])
+	assert.Equal(t, []any{}, init["mcp_servers"])
 
 	use, res := blockOf(evs[1]), blockOf(evs[2])
 	assert.Equal(t, "Bash", use["name"])
@@ -270,6 +273,23 @@ func TestRunInputFormatStreamJSON(t *testing.T) {
 	assert.Equal(t, evs[0]["session_id"], results[0]["session_id"])
 	assert.Equal(t, evs[0]["session_id"], results[1]["session_id"])
 	assert.Len(t, srv.Requests(), 2)
+}
+
+// A failed turn of --input-format stream-json does not stop the next: each
+// has its result, and helios exits 1.
+func TestRunInputFormatStreamJSONGoesOnAfterAFailedTurn(t *testing.T) {
+	srv := modeltest.NewAnthropicServer(t, modeltest.Fail(400, "bad request today"), modeltest.Say("second ok"))
+	home, work, cfg := headlessWorld(t, srv, filepath.Join(t.TempDir(), "sessions"))
+	stdin := `{"type":"user","message":{"role":"user","content":"one"}}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"two"}}` + "\n"
+	r := heliosStdin(t, home, work, stdin, "--config", cfg, "run", "--input-format", "stream-json", "--output-format", "stream-json")
+	assert.Equal(t, exitFail, r.code, r.stderr)
+	results := ofType(streamEvents(t, r.stdout), "result")
+	require.Len(t, results, 2, r.stdout)
+	assert.Equal(t, true, results[0]["is_error"])
+	assert.Equal(t, "error_during_execution", results[0]["subtype"])
+	assert.Equal(t, false, results[1]["is_error"])
+	assert.Equal(t, "second ok", results[1]["result"])
 }
 
 // A failed turn ends in a result with is_error true and the subtype that
