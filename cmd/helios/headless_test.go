@@ -170,7 +170,7 @@ func TestRunStreamJSONToolUseAndResume(t *testing.T) {
 	home, work, cfg := headlessWorld(t, srv, filepath.Join(t.TempDir(), "sessions"))
 	writeFile(t, filepath.Join(work, ".claude/commands/fix.md"), "Fix $ARGUMENTS\n")
 
-	r := helios(t, home, work, "--config", cfg, "run", "-p", "--output-format", "stream-json", "run it")
+	r := helios(t, home, work, "--config", cfg, "run", "-p", "--verbose", "--output-format", "stream-json", "run it")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	evs := streamEvents(t, r.stdout)
 	var kinds []string
