@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 )
 
@@ -242,6 +244,27 @@ func TestRunOutputFormatJSON(t *testing.T) {
 	assert.Equal(t, "success", evs[0]["subtype"])
 	assert.Equal(t, "Done.", evs[0]["result"])
 	assert.EqualValues(t, 2, evs[0]["num_turns"])
+}
+
+// duration_api_ms counts the time to each model answer and not the tools'
+// time, which duration_ms includes.
+func TestRunResultDurations(t *testing.T) {
+	slow := func(r modeltest.Reply) modeltest.Step {
+		return func(modeltest.Recorded) modeltest.Reply {
+			time.Sleep(100 * time.Millisecond) // the model's time to answer
+			return r
+		}
+	}
+	srv := modeltest.NewAnthropicServer(t,
+		slow(modeltest.Reply{ToolCalls: []model.ToolCall{{Name: "Bash", Arguments: json.RawMessage(`{"command":"sleep 0.3"}`)}}}),
+		slow(modeltest.Reply{Text: "slept"}))
+	home, work, cfg := headlessWorld(t, srv, filepath.Join(t.TempDir(), "sessions"))
+	r := helios(t, home, work, "--config", cfg, "run", "-p", "nap", "--output-format", "json")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	res := streamEvents(t, r.stdout)[0]
+	api, total := res["duration_api_ms"].(float64), res["duration_ms"].(float64)
+	assert.GreaterOrEqual(t, api, 200.0, "two answers of 100 ms each")
+	assert.GreaterOrEqual(t, total, api+300, "the tool's 300 ms count in duration_ms, not in duration_api_ms")
 }
 
 // --input-format stream-json: each user line on stdin is one turn of one
