@@ -284,7 +284,7 @@ func (st *streamer) result(answer string, err error) error {
 	case st.toolsAsked && st.requests >= st.maxTurns:
 		subtype = "error_max_turns"
 		err = fmt.Errorf("the turn reached the limit of %d model requests (--max-turns, sessions.maxSteps) with the model still calling tools", st.maxTurns)
-		text = cmp.Or(answer, err.Error())
+		text = err.Error()
 	}
 	ev := map[string]any{
 		"type": "result", "subtype": subtype, "is_error": err != nil, "result": text,
