@@ -20,22 +20,31 @@ import (
 
 func runCmd(g *globals) *cobra.Command {
 	var resume string
+	var h headlessFlags
 	c := &cobra.Command{
-		Use:   "run [--resume ID] PROMPT | /COMMAND [ARGS...]",
+		Use:   "run [-p] [--resume ID] [--output-format text|json|stream-json] PROMPT | /COMMAND [ARGS...]",
 		Short: "Run the agent on a prompt, streaming its answer and each tool call as it happens",
 		Long: "Run the agent on a prompt in the work dir. The answer streams to stdout; each tool call and its\n" +
 			"outcome is shown as it happens, and the tokens the turn used (read from and written to the\n" +
 			"prompt cache included) at the end. The session is saved; --resume ID continues it.\n" +
 			"/COMMAND ARGS sends the slash command's expansion (see helios commands list) as the prompt.\n" +
 			"Needs model.name (and, unless model.provider is \"anthropic\", model.baseURL) in helios.config.json\n" +
-			"and the API key in $HELIOS_API_KEY (or the variable model.apiKeyEnv names).",
-		Args: args(cobra.MinimumNArgs(1)),
+			"and the API key in $HELIOS_API_KEY (or the variable model.apiKeyEnv names).\n" +
+			"--output-format json|stream-json and --input-format stream-json write and read Claude Code's headless\n" +
+			"events (claude -p), for scripts and CI; --json is Helios's own event shape.",
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if err := h.check(g, a); err != nil {
+				return err
+			}
 			g.watch = true
 			g.logger = stderrLogger(cmd.ErrOrStderr())
 			c, err := g.readConfig()
 			if err != nil {
 				return err
+			}
+			if h.inputFormat == formatStreamJSON {
+				return g.runHeadless(cmd, &h, c, resume, "")
 			}
 			prompt, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
 			if err != nil {
@@ -44,10 +53,13 @@ func runCmd(g *globals) *cobra.Command {
 			if !slash {
 				prompt = a[0]
 			}
+			if h.headless() {
+				return g.runHeadless(cmd, &h, c, resume, prompt)
+			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
 				p := &progress{w: out, json: g.json, start: startJSON(c.cfg)}
-				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, Observe: p.update})
+				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, MaxSteps: h.maxTurns, Observe: p.update})
 				if err != nil {
 					return err
 				}
@@ -59,6 +71,7 @@ func runCmd(g *globals) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&resume, "resume", "", "continue the session with this ID")
+	h.add(c)
 	return c
 }
 
