@@ -394,3 +394,45 @@ func TestClauseC18LinkedHome(t *testing.T) {
 		})
 	}
 }
+
+// Protects (C17, C18): `helios sandbox check` (Sandbox.Report) names, for
+// each protection, the mechanism that keeps it on this machine, and says
+// the truth when the network is on: no socket promise, no mechanism.
+func TestClauseC18ReportNamesEachMechanism(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	mechanisms := func(cfg sandbox.Config) map[string]string {
+		s, err := sandbox.New(cfg)
+		require.NoError(t, err)
+		defer s.Close()
+		rep := s.Report(work)
+		require.True(t, rep.Enforceable, rep.Error)
+		out := map[string]string{}
+		for _, p := range rep.Protections {
+			assert.NotEmpty(t, p.Promise, p.Name)
+			out[p.Name] = p.Mechanism
+		}
+		return out
+	}
+	off := mechanisms(networkOff)
+	for name, want := range map[string]string{
+		"files":           "Landlock ABI",
+		"protected paths": "read-only bind mounts",
+		"network":         "seccomp filter on socket(2) and io_uring_setup(2)",
+		"unix sockets":    "socket",
+		"terminal":        "seccomp filter on ioctl(2)",
+		"privileges":      "capset(2)",
+		"processes":       "no CAP_SYS_PTRACE",
+	} {
+		assert.Contains(t, off[name], want, name)
+	}
+	if os.Geteuid() == 0 {
+		assert.Contains(t, off["processes"], "the kernel process non-dumpable")
+	} else {
+		assert.Contains(t, off["protected paths"], "user namespace")
+	}
+	on := mechanisms(networkOn)
+	assert.Equal(t, "none", on["network"], "with the network on, nothing keeps sockets closed")
+	assert.NotContains(t, on, "unix sockets")
+	assert.Equal(t, off["terminal"], on["terminal"], "the terminal is closed whatever the network")
+}
