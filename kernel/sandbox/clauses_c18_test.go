@@ -436,3 +436,31 @@ func TestClauseC18ReportNamesEachMechanism(t *testing.T) {
 	assert.NotContains(t, on, "unix sockets")
 	assert.Equal(t, off["terminal"], on["terminal"], "the terminal is closed whatever the network")
 }
+
+// Protects (C17): each session writes its own TMPDIR: a command of one
+// session cannot write another session's temp dir, nor the temp root
+// they share, and each session's TMPDIR is its own.
+func TestClauseC17SessionTempDirs(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	s, err := sandbox.New(sandbox.Config{TempRoot: root})
+	require.NoError(t, err)
+	defer s.Close()
+	work := t.TempDir()
+	tmpOf := func(id string) string {
+		cmd, _, err := s.Command(id, work, "sh", "-c", `echo mine > "$TMPDIR/own" && printf %s "$TMPDIR"`)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		cmd.Cmd.Stdout, cmd.Cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Run(), out.String())
+		return out.String()
+	}
+	a, b := tmpOf("a"), tmpOf("b")
+	assert.NotEqual(t, a, b)
+	assert.Equal(t, s.TempDir("a"), a)
+	cmd, _, err := s.Command("b", work, "sh", "-c", "echo x > "+sbQuote(a+"/from-b")+"; echo x > "+sbQuote(root+"/from-b"))
+	require.NoError(t, err)
+	_ = cmd.Run()
+	assert.NoFileExists(t, filepath.Join(a, "from-b"), "a session wrote another's TMPDIR")
+	assert.NoFileExists(t, filepath.Join(root, "from-b"), "a session wrote the temp root")
+}
