@@ -100,7 +100,7 @@ func clauseProbe(args []string) {
 		}
 	case "tiocsti": // open a terminal (it becomes the session's) and type into it
 		var fd int
-		if fd, err = unix.Open(args[1], unix.O_RDWR, 0); err == nil {
+		if fd, err = unix.Open(args[1], unix.O_RDONLY, 0); err == nil { // read-only: Landlock refuses it for writing
 			b := byte('X')
 			if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&b))); errno != 0 {
 				err = errno
@@ -304,6 +304,7 @@ func TestClauseC18TerminalInjection(t *testing.T) {
 	}
 	for _, cfg := range []sandbox.Config{networkOff, networkOn} {
 		out := probeIn(t, cfg, "tiocsti", tty.Name())
+		t.Logf("network %v: %s", cfg.Network, out)
 		assert.True(t, strings.HasPrefix(out, "refused:"), out)
 	}
 	assert.Empty(t, typed(), "input reached the terminal")
