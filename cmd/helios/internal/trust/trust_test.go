@@ -2,9 +2,11 @@ package trust_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,4 +170,35 @@ func TestTrustCorruptedStoreTrustsNothing(t *testing.T) {
 	assert.Contains(t, strings.Join(got.Notices, "\n"), "trust store unreadable: "+path)
 	_, err = store.Check(filepath.Join(work, "helios.config.json"), []byte(trustConfig))
 	assert.ErrorIs(t, err, trust.ErrStore)
+}
+
+// Protects (C19): a folder's name is data wherever the notice puts it:
+// the ignored file's path reaches the terminal with its control and
+// invisible characters escaped, and the command that trusts it, pasted
+// into a shell, names exactly that folder (quotes, spaces, $(...),
+// controls).
+func TestTrustNoticeEscapesNames(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is needed to read the command back")
+	}
+	store := trust.NewStore(filepath.Join(realDir(t), "trust.json"))
+	for _, name := range []string{"with space", "it's", "esc\x1b[31mred", "bidi\u202eevil", "tab\there", "$(touch pwned)", "naïve 技能"} {
+		dir := filepath.Join(realDir(t), name)
+		require.NoError(t, os.Mkdir(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "helios.config.json"), []byte(trustConfig), 0o644))
+		got, err := trust.ReadWorkDir(dir, store)
+		require.NoError(t, err)
+		require.Len(t, got.Notices, 1)
+		for _, r := range got.Notices[0] {
+			assert.False(t, unicode.IsControl(r) || unicode.Is(unicode.Cf, r), "%q: %U reaches the terminal raw", name, r)
+		}
+		cmd := trust.Command(filepath.Join(dir, "helios.config.json"))
+		assert.Contains(t, got.Notices[0], cmd)
+		quoted, ok := strings.CutPrefix(cmd, "helios trust ")
+		require.True(t, ok, cmd)
+		out, err := exec.Command(bash, "-c", "printf %s "+quoted).Output()
+		require.NoError(t, err, quoted)
+		assert.Equal(t, dir, string(out), "the command's folder, as bash reads it")
+	}
 }
