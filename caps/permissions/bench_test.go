@@ -3,8 +3,8 @@ package permissions_test
 import (
 	"fmt"
 	"slices"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/helios-agents/helios/caps/permissions"
 )

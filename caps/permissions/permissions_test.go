@@ -190,14 +190,14 @@ func TestPrefixWordBoundary(t *testing.T) {
 
 func TestPathRules(t *testing.T) {
 	s := compile(t, permissions.Config{
-		Deny: []string{"Read(./.env)", "Read(secrets/)", "Edit(//etc/**)", "Read(~/.ssh/**)", "Edit(*.lock)"},
+		Deny:  []string{"Read(./.env)", "Read(secrets/)", "Edit(//etc/**)", "Read(~/.ssh/**)", "Edit(*.lock)"},
 		Allow: []string{"Edit(/src/**)"}, DefaultMode: permissions.ModeDontAsk,
 	})
 	for _, tc := range []struct {
 		tool, path, list string
 	}{
 		{"Read", ".env", "deny"},
-		{"Read", "sub/../.env", "deny"},           // normalised
+		{"Read", "sub/../.env", "deny"},          // normalised
 		{"Read", "/proj/a/b/../../.env", "deny"}, // absolute, normalised
 		{"Read", "sub/.env", "defaultMode"},      // ./ anchors at the config's folder
 		{"Read", "a/secrets/key", "deny"},        // a folder covers what it holds
