@@ -279,3 +279,21 @@ func TestBoundedInput(t *testing.T) {
 	}
 	assert.Equal(t, permissions.Deny, s.Decide(bash("rm "+strings.Repeat("a", 1<<20)), nil).Behavior, "the raw text still meets deny rules")
 }
+
+func TestXargsNeedsARuleForItsTail(t *testing.T) {
+	s := compile(t, permissions.Config{Allow: []string{"Bash(echo hi)", "Bash(ls:*)"}, Deny: []string{"Bash(rm x)"}, DefaultMode: permissions.ModeDontAsk})
+	assert.Equal(t, "allow", s.Decide(bash("echo hi"), nil).List)
+	assert.Equal(t, "defaultMode", s.Decide(bash("xargs echo hi"), nil).List, "xargs appends arguments an exact rule never saw")
+	assert.Equal(t, "allow", s.Decide(bash("xargs -n 1 ls"), nil).List)
+	assert.Equal(t, "deny", s.Decide(bash("xargs rm x"), nil).List, "a deny rule meets the command as written")
+}
+
+func TestUnknowableNeedsTheBashRule(t *testing.T) {
+	s := compile(t, permissions.Config{Allow: []string{"Bash(eval:*)", "Bash(bash:*)", "Bash(source:*)", "Bash(env:*)"}, DefaultMode: permissions.ModeDontAsk})
+	for _, cmd := range []string{`eval "$X"`, `bash -c "$X"`, "source x.sh", ". x.sh", "env -S 'a b'"} {
+		assert.Equal(t, "defaultMode", s.Decide(bash(cmd), nil).List, cmd)
+	}
+	all := compile(t, permissions.Config{Allow: []string{"Bash"}, DefaultMode: permissions.ModeDontAsk})
+	assert.Equal(t, "allow", all.Decide(bash(`eval "$X"`), nil).List)
+	assert.Equal(t, "allow", all.Decide(bash("ls $("), nil).List)
+}
