@@ -277,7 +277,10 @@ func TestBoundedInput(t *testing.T) {
 		assert.Less(t, time.Since(start), 2*time.Second, name)
 		assert.NotEqual(t, permissions.Allow, d.Behavior, name)
 	}
-	assert.Equal(t, permissions.Deny, s.Decide(bash("rm "+strings.Repeat("a", 1<<20)), nil).Behavior, "the raw text still meets deny rules")
+	d := s.Decide(bash("rm "+strings.Repeat("a", 1<<20)), nil)
+	assert.Equal(t, "deny", d.List, "the raw text still meets deny rules")
+	assert.Equal(t, "Bash(rm:*)", d.Rule)
+	assert.Equal(t, "deny", s.Decide(bash("rm x $("), nil).List, "a command that does not parse still meets deny rules")
 }
 
 func TestXargsNeedsARuleForItsTail(t *testing.T) {
