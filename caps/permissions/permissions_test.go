@@ -300,3 +300,9 @@ func TestUnknowableNeedsTheBashRule(t *testing.T) {
 	assert.Equal(t, "allow", all.Decide(bash(`eval "$X"`), nil).List)
 	assert.Equal(t, "allow", all.Decide(bash("ls $("), nil).List)
 }
+
+func TestCompileErrorWithoutSource(t *testing.T) {
+	_, err := permissions.Compile([]permissions.Layer{{Config: permissions.Config{Ask: []string{"Bash(x"}}}})
+	require.Error(t, err)
+	assert.Equal(t, `permissions.ask[0] "Bash(x": column 5: '(' is never closed`, err.Error())
+}

@@ -44,7 +44,7 @@ func Compile(layers []Layer) (*Set, error) {
 			for j, raw := range list.rules {
 				r, err := ParseRule(raw)
 				if err != nil {
-					errs = append(errs, fmt.Errorf("%s: permissions.%s[%d] %q: %w", l.Source, list.name, j, raw, err))
+					errs = append(errs, fmt.Errorf("%spermissions.%s[%d] %q: %w", prefix(l.Source), list.name, j, raw, err))
 					continue
 				}
 				*list.to = append(*list.to, entry{rule: r, dirs: l.Dirs, source: l.Source})
@@ -57,7 +57,7 @@ func Compile(layers []Layer) (*Set, error) {
 				s.mode = m
 			}
 		default:
-			errs = append(errs, fmt.Errorf("%s: permissions.defaultMode: %q is not one of default, acceptEdits, plan, dontAsk", l.Source, m))
+			errs = append(errs, fmt.Errorf("%spermissions.defaultMode: %q is not one of default, acceptEdits, plan, dontAsk", prefix(l.Source), m))
 		}
 	}
 	if s.mode == "" {
@@ -67,6 +67,15 @@ func Compile(layers []Layer) (*Set, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// prefix is "source: ", or nothing for a layer without a source (the
+// caller names the file).
+func prefix(source string) string {
+	if source == "" {
+		return ""
+	}
+	return source + ": "
 }
 
 // Mode is the defaultMode that decides unmatched calls.
