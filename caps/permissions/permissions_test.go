@@ -72,6 +72,7 @@ func TestOrderDenyThenAskThenAllow(t *testing.T) {
 	assert.Equal(t, permissions.Allow, d.Behavior)
 	assert.Equal(t, "allow", d.List)
 	assert.Equal(t, "Bash(git:*)", d.Rule)
+	assert.Equal(t, `allowed by "Bash(git:*)" in permissions.allow of /proj/helios.config.json`, d.Reason)
 }
 
 func TestUserLayerAppliesUnderProject(t *testing.T) {
