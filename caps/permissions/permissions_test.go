@@ -272,6 +272,7 @@ func TestBoundedInput(t *testing.T) {
 		"many commands":    strings.Repeat("echo a; ", 5000),
 		"deep backticks":   strings.Repeat("echo \\`", 1000),
 		"nested eval echo": strings.Repeat("eval ", 1000) + "echo",
+		"closers first":    "echo '" + strings.Repeat(")", 1000) + "' " + strings.Repeat("$(echo ", 1000) + strings.Repeat(")", 1000),
 	} {
 		start := time.Now()
 		d := s.Decide(bash(cmd), nil)
