@@ -115,7 +115,7 @@ type hook struct {
 	match   func(string) bool
 	shell   []string // the argv the command is appended to
 	async   bool
-	status  string // its statusMessage
+	status  string   // its statusMessage
 	files   []string // the files it runs (runpin.Command), absolute
 	// once: it runs once per session; ran holds the sessions it ran in.
 	once bool
