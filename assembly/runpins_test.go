@@ -1,0 +1,104 @@
+package assembly_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/model/modeltest"
+)
+
+// Protects: M740, M743 (the config named with --config not hashed at
+// load). Probe 2 through the step loop: the guard of docs/hooks.md's
+// example lives in the work dir; a Bash step rewrites it; the next tool
+// calls do not run the new content, and one warning names the file and
+// `helios trust`.
+func TestHookScriptRewrittenByBashStepDoesNotRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	work, out := t.TempDir(), t.TempDir()
+	log := filepath.Join(out, "guard.log")
+	guard := filepath.Join(work, ".claude", "hooks", "guard.sh")
+	spineWriteFile(t, guard, "#!/bin/sh\ncat >/dev/null\necho v1 >> "+log+"\n")
+	require.NoError(t, os.Chmod(guard, 0o755))
+	rewrite := "printf '#!/bin/sh\\\\necho v2 >> " + log + "\\\\n' > .claude/hooks/guard.sh"
+	srv := modeltest.NewServer(t,
+		spineCall("b1", "Bash", `{"command":"`+rewrite+`"}`),
+		spineCall("b2", "Bash", `{"command":"echo one"}`),
+		spineCall("b3", "Bash", `{"command":"echo two"}`),
+		modeltest.Say("done"),
+	)
+	cfgPath := filepath.Join(work, "helios.config.json")
+	spineWriteFile(t, cfgPath, `{
+  "skills": {"userRoots": [], "projectRoots": []},
+  "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
+  "sessions": {"dir": "`+filepath.Join(out, "sessions")+`"},
+  "tools": {"sandbox": {"mode": "off"}},
+  "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}]}
+}`)
+	var mu sync.Mutex
+	var warns []string
+	k, err := assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: work, OnWarning: func(w contract.Warning) {
+		mu.Lock()
+		defer mu.Unlock()
+		warns = append(warns, w.Message)
+	}})
+	require.NoError(t, err)
+	defer k.Close()
+	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
+	require.NoError(t, err)
+	defer s.Close()
+	answer, err := s.Run(ctx, "go")
+	require.NoError(t, err)
+	require.Equal(t, "done", answer)
+
+	got, err := os.ReadFile(guard)
+	require.NoError(t, err)
+	require.Contains(t, string(got), "v2", "the Bash step rewrote the guard")
+	logged, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Equal(t, "v1\n", string(logged), "the guard ran as trusted once, then never as rewritten")
+	mu.Lock()
+	defer mu.Unlock()
+	var about []string
+	for _, w := range warns {
+		if strings.Contains(w, guard) {
+			about = append(about, w)
+		}
+	}
+	require.Len(t, about, 1, "%q", warns)
+	assert.Contains(t, about[0], "helios trust")
+}
+
+// Protects: M744 (a stdio server runs in the work dir). Without "cwd" a
+// stdio server runs in a folder the model cannot write: the config's
+// folder when it lies outside the work dir, the home directory when the
+// config is in the work dir; "cwd" still chooses.
+func TestMCPServerWorkingDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := func(cfgDir, work, extra string) string {
+		t.Helper()
+		path := filepath.Join(cfgDir, "helios.config.json")
+		spineWriteFile(t, path, `{"skills": {"userRoots": [], "projectRoots": []}, "sessions": {"dir": "`+filepath.Join(home, "sessions")+`"},
+  "mcp": {"servers": {"s": {"command": "/bin/true"`+extra+`, "startTimeout": "5s"}}}}`)
+		k, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: work})
+		require.NoError(t, err)
+		defer k.Close()
+		return mcpServers(t, k)["s"].Config().Dir
+	}
+	work, cfgDir := t.TempDir(), t.TempDir()
+	assert.Equal(t, cfgDir, dir(cfgDir, work, ""), "config outside the work dir")
+	assert.Equal(t, home, dir(work, work, ""), "config in the work dir")
+	assert.Equal(t, filepath.Join(work, "sub"), dir(cfgDir, work, `, "cwd": "sub"`))
+}
