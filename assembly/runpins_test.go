@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/redact"
 )
 
 // Protects: M740, M743 (the config named with --config not hashed at
@@ -101,4 +102,29 @@ func TestMCPServerWorkingDirectory(t *testing.T) {
 	assert.Equal(t, cfgDir, dir(cfgDir, work, ""), "config outside the work dir")
 	assert.Equal(t, home, dir(work, work, ""), "config in the work dir")
 	assert.Equal(t, filepath.Join(work, "sub"), dir(cfgDir, work, `, "cwd": "sub"`))
+}
+
+// Protects: M747 (a ${VAR} of mcp.servers.*.args not redacted). Claude
+// Code expands ${VAR} in args, so Helios does too; the value is a secret
+// of the kernel's set (redacted from the session, logs and what the CLI
+// prints: mcp list shows the command line), except the variables every
+// command has (HOME).
+func TestMCPArgsVariablesRedacted(t *testing.T) {
+	t.Setenv("ARGS_TEST_TOKEN", "ghp_argsecretvalue123")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "helios.config.json")
+	spineWriteFile(t, path, `{"skills": {"userRoots": [], "projectRoots": []}, "sessions": {"dir": "`+filepath.Join(dir, "sessions")+`"},
+  "mcp": {"servers": {"s": {"command": "/bin/false", "args": ["--token=${ARGS_TEST_TOKEN}", "${HOME}/x"], "startTimeout": "5s"}}}}`)
+	secrets := redact.New()
+	k, err := assembly.Load(t.Context(), path, assembly.Options{WorkDir: dir, Secrets: secrets})
+	require.NoError(t, err)
+	defer k.Close()
+	st := mcpServers(t, k)["s"].Status()
+	require.Contains(t, st.Target, "ghp_argsecretvalue123", "the server gets the value")
+	shown := secrets.String(st.Target)
+	assert.NotContains(t, shown, "ghp_argsecretvalue123")
+	assert.Contains(t, shown, "--token="+redact.Mark)
+	assert.Contains(t, shown, home+"/x", "HOME is no secret")
 }
