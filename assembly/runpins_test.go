@@ -128,3 +128,28 @@ func TestMCPArgsVariablesRedacted(t *testing.T) {
 	assert.Contains(t, shown, "--token="+redact.Mark)
 	assert.Contains(t, shown, home+"/x", "HOME is no secret")
 }
+
+// Protects: M749 (a plugin's pinned executable not checked). A plugin
+// whose executable lies in the work dir and is not what the trust
+// recorded is not launched: one warning names it and `helios trust`, and
+// the kernel assembles without it.
+func TestPluginExecutableChangedAfterTrustIsOff(t *testing.T) {
+	work := t.TempDir()
+	plugin := filepath.Join(work, "bin", "plugin")
+	spineWriteFile(t, plugin, "#!/bin/sh\necho planted\n")
+	require.NoError(t, os.Chmod(plugin, 0o755))
+	cfg, err := assembly.ParseConfig(filepath.Join(work, "helios.config.json"), []byte(`{
+  "skills": {"userRoots": [], "projectRoots": []}, "sessions": {"dir": "`+filepath.Join(t.TempDir(), "sessions")+`"},
+  "plugins": [{"name": "p", "command": "bin/plugin"}]}`))
+	require.NoError(t, err)
+	var warns []string
+	trusted := map[string]string{plugin: strings.Repeat("0", 64)}
+	k, err := assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: work, WorkDir: work, Trusted: trusted,
+		OnWarning: func(w contract.Warning) { warns = append(warns, w.Path+": "+w.Message) }})
+	require.NoError(t, err)
+	defer k.Close()
+	require.Len(t, warns, 1)
+	assert.Contains(t, warns[0], "plugins[0]: ")
+	assert.Contains(t, warns[0], plugin)
+	assert.Contains(t, warns[0], "helios trust")
+}
