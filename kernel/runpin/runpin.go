@@ -67,13 +67,13 @@ func (p *Pins) Check(files []string) error {
 		if !under(p.roots, f) {
 			continue
 		}
-		want, ok := p.sums[f]
-		if !ok {
-			return fmt.Errorf("%s lies where the model can write and was not there when the config was trusted: %w; run `helios trust` again once you have read it", f, ErrChanged)
-		}
 		got, err := hashFile(f)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
+			return fmt.Errorf("%s cannot be run: %w", f, err)
+		}
+		want, ok := p.sums[f]
+		if !ok {
+			return fmt.Errorf("%s lies where the model can write and was not there when the config was trusted: %w; read it, then run `helios trust` again", f, ErrChanged)
 		}
 		if got != want {
 			return fmt.Errorf("%s lies where the model can write and %w; read it, then run `helios trust` again", f, ErrChanged)

@@ -41,7 +41,7 @@ func TestCommandFiles(t *testing.T) {
 	assert.Empty(t, runpin.Argv([]string{"npx", "-y", "@modelcontextprotocol/server-github"}, "/d"))
 }
 
-// Protects: M740. Record hashes only what lies under the roots; Check
+// Protects: M751, M752. Record hashes only what lies under the roots; Check
 // refuses a changed, a gone and an unrecorded file, naming it, and passes
 // the recorded content and files outside the roots.
 func TestPinsCheck(t *testing.T) {
@@ -64,7 +64,9 @@ func TestPinsCheck(t *testing.T) {
 	assert.Contains(t, err.Error(), "helios trust")
 
 	require.NoError(t, os.WriteFile(later, []byte("echo new"), 0o755))
-	assert.ErrorIs(t, p.Check([]string{later}), runpin.ErrChanged, "planted after the trust")
+	err = p.Check([]string{later})
+	assert.ErrorIs(t, err, runpin.ErrChanged, "planted after the trust")
+	assert.ErrorContains(t, err, later+" lies where the model can write and was not there when the config was trusted")
 	require.NoError(t, os.Remove(in))
 	assert.ErrorIs(t, p.Check([]string{in}), os.ErrNotExist)
 
