@@ -16,6 +16,7 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
@@ -62,6 +63,12 @@ type Config struct {
 	// from (their file is <PluginRoot>/hooks/hooks.json): the commands get
 	// CLAUDE_PLUGIN_ROOT set to it.
 	PluginRoot string
+	// Pins are the digests of the files the commands run that lie where
+	// the model can write (Files lists them): before each run they are
+	// hashed again, and a command whose script changed, vanished or was
+	// never recorded does not run; one warning names the file. Nil checks
+	// nothing.
+	Pins *runpin.Pins
 }
 
 // DefaultMaxOutput is how much of a command's stdout, and of its stderr,
@@ -82,6 +89,7 @@ type Hooks struct {
 	maxOutput  int
 	logger     *slog.Logger
 	onWarning  func(contract.Warning)
+	pins       *runpin.Pins
 
 	// bg runs the async commands, which bgStop kills at Close; none starts
 	// once closed.
@@ -107,7 +115,8 @@ type hook struct {
 	match   func(string) bool
 	shell   []string // the argv the command is appended to
 	async   bool
-	status  string // its statusMessage
+	status  string   // its statusMessage
+	files   []string // the files it runs (runpin.Command), absolute
 	// once: it runs once per session; ran holds the sessions it ran in.
 	once bool
 	mu   sync.Mutex
@@ -155,6 +164,7 @@ func New(cfg Config) (*Hooks, error) {
 		maxOutput:  cmp.Or(cfg.MaxOutput, DefaultMaxOutput),
 		logger:     cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		onWarning:  cfg.OnWarning,
+		pins:       cfg.Pins,
 	}
 	if c.shell == "" {
 		c.shell = "/bin/sh"
@@ -168,6 +178,7 @@ func New(cfg Config) (*Hooks, error) {
 	if cfg.PluginRoot != "" {
 		c.env = append(c.env, "CLAUDE_PLUGIN_ROOT="+cfg.PluginRoot)
 	}
+	getenv := envLookup(c.env)
 	var pwsh string
 	for _, event := range events {
 		for i, g := range cfg.Settings[event] {
@@ -194,6 +205,7 @@ func New(cfg Config) (*Hooks, error) {
 					shell:   shell,
 					async:   cmd.Async,
 					status:  cmd.StatusMessage,
+					files:   runpin.Command(cmd.Command, getenv, c.workDir),
 					once:    cmd.Once,
 				})
 			}
@@ -201,6 +213,19 @@ func New(cfg Config) (*Hooks, error) {
 	}
 	c.bgCtx, c.bgStop = context.WithCancel(context.Background())
 	return c, nil
+}
+
+// Files returns the files the commands run, absolute, in config order: the
+// script of each command ("$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh,
+// the x.sh of `bash x.sh`), its variables expanded and a relative path
+// resolved against the work dir. A trust records those under the
+// model-writable trees (runpin.Record).
+func (c *Hooks) Files() []string {
+	var out []string
+	for _, h := range c.hooks {
+		out = append(out, h.files...)
+	}
+	return out
 }
 
 // Close lets the async commands still running finish for a few seconds,
@@ -309,6 +334,13 @@ func (c *Hooks) common(sessionID, event string, in input) input {
 func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
 	if !h.first(in.SessionID) {
 		return result{}, nil // a once hook that already ran in this session
+	}
+	if err := c.pins.Check(h.files); err != nil {
+		// The rest run; this one is off until the user trusts again.
+		if c.pins.First(h.at) {
+			c.warn(ctx, h, fmt.Sprintf("is off: %v", err))
+		}
+		return result{}, nil
 	}
 	if h.status != "" {
 		c.logger.InfoContext(ctx, "hook command", slog.String("hook", h.at), slog.String("status", h.status))

@@ -567,7 +567,7 @@ func TestCmdHooksMisbehavingHooks(t *testing.T) {
 		"hooks.PreToolUse[0].hooks[1] (hooks/fail.sh)\" failed: it exited with status 1 (a non-blocking error: only 2 blocks): linter not installed",
 		"hooks.PreToolUse[0].hooks[2] (hooks/bad.sh) printed invalid JSON",
 		"hooks.PreToolUse[0].hooks[3] (hooks/huge.sh) printed 10 MiB on stdout, over the limit of 1 MiB",
-		"hooks.PreToolUse[0].hooks[5] (hooks/missing.sh)\" failed: it exited with status 127",
+		"hooks.PreToolUse[0].hooks[5] (hooks/missing.sh) is off: " + filepath.Join(w.work, "hooks", "missing.sh") + " cannot be run: open ",
 	} {
 		assert.Contains(t, warns, want)
 	}
