@@ -1,8 +1,3 @@
-// Package permissions implements Claude Code's permission rules (contract
-// C31): allow, ask and deny lists of rules such as `Bash(npm run test:*)`,
-// `Read(./.env)`, `Edit(src/**)` and `mcp__github__*`, checked deny first,
-// then ask, then allow. Bash commands are parsed with a real shell parser so
-// that every simple command of a chain is judged on its own.
 package permissions
 
 import (
