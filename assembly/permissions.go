@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/helios-agents/helios/caps/permissions"
@@ -20,26 +21,20 @@ import (
 // project's, in every work dir, trusted or not.
 const UserSettingsFile = ".helios/settings.json"
 
-// permissionProblems checks the "permissions" key: each rule parses, the
-// mode is one of the four. Each problem names its JSON path.
-func permissionProblems(c permissions.Config) []string {
-	_, err := permissions.Compile([]permissions.Layer{{Config: c}})
+// permissionProblems checks the "permissions" key of the config read from
+// source (may be ""): each rule parses, the mode is one of the four. Each
+// problem names the JSON path and, for a rule, the position in it.
+func permissionProblems(c permissions.Config, source string) []string {
+	_, err := permissions.Compile([]permissions.Layer{{Source: source, Config: c}})
 	var out []string
 	for _, e := range leafErrors(err) {
-		out = append(out, e.Error())
-	}
-	if !validMode(c.DefaultMode) {
-		out = append(out, fmt.Sprintf("permissions.defaultMode: %q is not a mode (want default, acceptEdits, plan or dontAsk)", c.DefaultMode))
+		msg := e.Error()
+		if source == "" {
+			msg = strings.TrimPrefix(msg, ": ")
+		}
+		out = append(out, msg)
 	}
 	return out
-}
-
-func validMode(m permissions.Mode) bool {
-	switch m {
-	case "", permissions.ModeDefault, permissions.ModeAcceptEdits, permissions.ModePlan, permissions.ModeDontAsk:
-		return true
-	}
-	return false
 }
 
 // leafErrors flattens errors.Join trees.
@@ -84,11 +79,10 @@ func readUserPermissions(home string) (permissions.Config, string, error) {
 			return c, path, fmt.Errorf("%w: %s: %w", ErrConfig, path, err)
 		}
 	}
-	var errs []error
-	for _, p := range permissionProblems(c) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrConfig, path, p))
+	if p := permissionProblems(c, path); len(p) > 0 {
+		return c, path, fmt.Errorf("%w: %s", ErrConfig, strings.Join(p, "; "))
 	}
-	return c, path, errors.Join(errs...)
+	return c, path, nil
 }
 
 // permissionSet compiles the project's permissions (relative to base) over
