@@ -37,7 +37,7 @@ func runCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			prompt, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
+			prompt, allowed, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -52,7 +52,8 @@ func runCmd(g *globals) *cobra.Command {
 					return err
 				}
 				defer s.Close()
-				_, err = s.Run(cmd.Context(), prompt)
+				// A command's allowed-tools pre-approve calls for its turn.
+				_, err = s.Run(kernel.WithPreapproved(cmd.Context(), allowed), prompt)
 				p.done(s.ID(), err)
 				return err
 			})
@@ -210,6 +211,9 @@ func updateJSON(u kernel.Update) map[string]any {
 	}
 	if u.Kind == kernel.UpdateToolResult {
 		m["isError"] = u.IsError
+		if p := u.Permission; p.Behavior != "" {
+			m["permission"] = map[string]string{"decision": p.Behavior, "rule": p.Rule, "list": p.List, "reason": p.Reason}
+		}
 	}
 	return m
 }
