@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -71,6 +72,9 @@ func nesting(s string) int {
 	return deepest
 }
 
+// parsers are reused: a parser's buffers are most of a parse's allocations.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 type walker struct {
 	parts     []part
 	redirects []string
@@ -83,7 +87,9 @@ func (w *walker) parse(src string, depth int, deny, allow []string, tail bool) b
 	if depth > maxWrapDepth {
 		return false
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	parser := parsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers.Put(parser)
 	if err != nil {
 		return false
 	}
@@ -95,7 +101,7 @@ func (w *walker) parse(src string, depth int, deny, allow []string, tail bool) b
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			if len(n.Args) > 0 {
-				w.call(n.Args, depth, deny, allow, tail)
+				w.call(src, n.Args, depth, deny, allow, tail)
 			}
 		case *syntax.DeclClause:
 			words := []string{n.Variant.Value}
@@ -108,7 +114,7 @@ func (w *walker) parse(src string, depth int, deny, allow []string, tail bool) b
 		case *syntax.Redirect:
 			switch n.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
-				t, lit := literal(n.Word)
+				t, lit := literal(src, n.Word)
 				if !lit {
 					t = ""
 				}
@@ -130,10 +136,10 @@ type word struct {
 }
 
 // call adds a simple command, resolving the wrappers it starts with.
-func (w *walker) call(args []*syntax.Word, depth int, deny, allow []string, tail bool) {
+func (w *walker) call(src string, args []*syntax.Word, depth int, deny, allow []string, tail bool) {
 	words := make([]word, len(args))
 	for i, a := range args {
-		t, lit := literal(a)
+		t, lit := literal(src, a)
 		words[i] = word{t, lit}
 	}
 	w.words(words, depth, deny, allow, tail)
@@ -311,9 +317,14 @@ func skipAssignments(ws []word) []word {
 // literal is a word's value with quotes removed, and whether it has no
 // expansion: Lit, '...', and "..." of plain text. Otherwise it is the word
 // as written.
-func literal(w *syntax.Word) (string, bool) {
+func literal(src string, w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			return unescape(l.Value), true
+		}
 	}
 	var b strings.Builder
 	for _, p := range w.Parts {
@@ -322,19 +333,19 @@ func literal(w *syntax.Word) (string, bool) {
 			b.WriteString(unescape(p.Value))
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				return printWord(w), false
+				return nodeText(src, w), false
 			}
 			b.WriteString(p.Value)
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return printWord(w), false
+					return nodeText(src, w), false
 				}
 				b.WriteString(l.Value)
 			}
 		default:
-			return printWord(w), false
+			return nodeText(src, w), false
 		}
 	}
 	return b.String(), true
@@ -355,12 +366,6 @@ func unescape(s string) string {
 		}
 		b.WriteByte(s[i])
 	}
-	return b.String()
-}
-
-func printWord(w *syntax.Word) string {
-	var b strings.Builder
-	_ = syntax.NewPrinter().Print(&b, w)
 	return b.String()
 }
 

@@ -127,6 +127,8 @@ func bash(cmd string) permissions.Call {
 	return permissions.Call{Tool: "Bash", Input: in}
 }
 
+var jsonMarshal = json.Marshal
+
 func tool(name string, input any) permissions.Call {
 	in, _ := json.Marshal(input)
 	return permissions.Call{Tool: name, Input: in}
