@@ -20,6 +20,10 @@ import (
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
+	"github.com/helios-agents/helios/kernel/telemetry"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,6 +59,11 @@ var (
 // root, over a scripted model.
 func pmKernel(t *testing.T, rules kernel.Permissions, caps []kernel.Capability, root string, script ...modeltest.Step) *kernel.Kernel {
 	t.Helper()
+	return pmKernelTel(t, nil, rules, caps, root, script...)
+}
+
+func pmKernelTel(t *testing.T, tel *telemetry.T, rules kernel.Permissions, caps []kernel.Capability, root string, script ...modeltest.Step) *kernel.Kernel {
+	t.Helper()
 	srv := modeltest.NewServer(t, script...)
 	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
 	require.NoError(t, err)
@@ -63,7 +72,7 @@ func pmKernel(t *testing.T, rules kernel.Permissions, caps []kernel.Capability, 
 		roots = []string{root}
 	}
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: roots, Capabilities: caps,
-		Model: client, Store: session.NewMemoryStore(), Permissions: rules})
+		Model: client, Store: session.NewMemoryStore(), Permissions: rules, Telemetry: tel})
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	return k
@@ -241,4 +250,30 @@ func TestPermissionsPreapprovedWhileTheSkillIsActive(t *testing.T) {
 		}
 	}
 	assert.Equal(t, [][]string{nil, {"Bash(touch:*)", "Read"}, nil, {"Bash(touch:*)"}}, got)
+}
+
+// Protects: M802 (the decision left out of the tool span). The tool span
+// carries permission.decision and permission.rule.
+func TestPermissionsOnTheToolSpan(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { tp.Shutdown(context.Background()) })
+	tel, err := telemetry.New(tp, metricnoop.NewMeterProvider(), false)
+	require.NoError(t, err)
+	bash, _ := agEcho("Bash", "Runs a command.")
+	k := pmKernelTel(t, tel, &pmRules{by: map[string]kernel.PermissionDecision{"Bash": pmDenyRm}}, []kernel.Capability{&agCap{name: "tools", tools: []contract.Tool{bash}}}, "",
+		pmScript(model.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"rm x"}`)})...)
+	pmRun(t, t.Context(), pmOpen(t, k, kernel.SessionConfig{}), "go")
+	var attrs map[string]string
+	for _, sp := range rec.Ended() {
+		if sp.Name() == "execute_tool Bash" {
+			attrs = map[string]string{}
+			for _, a := range sp.Attributes() {
+				attrs[string(a.Key)] = a.Value.Emit()
+			}
+		}
+	}
+	require.NotNil(t, attrs, "no tool span")
+	assert.Equal(t, "deny", attrs["permission.decision"])
+	assert.Equal(t, "Bash(rm:*)", attrs["permission.rule"])
 }
