@@ -21,11 +21,11 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
 	"github.com/helios-agents/helios/kernel/telemetry"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // pmRules decides by tool name (unlisted tools: no decision) and records
