@@ -474,9 +474,10 @@ func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn)
 		d.Ask, d.Reason = true, reason
 		return d, true, nil
 	case "", "allow":
-		// Helios has no permission prompt for "allow" to skip: the call
-		// runs (with updatedInput, if any), and without one the next
-		// handlers still see it.
+		// "allow" passes no permission rule (the kernel decides the rules
+		// after tool:before, deny and ask included): the call goes on
+		// (with updatedInput, if any), and without one the next handlers
+		// still see it.
 		return d, d.Args != nil, nil
 	}
 	return kernel.ToolDecision{}, false, fmt.Errorf(`its permissionDecision %q is none of "allow", "deny", "ask": ignored`, decision)
