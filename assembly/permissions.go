@@ -89,13 +89,15 @@ func readUserPermissions(home string) (permissions.Config, string, error) {
 // the user's (relative to ~/.helios). Nil when neither holds a rule or a
 // mode: every call runs, as without the key.
 func permissionSet(cfg Config, base, workDir string) (kernel.Permissions, error) {
+	// Without a home directory there are no user settings to read (and
+	// "~/" in a rule matches nothing); that is no reason to refuse a run.
+	var user permissions.Config
+	userFile := ""
 	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil, fmt.Errorf("permissions: %w", err)
-	}
-	user, userFile, err := readUserPermissions(home)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if user, userFile, err = readUserPermissions(home); err != nil {
+			return nil, err
+		}
 	}
 	if isEmptyPermissions(cfg.Permissions) && isEmptyPermissions(user) {
 		return nil, nil

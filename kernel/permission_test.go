@@ -277,3 +277,37 @@ func TestPermissionsOnTheToolSpan(t *testing.T) {
 	assert.Equal(t, "deny", attrs["permission.decision"])
 	assert.Equal(t, "Bash(rm:*)", attrs["permission.rule"])
 }
+
+// Protects: M806 (a hook's ask offered as a rule's). When a hook asks, the
+// question names no rule (so the person's "always" cannot answer a hook's
+// later asks), even when an allow rule matched; a rule's ask names it.
+func TestPermissionsConfirmationNamesOnlyAnAskingRule(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		hookAsks bool
+		rule     kernel.PermissionDecision
+		want     string
+	}{
+		{name: "hook asks, allow rule", hookAsks: true, rule: kernel.PermissionDecision{Behavior: kernel.PermissionAllow, Rule: "Bash", List: "allow"}, want: ""},
+		{name: "hook asks, ask rule", hookAsks: true, rule: pmAskGit, want: ""},
+		{name: "ask rule alone", rule: pmAskGit, want: "Bash(git push:*)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bash, _ := agEcho("Bash", "Runs a command.")
+			hook := &agCap{name: "guard", tools: []contract.Tool{bash}, mounts: []hooks.Mount{
+				agFirstWin(kernel.ToolBefore, "guard", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+					return kernel.ToolDecision{Ask: true, Reason: "hook wants a look"}, tc.hookAsks, nil
+				})}}
+			k := pmKernel(t, &pmRules{by: map[string]kernel.PermissionDecision{"Bash": tc.rule}}, []kernel.Capability{hook}, "",
+				pmScript(model.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"git push"}`)})...)
+			var asked []kernel.Confirmation
+			s := pmOpen(t, k, kernel.SessionConfig{Confirm: func(_ context.Context, q kernel.Confirmation) (bool, error) {
+				asked = append(asked, q)
+				return true, nil
+			}})
+			pmRun(t, t.Context(), s, "push")
+			require.Len(t, asked, 1)
+			assert.Equal(t, tc.want, asked[0].Rule)
+		})
+	}
+}

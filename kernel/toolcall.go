@@ -105,7 +105,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 		ask, askReason = true, strings.TrimSpace(askReason+"\n"+pd.Reason)
 	}
 	if ask {
-		if why := s.confirm(ctx, call, askReason, pd); why != "" {
+		if why := s.confirm(ctx, call, askReason, pd, decided && d.Ask); why != "" {
 			return contract.ErrorResult("tool call %s denied: %s", c.Name, why), pd, "denied"
 		}
 	}
@@ -128,19 +128,24 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 
 // confirm asks the person whether call may run, for a tool:before handler
 // or a permission rule that wants it confirmed. It returns "" when the
-// person allowed it, else why the call is denied, for the model.
-func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string, pd PermissionDecision) string {
-	who := "a hook asks"
+// person allowed it, else why the call is denied, for the model. The
+// question names the rule only when a rule alone asks: the person's
+// "always" then answers that rule's later asks, never a hook's.
+func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string, pd PermissionDecision, hookAsks bool) string {
+	who, rule := "a hook asks", ""
 	if pd.Behavior == PermissionAsk {
 		who = "a permission rule asks"
 		if pd.Rule != "" {
 			who = fmt.Sprintf("the %s rule %q asks", pd.List, pd.Rule)
 		}
+		if !hookAsks {
+			rule = pd.Rule
+		}
 	}
 	if s.cfg.Confirm == nil {
 		return who + " the person to confirm this call, and no one can be asked in this run (it is not interactive)"
 	}
-	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason, Rule: pd.Rule})
+	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason, Rule: rule})
 	switch {
 	case err != nil:
 		return fmt.Sprintf("%s the person to confirm this call, and asking failed: %v", who, err)
