@@ -66,7 +66,7 @@ func nesting(s string) int {
 			depth++
 			deepest = max(deepest, depth)
 		case ')', '}', ']':
-			depth--
+			depth = max(depth-1, 0) // a stray closer cannot pay for later depth
 		}
 	}
 	return deepest

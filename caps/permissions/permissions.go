@@ -48,7 +48,7 @@ type Call struct {
 // Decision is the outcome of Set.Decide.
 type Decision struct {
 	Behavior Behavior
-	Rule     string // the rule that decided; "" when the mode decided
+	Rule     string // the rule that decided ("" when the mode decided); for an allowed Bash chain, the rules that allowed its parts, joined by ", "
 	List     string // "deny", "ask", "allow", "allowed-tools" or "defaultMode"
 	Reason   string // one line fit for the model and the user, naming rule and list
 }

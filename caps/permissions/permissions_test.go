@@ -72,6 +72,7 @@ func TestOrderDenyThenAskThenAllow(t *testing.T) {
 	assert.Equal(t, permissions.Allow, d.Behavior)
 	assert.Equal(t, "allow", d.List)
 	assert.Equal(t, "Bash(git:*)", d.Rule)
+	assert.Equal(t, `allowed by "Bash(git:*)" in permissions.allow of /proj/helios.config.json`, d.Reason)
 }
 
 func TestUserLayerAppliesUnderProject(t *testing.T) {
@@ -271,6 +272,7 @@ func TestBoundedInput(t *testing.T) {
 		"many commands":    strings.Repeat("echo a; ", 5000),
 		"deep backticks":   strings.Repeat("echo \\`", 1000),
 		"nested eval echo": strings.Repeat("eval ", 1000) + "echo",
+		"closers first":    "echo '" + strings.Repeat(")", 1000) + "' " + strings.Repeat("$(echo ", 1000) + strings.Repeat(")", 1000),
 	} {
 		start := time.Now()
 		d := s.Decide(bash(cmd), nil)
@@ -299,4 +301,10 @@ func TestUnknowableNeedsTheBashRule(t *testing.T) {
 	all := compile(t, permissions.Config{Allow: []string{"Bash"}, DefaultMode: permissions.ModeDontAsk})
 	assert.Equal(t, "allow", all.Decide(bash(`eval "$X"`), nil).List)
 	assert.Equal(t, "allow", all.Decide(bash("ls $("), nil).List)
+}
+
+func TestCompileErrorWithoutSource(t *testing.T) {
+	_, err := permissions.Compile([]permissions.Layer{{Config: permissions.Config{Ask: []string{"Bash(x"}}}})
+	require.Error(t, err)
+	assert.Equal(t, `permissions.ask[0] "Bash(x": column 5: '(' is never closed`, err.Error())
 }

