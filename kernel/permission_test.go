@@ -59,10 +59,17 @@ var (
 // root, over a scripted model.
 func pmKernel(t *testing.T, rules kernel.Permissions, caps []kernel.Capability, root string, script ...modeltest.Step) *kernel.Kernel {
 	t.Helper()
-	return pmKernelTel(t, nil, rules, caps, root, script...)
+	return pmKernelWith(t, kernel.Config{Permissions: rules}, caps, root, script...)
 }
 
 func pmKernelTel(t *testing.T, tel *telemetry.T, rules kernel.Permissions, caps []kernel.Capability, root string, script ...modeltest.Step) *kernel.Kernel {
+	t.Helper()
+	return pmKernelWith(t, kernel.Config{Permissions: rules, Telemetry: tel}, caps, root, script...)
+}
+
+// pmKernelWith is pmKernel with base's Permissions, Telemetry and
+// SkillsMode.
+func pmKernelWith(t *testing.T, base kernel.Config, caps []kernel.Capability, root string, script ...modeltest.Step) *kernel.Kernel {
 	t.Helper()
 	srv := modeltest.NewServer(t, script...)
 	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
@@ -72,7 +79,7 @@ func pmKernelTel(t *testing.T, tel *telemetry.T, rules kernel.Permissions, caps 
 		roots = []string{root}
 	}
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: roots, Capabilities: caps,
-		Model: client, Store: session.NewMemoryStore(), Permissions: rules, Telemetry: tel})
+		Model: client, Store: session.NewMemoryStore(), Permissions: base.Permissions, Telemetry: base.Telemetry, SkillsMode: base.SkillsMode})
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	return k
@@ -228,28 +235,36 @@ func TestPermissionsAfterHooks(t *testing.T) {
 // its load until the end of the turn, not before it and not in the next
 // turn; a slash command's (WithPreapproved) for the turn it starts.
 func TestPermissionsPreapprovedWhileTheSkillIsActive(t *testing.T) {
-	root := skillfstest.RealTempDir(t)
-	skillfstest.WriteSkill(t, root, "toucher", "name: toucher\ndescription: Touches files.\nallowed-tools: Bash(touch:*) Read", "touch them\n")
-	bash, _ := agEcho("Bash", "Runs a command.")
-	rules := &pmRules{}
-	touch := model.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"touch a"}`)}
-	script := pmScript(touch, model.ToolCall{Name: skills.SkillToolName, Arguments: json.RawMessage(`{"name":"toucher"}`)}, touch)
-	script = append(script, pmScript(touch)...)
-	script = append(script, pmScript(touch)...)
-	k := pmKernel(t, rules, []kernel.Capability{&agCap{name: "tools", tools: []contract.Tool{bash}}}, root, script...)
-	s := pmOpen(t, k, kernel.SessionConfig{})
+	for _, mode := range []skills.Mode{skills.ModeCatalog, skills.ModeTools} {
+		t.Run(mode.String(), func(t *testing.T) {
+			root := skillfstest.RealTempDir(t)
+			skillfstest.WriteSkill(t, root, "toucher", "name: toucher\ndescription: Touches files.\nallowed-tools: Bash(touch:*) Read", "touch them\n")
+			bash, _ := agEcho("Bash", "Runs a command.")
+			rules := &pmRules{}
+			touch := model.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"touch a"}`)}
+			load := model.ToolCall{Name: skills.SkillToolName, Arguments: json.RawMessage(`{"name":"toucher"}`)}
+			if mode == skills.ModeTools {
+				load = model.ToolCall{Name: "toucher", Arguments: json.RawMessage(`{}`)}
+			}
+			script := pmScript(touch, load, touch)
+			script = append(script, pmScript(touch)...)
+			script = append(script, pmScript(touch)...)
+			k := pmKernelWith(t, kernel.Config{Permissions: rules, SkillsMode: mode}, []kernel.Capability{&agCap{name: "tools", tools: []contract.Tool{bash}}}, root, script...)
+			s := pmOpen(t, k, kernel.SessionConfig{})
 
-	pmRun(t, t.Context(), s, "touch with the skill")
-	pmRun(t, t.Context(), s, "touch again")
-	pmRun(t, kernel.WithPreapproved(t.Context(), []string{"Bash(touch:*)"}), s, "/touch")
+			pmRun(t, t.Context(), s, "touch with the skill")
+			pmRun(t, t.Context(), s, "touch again")
+			pmRun(t, kernel.WithPreapproved(t.Context(), []string{"Bash(touch:*)"}), s, "/touch")
 
-	var got [][]string
-	for _, q := range rules.queries() {
-		if q.Call.Name == "Bash" {
-			got = append(got, q.Preapproved)
-		}
+			var got [][]string
+			for _, q := range rules.queries() {
+				if q.Call.Name == "Bash" {
+					got = append(got, q.Preapproved)
+				}
+			}
+			assert.Equal(t, [][]string{nil, {"Bash(touch:*)", "Read"}, nil, {"Bash(touch:*)"}}, got)
+		})
 	}
-	assert.Equal(t, [][]string{nil, {"Bash(touch:*)", "Read"}, nil, {"Bash(touch:*)"}}, got)
 }
 
 // Protects: M802 (the decision left out of the tool span). The tool span
