@@ -231,6 +231,10 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
+	perms, err := permissionSet(cfg, base, workDir)
+	if err != nil {
+		return kernel.Config{}, err
+	}
 	budget, err := catalogBudget(cfg)
 	if err != nil {
 		return kernel.Config{}, err
@@ -267,6 +271,7 @@ func (a *assembler) local() (kernel.Config, error) {
 		return kernel.Config{}, err
 	}
 	return kernel.Config{
+		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,

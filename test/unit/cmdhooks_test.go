@@ -649,7 +649,8 @@ func TestCmdHooksBadSettings(t *testing.T) {
 		{"negative timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": -5}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: negative`},
 		{"zero timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: 0 seconds`},
 		{"no command", `{"SessionStart": [{"hooks": [{"type": "command"}]}]}`, `hooks.SessionStart[0].hooks[0].command: missing`},
-		{"if", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}`, `hooks.SessionStart[0].hooks[0].if: "if" filters a hook by a permission rule`},
+		{"if", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}`, `hooks.SessionStart[0].hooks[0].if: "if" filters tool calls`},
+		{"bad if", `{"PreToolUse": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *"}]}]}`, `hooks.PreToolUse[0].hooks[0].if: "Bash(rm *": `},
 		{"timeout a string", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "timeout": "5s"}]}]}`, `hooks.SessionStart[0].hooks[0].timeout: want a number`},
 	}
 	for _, tt := range tests {
