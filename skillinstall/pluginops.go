@@ -330,6 +330,28 @@ func (p *Plugins) edit(ctx context.Context, name string, fn func(*PluginLocked, 
 	})
 }
 
+// skillFolders are the skill folders (slash paths relative to dir) under
+// the skill roots of a plugin: a root holding a SKILL.md is one skill,
+// otherwise each child folder holding one is.
+func skillFolders(dir string, roots []string) []string {
+	out := []string{}
+	for _, r := range roots {
+		root := filepath.Join(dir, filepath.FromSlash(r))
+		if _, err := os.Stat(filepath.Join(root, "SKILL.md")); err == nil {
+			out = append(out, r)
+			continue
+		}
+		es, _ := os.ReadDir(root)
+		for _, de := range es {
+			if _, err := os.Stat(filepath.Join(root, de.Name(), "SKILL.md")); err == nil && de.IsDir() {
+				out = append(out, join(r, de.Name()))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // skillNames are the frontmatter names of the skills under the skill
 // roots of a plugin (slash paths relative to dir): a root holding a
 // SKILL.md is one skill, otherwise each child folder holding one is.

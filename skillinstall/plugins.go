@@ -335,7 +335,7 @@ func describe(dir, name string) (PluginOffer, error) {
 		slices.Sort(out)
 		return out
 	}
-	o.Parts = PluginParts{Skills: rel(parts.Skills), Commands: rel(parts.Commands), Agents: rel(parts.Agents),
+	o.Parts = PluginParts{Skills: skillFolders(dir, rel(parts.Skills)), Commands: rel(parts.Commands), Agents: rel(parts.Agents),
 		Hooks: len(parts.Hooks) > 0 && string(parts.Hooks) != "null" && string(parts.Hooks) != "{}", MCPServers: []string{}}
 	for s := range parts.MCPServers {
 		o.Parts.MCPServers = append(o.Parts.MCPServers, s)
@@ -566,16 +566,9 @@ func (p *Plugins) Install(ctx context.Context, spec string, opts PluginInstallOp
 			}
 			cands = picked
 		}
-		byName := map[string][]candidate{}
 		for _, c := range cands {
-			byName[c.name] = append(byName[c.name], c)
-		}
-		for _, c := range cands {
-			if same := byName[c.name]; len(same) > 1 {
-				if same[0] == c {
-					tx.skip(c.name, fmt.Sprintf("plugin %s is offered twice: by %s (path %s) and by %s (path %s); neither is installed",
-						c.name, where(same[0]), same[0].path, where(same[1]), same[1].path))
-				}
+			if _, ok := tx.state.Plugins[c.name]; !ok && exists(filepath.Join(p.root, c.name)) {
+				tx.skip(c.name, fmt.Sprintf("plugin %s: %s holds a folder %s does not list; not installed (move it away first)", c.name, p.root, PluginStateFile))
 				continue
 			}
 			if e, ok := tx.state.Plugins[c.name]; ok && (e.Marketplace != c.marketplace || e.Source != c.co.src.spec || e.Path != c.path) {
@@ -607,13 +600,6 @@ func (p *Plugins) Install(ctx context.Context, spec string, opts PluginInstallOp
 		}
 		return nil
 	})
-}
-
-func where(c candidate) string {
-	if c.marketplace != "" {
-		return "marketplace " + c.marketplace
-	}
-	return c.co.src.spec
 }
 
 // skip leaves a plugin out, with a warning.
