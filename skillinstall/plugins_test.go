@@ -86,7 +86,10 @@ func TestPluginsInstallFromAMarketplaceLocksCommitFilesAndApproval(t *testing.T)
 		w := newPluginWorld(t)
 		var asked []string
 		res, err := w.in.Install(context.Background(), url, skillinstall.PluginInstallOptions{Plugins: []string{"*"},
-			Approve: func(name string, runs []string) bool { asked = append(asked, name+": "+strings.Join(runs, ";")); return true }})
+			Approve: func(name string, runs []string) bool {
+				asked = append(asked, name+": "+strings.Join(runs, ";"))
+				return true
+			}})
 		require.NoError(t, err)
 		require.Len(t, res.Plugins, 2, "%+v", res)
 		assert.Empty(t, res.Skipped)
