@@ -15,7 +15,7 @@ import (
 func pluginsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "plugins",
-		Short: "Check the configured out-of-process plugins, or write a new one",
+		Short: "Install and manage agent plugins (skills, commands, agents, hooks, MCP servers); check or write go-plugin executables",
 		Args:  args(cobra.NoArgs),
 		RunE:  groupHelp,
 	}
@@ -55,6 +55,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 		},
 	})
 	c.AddCommand(pluginsInitCmd())
+	c.AddCommand(pluginsBundleCmds(g)...)
 	return c
 }
 
