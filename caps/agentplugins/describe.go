@@ -42,10 +42,10 @@ func Describe(dir string, m Manifest) (Parts, []Warning) {
 			continue
 		}
 		if hasSkill(root) {
-			p.Skills = append(p.Skills, root)
-		} else if isFile(root, "SKILL.md") {
-			// A path naming one skill folder: its parent is the root.
-			p.Skills = append(p.Skills, filepath.Dir(root))
+			p.Skills = appendNew(p.Skills, root)
+		} else if isFile(root, "SKILL.md") || isFile(root, "skill.md") {
+			// A path naming one skill folder: its parent is read as the root.
+			p.Skills = appendNew(p.Skills, filepath.Dir(root))
 		} else {
 			warn("skills", rel, "holds no <skill>/SKILL.md")
 		}
@@ -197,8 +197,12 @@ func serverStrings(obj map[string]any) []string {
 	return out
 }
 
-// rootRef matches a root variable followed by a path inside the plugin.
-var rootRef = regexp.MustCompile(`\$\{(CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|CODEX_PLUGIN_ROOT)\}"?((?:/[^\s"'$;&|<>()` + "`" + `]+)*)`)
+// rootRef matches a root variable (${V}, ${V:-default} or $V) followed by
+// a path inside the plugin.
+var rootRef = regexp.MustCompile(`\$(?:\{(?:CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|CODEX_PLUGIN_ROOT)(?::-[^}]*)?\}|(?:CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|CODEX_PLUGIN_ROOT)\b)"?((?:/[^\s"'$;&|<>()` + "`" + `]+)*)`)
+
+// rootVar matches the root variable alone, in the same three spellings.
+var rootVar = regexp.MustCompile(`\$(?:\{(?:CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|CODEX_PLUGIN_ROOT)(?::-[^}]*)?\}|(?:CLAUDE_PLUGIN_ROOT|PLUGIN_ROOT|CODEX_PLUGIN_ROOT)\b)`)
 
 // filesNamed are the paths inside the plugin that the strings name through
 // a root variable, slash-separated and relative.
@@ -206,7 +210,7 @@ func filesNamed(ss []string) []string {
 	var out []string
 	for _, s := range ss {
 		for _, m := range rootRef.FindAllStringSubmatch(s, -1) {
-			rel := strings.TrimPrefix(m[2], "/")
+			rel := strings.TrimPrefix(m[1], "/")
 			if rel != "" && !contains(out, rel) {
 				out = append(out, rel)
 			}
@@ -239,10 +243,7 @@ func expandRoot(s, dir string, inJSON bool) string {
 		b, _ := json.Marshal(dir)
 		dir = string(b[1 : len(b)-1])
 	}
-	for _, v := range RootVars {
-		s = strings.ReplaceAll(s, "${"+v+"}", dir)
-	}
-	return s
+	return rootVar.ReplaceAllLiteralString(s, dir)
 }
 
 // RunDigest is the sha256 of exactly the plugin's parts that run code — each
@@ -429,4 +430,11 @@ func relTo(abs, p string) string {
 		return p
 	}
 	return filepath.ToSlash(r)
+}
+
+func appendNew(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }

@@ -107,3 +107,29 @@ func LoadInstalled(root, scope string) ([]Installed, []Warning) {
 	}
 	return out, warns
 }
+
+// The scopes of an installed root.
+const (
+	ScopeUser    = "user"
+	ScopeProject = "project"
+)
+
+// Root is an installed plugins root and its scope.
+type Root struct {
+	Dir   string
+	Scope string
+}
+
+// UserRoot is the user's installed plugins root, ~/.helios/plugins.
+func UserRoot() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the user plugins root: %w", err)
+	}
+	return filepath.Join(home, ".helios", "plugins"), nil
+}
+
+// ProjectRoot is a work dir's installed plugins root, <work>/.helios/plugins.
+func ProjectRoot(workDir string) string {
+	return filepath.Join(workDir, ".helios", "plugins")
+}

@@ -16,6 +16,7 @@ var marketplaceFiles = []string{
 	".claude-plugin/marketplace.json",
 	".agents/plugins/marketplace.json",
 	".codex-plugin/marketplace.json",
+	".github/plugin/marketplace.json",
 }
 
 // ErrNoMarketplace is returned by ReadMarketplace for a folder without a
@@ -131,6 +132,10 @@ func parseSource(raw json.RawMessage, pluginRoot string) (Source, error) {
 	case "url", "git", "git-subdir":
 		if o.URL == "" {
 			return Source{}, fmt.Errorf("%s source without \"url\"", o.Source)
+		}
+		if !isRemote(o.URL) {
+			// obra/superpowers lists itself as {"source":"url","url":"./"}.
+			return Source{Path: path.Join(path.Clean(o.URL), o.Path)}, nil
 		}
 		return Source{URL: o.URL, Ref: o.Ref, SubPath: o.Path}, nil
 	case "local", "":

@@ -151,6 +151,8 @@ func readHooks(abs string, m *Manifest, raw json.RawMessage, file string, warn f
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || string(raw) == "null":
+	case string(raw) == "{}":
+		// Codex's manifests say "hooks": {} for none.
 	case raw[0] == '{':
 		m.HooksInline = raw
 		return nil
