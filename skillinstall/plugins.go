@@ -149,8 +149,15 @@ type candidate struct {
 }
 
 // marketplaceFiles are where a marketplace is declared, relative to the
-// repository folder the source names.
-var marketplaceFiles = []string{".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json", ".codex-plugin/marketplace.json"}
+// repository folder the source names, each with where agentplugins reads
+// it: GitHub Copilot's .github/plugin/marketplace.json has Claude Code's
+// shape, and is read as Claude's file when the repository has none.
+var marketplaceFiles = []struct{ at, as string }{
+	{".claude-plugin/marketplace.json", ".claude-plugin/marketplace.json"},
+	{".agents/plugins/marketplace.json", ".agents/plugins/marketplace.json"},
+	{".codex-plugin/marketplace.json", ".codex-plugin/marketplace.json"},
+	{".github/plugin/marketplace.json", ".claude-plugin/marketplace.json"},
+}
 
 // candidates reads what spec offers: the entries of its marketplace, or
 // the one plugin it is. Entries whose source is another repository are
@@ -185,15 +192,18 @@ func (p *Plugins) candidates(ctx context.Context, fetch *fetcher, spec string) (
 	defer os.RemoveAll(tmp)
 	isMarket := false
 	for _, mf := range marketplaceFiles {
-		f, err := tree.File(mf)
+		f, err := tree.File(mf.at)
 		if err != nil {
+			continue
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(mf.as))
+		if exists(dst) {
 			continue
 		}
 		data, err := readBlob(co, f.Hash, 4<<20)
 		if err != nil {
-			return nil, false, nil, fmt.Errorf("marketplace %s in %s: %w", mf, co.at(), err)
+			return nil, false, nil, fmt.Errorf("marketplace %s in %s: %w", mf.at, co.at(), err)
 		}
-		dst := filepath.Join(tmp, filepath.FromSlash(mf))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return nil, false, nil, err
 		}
@@ -346,6 +356,9 @@ func describe(dir, name string) (PluginOffer, error) {
 	}
 	if o.Runs == nil {
 		o.Runs = []string{}
+	}
+	if pp := o.Parts; len(pp.Skills)+len(pp.Commands)+len(pp.Agents)+len(pp.MCPServers) == 0 && !pp.Hooks && pp.Executable == "" {
+		o.Warnings = append(o.Warnings, fmt.Sprintf("plugin %s: loads nothing: no skills, commands, agents, hooks, MCP servers or executable in its folder", name))
 	}
 	return o, nil
 }

@@ -239,11 +239,13 @@ func TestPluginsBadInputIsNamedAndNothingHalfInstalled(t *testing.T) {
 	files := market("1.0.0", "x",
 		`{"name":"gamma","source":{"source":"url","url":"`+other.URL()+`"}}`,
 		`{"name":"ghost","source":{"source":"url","url":"file:///nonexistent/repo.git"}}`,
-		`{"name":"huge","source":"./plugins/huge"}`)
+		`{"name":"huge","source":"./plugins/huge"}`, `{"name":"stub","source":"./plugins/stub"}`)
 	for _, f := range []string{"a", "b", "c"} {
 		files["plugins/huge/skills/h/"+f+".bin"] = gittest.Text(big)
 	}
 	files["plugins/huge/skills/h/SKILL.md"] = gittest.Text(md("h", "H."))
+	files["plugins/stub/plugin.json"] = gittest.Text(`{"name":"stub","extensions":{"x":{"skills":["../../skills/s"]}}}`)
+	files["plugins/stub/README.md"] = gittest.Text("a stub\n")
 	r := gittest.New(t, "market")
 	r.Commit(files)
 	w := newPluginWorld(t)
@@ -252,9 +254,11 @@ func TestPluginsBadInputIsNamedAndNothingHalfInstalled(t *testing.T) {
 	warns := strings.Join(res.Warnings, "\n")
 	assert.Contains(t, warns, "plugin ghost (marketplace acme): source file:///nonexistent/repo.git is unreachable")
 	assert.Contains(t, warns, "plugin huge: plugins/huge/skills/h/c.bin")
+	assert.Contains(t, warns, "plugin stub: loads nothing: no skills, commands, agents, hooks, MCP servers or executable in its folder",
+		"a plugin that loads no part is never a silent zero")
 	assert.Equal(t, []string{"huge"}, []string{res.Skipped[0].Name})
-	assert.ElementsMatch(t, []string{"alpha", "beta", "gamma"}, w.entries(t), "huge is not half-installed, no stage is left")
-	assert.Len(t, w.state(t).Plugins, 3)
+	assert.ElementsMatch(t, []string{"alpha", "beta", "gamma", "stub"}, w.entries(t), "huge is not half-installed, no stage is left")
+	assert.Len(t, w.state(t).Plugins, 4)
 
 	// The same name from a second marketplace is refused naming both.
 	r2 := gittest.New(t, "market2")
@@ -271,4 +275,18 @@ func TestPluginsBadInputIsNamedAndNothingHalfInstalled(t *testing.T) {
 	// A marketplace without --plugin names its plugins.
 	_, err = w.in.Install(context.Background(), r2.URL(), skillinstall.PluginInstallOptions{})
 	require.ErrorContains(t, err, "--plugin")
+}
+
+func TestPluginsCopilotMarketplaceFileIsRead(t *testing.T) {
+	r := gittest.New(t, "market")
+	files := market("1.0.0", "x")
+	files[".github/plugin/marketplace.json"] = files[".claude-plugin/marketplace.json"]
+	delete(files, ".claude-plugin/marketplace.json")
+	r.Commit(files)
+	w := newPluginWorld(t)
+	l, err := w.in.List(context.Background(), r.URL())
+	require.NoError(t, err)
+	assert.True(t, l.Marketplace, "GitHub Copilot's .github/plugin/marketplace.json is a marketplace")
+	require.Len(t, l.Plugins, 2)
+	assert.Equal(t, "alpha", l.Plugins[0].Name)
 }
