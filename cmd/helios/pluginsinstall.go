@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -449,4 +452,66 @@ func (g *globals) printPluginResult(cmd *cobra.Command, res skillinstall.PluginR
 	}
 	_, err := fmt.Fprintf(w, "state: %s\n", res.State)
 	return err
+}
+
+// installedCheckJSON is one installed agent plugin in `plugins check --json`.
+type installedCheckJSON struct {
+	Name     string   `json:"name"`
+	Scope    string   `json:"scope"`
+	OK       bool     `json:"ok"`
+	Parts    string   `json:"parts"`
+	Approved bool     `json:"approved"`
+	Warnings []string `json:"warnings"`
+}
+
+// checkInstalled reads every installed agent plugin of the user and the
+// project root, part by part; bad is true when any part cannot load.
+func (g *globals) checkInstalled() (out []installedCheckJSON, bad bool) {
+	for _, proj := range []bool{false, true} {
+		in, err := g.pluginInstaller(proj)
+		if err != nil {
+			continue
+		}
+		scope := "user"
+		if proj {
+			scope = "project"
+		}
+		got, warns := agentplugins.LoadInstalled(in.Root(), scope)
+		byPlugin := map[string][]string{}
+		for _, w := range warns {
+			byPlugin[w.Plugin] = append(byPlugin[w.Plugin], w.String())
+		}
+		for _, p := range got {
+			j := installedJSON(p)
+			c := installedCheckJSON{Name: p.Name, Scope: scope, Parts: partsLine(j), Approved: p.Approved, Warnings: byPlugin[p.Name]}
+			delete(byPlugin, p.Name)
+			if c.Warnings == nil {
+				c.Warnings = []string{}
+			}
+			if c.Parts == "no parts" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("plugin %s: loads nothing: no skills, commands, agents, hooks, MCP servers or executable in %s", p.Name, p.Root))
+			}
+			c.OK = len(c.Warnings) == 0
+			bad = bad || !c.OK
+			out = append(out, c)
+		}
+		for _, name := range slices.Sorted(maps.Keys(byPlugin)) { // a plugin that did not load at all
+			out = append(out, installedCheckJSON{Name: name, Scope: scope, Parts: "did not load", Warnings: byPlugin[name]})
+			bad = true
+		}
+	}
+	return out, bad
+}
+
+func printInstalledCheck(w io.Writer, l []installedCheckJSON) {
+	for _, p := range l {
+		status := "ok  "
+		if !p.OK {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "%s  %s (%s, installed): %s\n", status, p.Name, p.Scope, p.Parts)
+		for _, wa := range p.Warnings {
+			fmt.Fprintf(w, "      warning: %s\n", wa)
+		}
+	}
 }

@@ -80,6 +80,12 @@ func TestPluginsCLIInstallListDisableUpdateVerifyUninstall(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "runs (approved): hook: ${CLAUDE_PLUGIN_ROOT}/scripts/check.sh")
 
+	writeFile(t, filepath.Join(w.work, "helios.config.json"), `{"plugins":[{"name":"exe","command":"/bin/true"}]}`)
+	code, stdout, stderr = w.helios(t, "--config", filepath.Join(w.work, "helios.config.json"), "plugins", "list")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "exe (config, on): executable /bin/true", "a plugins[] executable is a plugin whose part is an executable")
+	assert.Contains(t, stdout, "alpha (user, on): skills docx, pdf; commands hello; agents reviewer; hooks; runs code: approved")
+
 	code, _, stderr = w.helios(t, "plugins", "disable", "alpha", "--skill", "pdf")
 	require.Equal(t, 0, code, stderr)
 	code, _, stderr = w.helios(t, "plugins", "disable", "beta")
@@ -104,6 +110,17 @@ func TestPluginsCLIInstallListDisableUpdateVerifyUninstall(t *testing.T) {
 	assert.Equal(t, moved, st.Plugins["alpha"].Commit)
 	assert.Nil(t, st.Plugins["alpha"].Approved)
 	assert.Equal(t, []string{"pdf"}, st.Plugins["alpha"].DisabledSkills, "an update keeps what was turned off")
+
+	// plugins check reads every installed plugin; one whose skills folder
+	// vanished does not load and fails the check.
+	code, stdout, stderr = w.helios(t, "plugins", "check")
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stdout, "ok    beta (user, installed): skills notes")
+	require.NoError(t, os.RemoveAll(filepath.Join(w.home, ".helios", "plugins", "beta", "skills")))
+	code, stdout, _ = w.helios(t, "plugins", "check")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "FAIL  beta (user, installed): did not load")
+	assert.Contains(t, stdout, "not a plugin (no manifest, skills/")
 
 	require.NoError(t, os.WriteFile(filepath.Join(w.home, ".helios", "plugins", "alpha", "agents", "reviewer.md"), []byte("x"), 0o644))
 	code, stdout, _ = w.helios(t, "plugins", "verify")
