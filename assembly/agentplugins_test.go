@@ -205,3 +205,16 @@ func TestAgentPluginDisabledAndBroken(t *testing.T) {
 		assert.NotEqual(t, "kit", c.Plugin, "a disabled plugin has no commands")
 	}
 }
+
+// Protects: the work dir's installed plugins load only when the caller says
+// its config is trusted (ProjectPlugins); the user's root is the default.
+func TestPluginRootsProjectOnlyWhenTrusted(t *testing.T) {
+	work := t.TempDir()
+	assert.Empty(t, assembly.PluginRoots(work, assembly.Options{PluginRoots: []agentplugins.Root{}}))
+	assert.Equal(t, []agentplugins.Root{{Dir: filepath.Join(work, ".helios", "plugins"), Scope: agentplugins.ScopeProject}},
+		assembly.PluginRoots(work, assembly.Options{PluginRoots: []agentplugins.Root{}, ProjectPlugins: true}))
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	assert.Equal(t, []agentplugins.Root{{Dir: filepath.Join(home, ".helios", "plugins"), Scope: agentplugins.ScopeUser}},
+		assembly.PluginRoots(work, assembly.Options{}))
+}
