@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,9 +16,11 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/caps/agentplugins"
 	"github.com/helios-agents/helios/caps/mcpclient"
+	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // kitPlugin is an installed plugin with every part: two skills, a command,
@@ -88,23 +91,35 @@ func (p *pluginKernel) warnings() string {
 // buildWithPlugins assembles a kernel whose only plugin root is root.
 func buildWithPlugins(t *testing.T, root string, noMCP bool) *pluginKernel {
 	t.Helper()
+	return buildWith(t, root, "", assembly.Options{NoMCP: noMCP})
+}
+
+// buildWith is buildWithPlugins with a user skill root ("" for none) and
+// opts (NoMCP, Watch) of its own.
+func buildWith(t *testing.T, root, userRoot string, opts assembly.Options) *pluginKernel {
+	t.Helper()
+	userRoots := "[]"
+	if userRoot != "" {
+		userRoots = `["` + userRoot + `"]`
+	}
 	dir := t.TempDir()
 	pk := &pluginKernel{work: t.TempDir()}
 	srv := modeltest.NewServer(t)
 	cfg, err := assembly.ParseConfig(filepath.Join(dir, "helios.config.json"), []byte(`{
-  "skills": {"userRoots": [], "projectRoots": []},
+  "skills": {"userRoots": `+userRoots+`, "projectRoots": []},
   "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
   "sessions": {"dir": "`+filepath.Join(dir, "sessions")+`"},
   "tools": {"sandbox": {"mode": "off"}}
 }`))
 	require.NoError(t, err)
-	k, err := assembly.Build(t.Context(), cfg, assembly.Options{BaseDir: dir, WorkDir: pk.work, NoMCP: noMCP,
-		PluginRoots: []agentplugins.Root{{Dir: root, Scope: agentplugins.ScopeUser}},
-		OnWarning: func(w contract.Warning) {
-			pk.mu.Lock()
-			defer pk.mu.Unlock()
-			pk.warns = append(pk.warns, w.Path+": "+w.Message)
-		}})
+	opts.BaseDir, opts.WorkDir = dir, pk.work
+	opts.PluginRoots = []agentplugins.Root{{Dir: root, Scope: agentplugins.ScopeUser}}
+	opts.OnWarning = func(w contract.Warning) {
+		pk.mu.Lock()
+		defer pk.mu.Unlock()
+		pk.warns = append(pk.warns, w.Path+": "+w.Message)
+	}
+	k, err := assembly.Build(t.Context(), cfg, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	pk.k = k
@@ -217,4 +232,33 @@ func TestPluginRootsProjectOnlyWhenTrusted(t *testing.T) {
 	t.Setenv("HOME", home)
 	assert.Equal(t, []agentplugins.Root{{Dir: filepath.Join(home, ".helios", "plugins"), Scope: agentplugins.ScopeUser}},
 		assembly.PluginRoots(work, assembly.Options{}))
+}
+
+// Protects: a plugin's skills go through the one merge: a user skill of the
+// same name wins and the warning names both; a skill added to the plugin's
+// folder appears without a restart (its root is watched).
+func TestAgentPluginSkillsMergeAndRefresh(t *testing.T) {
+	root, user := t.TempDir(), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(user, "alpha"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "alpha", "SKILL.md"), []byte("---\nname: alpha\ndescription: mine\n---\n"), 0o644))
+	dir := installPlugin(t, root, "kit", kitPlugin(t), agentplugins.PluginState{Enabled: true}, false)
+	pk := buildWith(t, root, user, assembly.Options{NoMCP: true, Watch: true})
+
+	cat := pk.k.Catalog(t.Context())
+	assert.Equal(t, map[string]string{"alpha": "user", "beta": "plugin:kit"}, skillSources(t, pk.k))
+	var shadow []string
+	for _, w := range cat.Warnings {
+		if strings.Contains(w.String(), "alpha") {
+			shadow = append(shadow, w.String())
+		}
+	}
+	require.NotEmpty(t, shadow)
+	assert.Contains(t, shadow[0], "plugin:kit")
+	assert.Contains(t, shadow[0], filepath.Join(user, "alpha"))
+
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "skills", "gamma"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "skills", "gamma", "SKILL.md"), []byte("---\nname: gamma\ndescription: new\n---\n"), 0o644))
+	testkit.ForCatalog(t, t.Context(), pk.k, 10*time.Second, func(c skills.Catalog) bool {
+		return slices.ContainsFunc(c.Skills, func(s skills.Skill) bool { return s.Name == "gamma" && s.Source == "plugin:kit" })
+	})
 }
