@@ -109,7 +109,7 @@ func TestSkillsCapability(t *testing.T) {
 	assert.Nil(t, agentplugins.NewSkills(got["off"]))
 	s := agentplugins.NewSkills(got["kit"])
 	require.NotNil(t, s)
-	assert.Equal(t, "plugin:kit", s.SkillSource())
+	assert.Equal(t, "plugin:kit", s.Name())
 	set, err := s.Skills(t.Context())
 	require.NoError(t, err)
 	var names []string
