@@ -205,13 +205,18 @@ func TestAgentPluginChangedHookOff(t *testing.T) {
 }
 
 // Protects: a disabled plugin contributes nothing; a broken one costs only
-// itself, with a warning naming it and its path.
+// itself, with a warning naming it and its path; hooks Helios cannot run
+// are named, never dropped silently.
 func TestAgentPluginDisabledAndBroken(t *testing.T) {
 	root := t.TempDir()
 	installPlugin(t, root, "kit", kitPlugin(t), agentplugins.PluginState{Enabled: false}, true)
 	installPlugin(t, root, "bad", map[string]string{".claude-plugin/plugin.json": `{"name": `}, agentplugins.PluginState{Enabled: true}, false)
 	installPlugin(t, root, "ok", map[string]string{"skills/gamma/SKILL.md": "---\nname: gamma\ndescription: does gamma\n---\n"}, agentplugins.PluginState{Enabled: true}, false)
+	installPlugin(t, root, "noisy", map[string]string{"hooks/hooks.json": `{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "true", "future": 1}]}]}}`}, agentplugins.PluginState{Enabled: true}, true)
 	pk := buildWithPlugins(t, root, true)
+	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: Helios does not run the event(s) Notification")
+	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: none of its events is one Helios runs")
+	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: hooks.Notification[0].hooks[0].future: unknown field")
 	assert.Contains(t, pk.warnings(), "plugin bad: plugin "+filepath.Join(root, "bad")+": plugin bad: manifest "+filepath.Join(root, "bad", ".claude-plugin", "plugin.json")+": not JSON")
 	assert.Equal(t, map[string]string{"gamma": "plugin:ok"}, skillSources(t, pk.k))
 	assert.Empty(t, rootsWritten(t, pk))
