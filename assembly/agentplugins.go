@@ -127,6 +127,12 @@ func (a *assembler) pluginHooks(workDir string, transcript func(string) string) 
 			continue
 		}
 		src := cmdhooks.Parse(p.Parts.Hooks, p.Root)
+		for _, w := range src.Warnings {
+			a.warn(contract.Warning{Source: "config", Path: p.Root, Message: fmt.Sprintf("plugin %s: hooks: %s (ignored)", p.Name, w)})
+		}
+		if unknown := cmdhooks.Unknown(src.Settings); len(unknown) > 0 {
+			a.warn(contract.Warning{Source: "config", Path: p.Root, Message: fmt.Sprintf("plugin %s: hooks: Helios does not run the event(s) %s: their hooks are ignored", p.Name, strings.Join(unknown, ", "))})
+		}
 		problems := append(src.Problems, cmdhooks.Check(src.Settings)...)
 		if len(problems) > 0 {
 			a.warn(contract.Warning{Source: "config", Path: p.Root, Message: fmt.Sprintf("plugin %s: hooks: off: %s", p.Name, strings.Join(problems, "; "))})

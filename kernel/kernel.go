@@ -216,25 +216,10 @@ func New(cfg Config) (*Kernel, error) {
 	}
 	for _, c := range k.caps {
 		if p, ok := c.Capability.(skills.Provider); ok && !c.project {
-			k.register(skillSource(c.Capability), p)
+			k.register(skills.CapabilitySource(c.Name()), p)
 		}
 	}
 	return k, nil
-}
-
-// SkillSourcer is a capability whose skills merge under a source label of
-// its own rather than "capability:<name>" (an installed agent plugin's are
-// "plugin:<name>").
-type SkillSourcer interface {
-	SkillSource() string
-}
-
-// skillSource is the label c's skills merge under.
-func skillSource(c Capability) string {
-	if s, ok := c.(SkillSourcer); ok && s.SkillSource() != "" {
-		return s.SkillSource()
-	}
-	return skills.CapabilitySource(c.Name())
 }
 
 // rootWatched is a provider that reads folders and can be told to watch them.

@@ -23,11 +23,10 @@ type Skills struct {
 }
 
 var (
-	_ kernel.Capability   = (*Skills)(nil)
-	_ kernel.SkillSourcer = (*Skills)(nil)
-	_ skills.Provider     = (*Skills)(nil)
-	_ skills.Watchable    = (*Skills)(nil)
-	_ skills.PathWatcher  = (*Skills)(nil)
+	_ kernel.Capability  = (*Skills)(nil)
+	_ skills.Provider    = (*Skills)(nil)
+	_ skills.Watchable   = (*Skills)(nil)
+	_ skills.PathWatcher = (*Skills)(nil)
 )
 
 // NewSkills is the skills capability of p; nil when p is disabled or has no
@@ -45,9 +44,6 @@ func NewSkills(p Installed) *Skills {
 
 // Name is "plugin:<name>": unique beside the configured capabilities.
 func (s *Skills) Name() string { return SkillSource(s.plugin) }
-
-// SkillSource is "plugin:<name>".
-func (s *Skills) SkillSource() string { return SkillSource(s.plugin) }
 
 // Roots are the plugin's skill roots.
 func (s *Skills) Roots() []string { return s.src.Roots }

@@ -44,6 +44,40 @@ type rawManifest struct {
 	Hooks       json.RawMessage `json:"hooks"`
 	MCPServers  json.RawMessage `json:"mcpServers"`
 	Helios      *HeliosPart     `json:"helios"`
+	// Extensions holds vendor fields; github/awesome-copilot declares its
+	// plugins' parts under "com.github.awesome-copilot".
+	Extensions map[string]json.RawMessage `json:"extensions"`
+}
+
+// vendorParts is the part fields a vendor extension may declare.
+type vendorParts struct {
+	Skills     json.RawMessage `json:"skills"`
+	Commands   json.RawMessage `json:"commands"`
+	Agents     json.RawMessage `json:"agents"`
+	MCPServers json.RawMessage `json:"mcpServers"`
+}
+
+// awesomeCopilot is the extension key of github/awesome-copilot's manifests.
+const awesomeCopilot = "com.github.awesome-copilot"
+
+// fromExtension fills the part fields the manifest leaves empty from its
+// awesome-copilot extension, where that repository's plugins declare them.
+func (r *rawManifest) fromExtension() {
+	ext, ok := r.Extensions[awesomeCopilot]
+	if !ok {
+		return
+	}
+	var v vendorParts
+	if json.Unmarshal(ext, &v) != nil {
+		return
+	}
+	for _, f := range []struct{ dst, src *json.RawMessage }{
+		{&r.Skills, &v.Skills}, {&r.Commands, &v.Commands}, {&r.Agents, &v.Agents}, {&r.MCPServers, &v.MCPServers},
+	} {
+		if len(*f.dst) == 0 {
+			*f.dst = *f.src
+		}
+	}
 }
 
 // ReadPlugin reads the plugin in dir: .claude-plugin/plugin.json,
@@ -71,6 +105,7 @@ func ReadPlugin(dir string) (Manifest, []Warning, error) {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			return Manifest{}, nil, fmt.Errorf("plugin %s: manifest %s: not JSON: %w", m.Name, filepath.Join(abs, mf.file), err)
 		}
+		raw.fromExtension()
 		m.Dialect, file = mf.dialect, mf.file
 		break
 	}

@@ -3,6 +3,7 @@ package agentplugins
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Dialect is the manifest format a plugin was read from.
@@ -119,14 +120,11 @@ type Warning struct {
 
 // String is "plugin <p>: <part> <path>: <reason>", leaving out what is empty.
 func (w Warning) String() string {
-	s := "plugin " + w.Plugin + ":"
-	if w.Part != "" {
-		s += " " + w.Part
+	where := strings.TrimSpace(w.Part + " " + w.Path)
+	if where == "" {
+		return fmt.Sprintf("plugin %s: %s", w.Plugin, w.Reason)
 	}
-	if w.Path != "" {
-		s += " " + w.Path
-	}
-	return fmt.Sprintf("%s: %s", s, w.Reason)
+	return fmt.Sprintf("plugin %s: %s: %s", w.Plugin, where, w.Reason)
 }
 
 // Installed is one plugin from an installed root.

@@ -32,7 +32,7 @@ type Command struct {
 	ArgumentHint string   `json:"argumentHint,omitempty"` // argument-hint
 	AllowedTools []string `json:"allowedTools,omitempty"` // allowed-tools, one entry per tool
 	Model        string   `json:"model,omitempty"`        // model
-	Source       string   `json:"source"`                 // SourceProject or SourceUser
+	Source       string   `json:"source"`                 // SourceProject, SourceUser or "plugin:<plugin>"
 	Path         string   `json:"path"`                   // the file
 	// Err says why the file cannot be used (broken frontmatter, too large,
 	// a name with spaces); the command is listed but not expanded.
