@@ -2,6 +2,7 @@ package workfs
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,16 +27,20 @@ type Target struct {
 // it can be written is the caller's to judge.
 func Targets(root string) []Target {
 	var out []Target
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
 	names := append([]string{ConfigName, LockName, GitName}, StateDirs...)
 	for _, name := range names {
-		p := filepath.Join(root, name)
-		real, err := filepath.EvalSymlinks(p)
+		real := filepath.Join(root, name)
+		fi, err := os.Lstat(real)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if real, err = filepath.EvalSymlinks(real); err == nil {
+				fi, err = os.Stat(real)
+			}
+		}
 		if err != nil {
 			continue // missing, or a dangling link
-		}
-		fi, err := os.Stat(real)
-		if err != nil {
-			continue
 		}
 		out = append(out, Target{Name: name, Path: real, State: fi.IsDir() && slices.Contains(StateDirs, name)})
 		if name != GitName || !fi.Mode().IsRegular() {
