@@ -3,7 +3,9 @@ package assembly
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/workfs"
 )
 
 // PluginRoots are the installed agent-plugin roots opts names for a work
@@ -46,6 +50,10 @@ func InstalledPlugins(workDir string, opts Options) ([]agentplugins.Installed, [
 	var warns []contract.Warning
 	seen := map[string]string{}
 	for _, r := range PluginRoots(workDir, opts) {
+		if r.Scope == agentplugins.ScopeProject && !inWorkDir(workDir, r.Dir) {
+			warns = append(warns, contract.Warning{Source: "config", Path: r.Dir, Message: "the project's plugins root leads out of the work dir (a symlink): its plugins are not loaded"})
+			continue
+		}
 		list, ws := agentplugins.LoadInstalled(r.Dir, r.Scope)
 		for _, w := range ws {
 			warns = append(warns, pluginWarning(w))
@@ -85,6 +93,20 @@ func PluginCommands(installed []agentplugins.Installed) []commands.PluginCommand
 	return out
 }
 
+// inWorkDir reports whether dir, its symlinks resolved, is inside workDir
+// (a dir that does not exist is: there is nothing to read).
+func inWorkDir(workDir, dir string) bool {
+	realWork, err := filepath.EvalSymlinks(workDir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return within(realWork, real)
+}
+
 func pluginWarning(w agentplugins.Warning) contract.Warning {
 	return contract.Warning{Source: "config", Path: w.Path, Message: w.String()}
 }
@@ -102,7 +124,8 @@ func (a *assembler) warn(w contract.Warning) {
 // agentPlugins loads the installed plugins and returns their skills as
 // capabilities; their hooks and MCP servers wait in a.plugins for
 // pluginHooks and pluginServers.
-func (a *assembler) agentPlugins(workDir string) []kernel.Capability {
+func (a *assembler) agentPlugins(port *workfs.FS) []kernel.Capability {
+	workDir := port.Dir()
 	installed, warns := InstalledPlugins(workDir, a.opts)
 	for _, w := range warns {
 		a.warn(w)
@@ -110,7 +133,11 @@ func (a *assembler) agentPlugins(workDir string) []kernel.Capability {
 	a.plugins = installed
 	var caps []kernel.Capability
 	for _, p := range installed {
-		if s := agentplugins.NewSkills(p); s != nil {
+		var fsys skillfs.FS // the user's: the OS, like the user's skill roots
+		if p.Scope == agentplugins.ScopeProject {
+			fsys = port
+		}
+		if s := agentplugins.NewSkills(p, fsys); s != nil {
 			caps = append(caps, s)
 		}
 	}

@@ -267,3 +267,39 @@ func TestAgentPluginSkillsMergeAndRefresh(t *testing.T) {
 		return slices.ContainsFunc(c.Skills, func(s skills.Skill) bool { return s.Name == "gamma" && s.Source == "plugin:kit" })
 	})
 }
+
+// Protects: the work dir's installed plugins load when the caller says its
+// config is trusted, their skills read through the guarded port; a project
+// plugins root that is a symlink out of the work dir is refused, named.
+func TestAgentPluginProjectRoot(t *testing.T) {
+	build := func(work string) (*kernel.Kernel, string) {
+		var mu sync.Mutex
+		var warns []string
+		k, err := assembly.Build(t.Context(), assembly.Config{}, assembly.Options{BaseDir: t.TempDir(), WorkDir: work, NoMCP: true,
+			PluginRoots: []agentplugins.Root{}, ProjectPlugins: true,
+			OnWarning: func(w contract.Warning) {
+				mu.Lock()
+				defer mu.Unlock()
+				warns = append(warns, w.Path+": "+w.Message)
+			}})
+		require.NoError(t, err)
+		t.Cleanup(func() { k.Close() })
+		mu.Lock()
+		defer mu.Unlock()
+		return k, strings.Join(warns, "\n")
+	}
+	t.Setenv("HOME", t.TempDir())
+	work := t.TempDir()
+	installPlugin(t, agentplugins.ProjectRoot(work), "proj", map[string]string{"skills/delta/SKILL.md": "---\nname: delta\ndescription: does delta\n---\n"}, agentplugins.PluginState{Enabled: true}, false)
+	k, warns := build(work)
+	assert.Empty(t, warns)
+	assert.Equal(t, "plugin:proj", skillSources(t, k)["delta"])
+
+	outside, work2 := t.TempDir(), t.TempDir()
+	installPlugin(t, outside, "far", map[string]string{"skills/eps/SKILL.md": "---\nname: eps\ndescription: does eps\n---\n"}, agentplugins.PluginState{Enabled: true}, false)
+	require.NoError(t, os.MkdirAll(filepath.Join(work2, ".helios"), 0o755))
+	require.NoError(t, os.Symlink(outside, agentplugins.ProjectRoot(work2)))
+	k, warns = build(work2)
+	assert.Contains(t, warns, agentplugins.ProjectRoot(work2)+": the project's plugins root leads out of the work dir")
+	assert.NotContains(t, skillSources(t, k), "eps")
+}

@@ -263,7 +263,7 @@ func (a *assembler) local() (kernel.Config, error) {
 		return kernel.Config{}, err
 	}
 	// The installed plugins' skills merge after every builtin's.
-	pluginSkills := a.agentPlugins(port.Dir())
+	pluginSkills := a.agentPlugins(port)
 	return kernel.Config{
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
