@@ -2,12 +2,16 @@ package assembly
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +23,9 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/plugins/host"
 )
 
 // PluginRoots are the installed agent-plugin roots opts names for a work
@@ -245,4 +251,41 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 	}
 	cfg.MCP.Servers = servers
 	return cfg
+}
+
+// pluginExecutables launches the go-plugin executable of each approved,
+// enabled plugin that ships one, pinned to the SHA-256 it has now (the
+// approval's digest covers it; the host checks it before every start). One
+// that cannot start costs only itself, with a warning.
+func (a *assembler) pluginExecutables(ctx context.Context) []kernel.Capability {
+	var caps []kernel.Capability
+	for _, p := range a.plugins {
+		if !p.Enabled || !p.Approved || p.Parts.Executable == "" {
+			continue
+		}
+		data, err := os.ReadFile(p.Parts.Executable)
+		if err != nil {
+			a.warn(contract.Warning{Source: "config", Path: p.Parts.Executable, Message: fmt.Sprintf("plugin %s: executable: off: %v", p.Name, err)})
+			continue
+		}
+		sum := sha256.Sum256(data)
+		hc := host.Config{
+			Name:      agentplugins.SkillSource(p.Name) + ":executable",
+			Command:   p.Parts.Executable,
+			SHA256:    hex.EncodeToString(sum[:]),
+			Logger:    a.opts.Logger,
+			Telemetry: a.tel,
+		}
+		if a.handover != "" {
+			hc.Env = append(hc.Env, otelsetup.HandoverEnv+"="+a.handover)
+		}
+		c, err := host.Launch(ctx, hc)
+		if err != nil {
+			a.warn(contract.Warning{Source: "config", Path: p.Parts.Executable, Message: fmt.Sprintf("plugin %s: executable: off: %v", p.Name, err)})
+			continue
+		}
+		a.opened = append(a.opened, c)
+		caps = append(caps, c)
+	}
+	return caps
 }

@@ -303,3 +303,31 @@ func TestAgentPluginProjectRoot(t *testing.T) {
 	assert.Contains(t, warns, agentplugins.ProjectRoot(work2)+": the project's plugins root leads out of the work dir")
 	assert.NotContains(t, skillSources(t, k), "eps")
 }
+
+// Protects: a plugin's go-plugin executable (the manifest's "helios" field)
+// is one of its parts: started when approved (its skills join the catalog),
+// left off when not.
+func TestAgentPluginExecutable(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	bin, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	files := map[string]string{
+		".claude-plugin/plugin.json": `{"name": "runner", "helios": {"executable": "bin/runner"}}`,
+		"bin/runner":                 string(bin),
+		"bin/EXTENSION.md":           "---\nname: runner\ndescription: a plugin's executable\n---\n",
+		"bin/skills/zeta/SKILL.md":   "---\nname: zeta\ndescription: does zeta\n---\n",
+		"skills/theta/SKILL.md":      "---\nname: theta\ndescription: does theta\n---\n",
+	}
+	root := t.TempDir()
+	installPlugin(t, root, "runner", files, agentplugins.PluginState{Enabled: true}, true)
+	pk := buildWithPlugins(t, root, true)
+	assert.Empty(t, pk.warnings())
+	assert.Equal(t, map[string]string{"theta": "plugin:runner", "zeta": "capability:plugin:runner:executable"}, skillSources(t, pk.k))
+
+	off := t.TempDir()
+	installPlugin(t, off, "runner", files, agentplugins.PluginState{Enabled: true}, false)
+	pk = buildWithPlugins(t, off, true)
+	assert.Contains(t, pk.warnings(), "plugin runner: its hooks, MCP servers and executables are off (never approved)")
+	assert.Equal(t, map[string]string{"theta": "plugin:runner"}, skillSources(t, pk.k))
+}

@@ -377,7 +377,8 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	kc.Plugins = append(plugins, servers...)
+	// An installed plugin's executable starts after the configured ones.
+	kc.Plugins = append(append(plugins, a.pluginExecutables(ctx)...), servers...)
 	kc.Telemetry = a.tel
 	return nil
 }
