@@ -217,7 +217,7 @@ func TestAgentPluginDisabledAndBroken(t *testing.T) {
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: Helios does not run the event(s) Notification")
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: none of its events is one Helios runs")
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: hooks.Notification[0].hooks[0].future: unknown field")
-	assert.Contains(t, pk.warnings(), "plugin bad: plugin "+filepath.Join(root, "bad")+": plugin bad: manifest "+filepath.Join(root, "bad", ".claude-plugin", "plugin.json")+": not JSON")
+	assert.Contains(t, pk.warnings(), "plugin bad: manifest "+filepath.Join(root, "bad", ".claude-plugin", "plugin.json")+": not JSON")
 	assert.Equal(t, map[string]string{"gamma": "plugin:ok"}, skillSources(t, pk.k))
 	assert.Empty(t, rootsWritten(t, pk))
 	installed, _ := assembly.InstalledPlugins(pk.work, assembly.Options{PluginRoots: []agentplugins.Root{{Dir: root, Scope: agentplugins.ScopeUser}}})

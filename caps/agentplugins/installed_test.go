@@ -70,7 +70,7 @@ func TestLoadInstalled(t *testing.T) {
 	list, ws := agentplugins.LoadInstalled(root, agentplugins.ScopeUser)
 	got := byName(list)
 	require.Len(t, got, 3)
-	assert.Contains(t, warnings(ws), "plugin broken: plugin "+filepath.Join(root, "broken")+": plugin broken: manifest")
+	assert.Contains(t, warnings(ws), "plugin broken: manifest "+filepath.Join(root, "broken", ".claude-plugin", "plugin.json")+": not JSON")
 	assert.True(t, got["hooked"].Approved)
 	assert.Equal(t, []string{"a"}, got["hooked"].DisabledSkills)
 	assert.Equal(t, filepath.Join(root, "hooked"), got["hooked"].Root)
