@@ -218,8 +218,10 @@ type assembler struct {
 	kernel *kernel.Kernel
 	// pins guard the files the hooks, MCP servers and plugins run.
 	pins *runpin.Pins
-	// plugins are the installed agent plugins (agentPlugins).
-	plugins []agentplugins.Installed
+	// plugins are the installed agent plugins (agentPlugins), and
+	// pluginSkills their skills' capabilities.
+	plugins      []agentplugins.Installed
+	pluginSkills []kernel.Capability
 }
 
 // closeOpened closes what Build opened, last first, joining the errors
@@ -281,14 +283,13 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
-	// The installed plugins' skills merge after every builtin's.
-	pluginSkills := a.agentPlugins(port.Dir())
+	a.pluginSkills = a.agentPlugins(port)
 	return kernel.Config{
 		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   append(append(caps, a.opts.Capabilities...), pluginSkills...), // the application's own, after the configured builtins
+		Capabilities:   append(caps, a.opts.Capabilities...), // the application's own, after the configured builtins
 		SkillsMode:     cfg.Skills.Mode.mode(),
 		CatalogBudget:  budget,
 		SkillWatcher:   watcher,
@@ -393,6 +394,9 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
+	// The installed agent plugins follow the configured executables: their
+	// skills, then their own executables.
+	plugins = append(append(plugins, a.pluginSkills...), a.pluginExecutables(ctx)...)
 	servers, err := openMCP(a.withPluginServers(a.cfg), a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
 	if err != nil {
 		return err
