@@ -170,9 +170,10 @@ func TestConfinedPrivilegesAndSession(t *testing.T) {
 }
 
 // Protects: TIOCSTI is refused even on a terminal the command made its
-// controlling terminal (a fresh pty no session owns: the kernel itself
-// would allow it there), and no input reaches the terminal; TIOCLINUX is
-// refused too.
+// controlling terminal (a fresh pty no session owns, given as its stdin:
+// the kernel itself would allow it there), and no input reaches the
+// terminal; TIOCLINUX is refused too. (No terminal can be opened by its
+// name: see TestConfinedWorld.)
 func TestConfinedTerminalInjection(t *testing.T) {
 	ptm, tty, err := pty.Open()
 	require.NoError(t, err)
@@ -185,23 +186,31 @@ func TestConfinedTerminalInjection(t *testing.T) {
 	s, err := sandbox.New(sandbox.Config{})
 	require.NoError(t, err)
 	defer s.Close()
-	prog := fmt.Sprintf(`
-import fcntl, os, termios
-fd = os.open(%q, os.O_RDONLY)
+	prog := `
+import fcntl, termios
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 for name, req, args in (("TIOCSTI", termios.TIOCSTI, (b"X", b"\n")), ("TIOCLINUX", 0x541c, (b"\x03",))):
     try:
         for a in args:
-            fcntl.ioctl(fd, req, a)
+            fcntl.ioctl(0, req, a)
         print(name, "allowed")
     except OSError as e:
         print(name, "refused", e.strerror)
-`, tty.Name())
+`
 	// exec: python must be the session leader, the one process that can
 	// take a terminal as its controlling one.
-	out, err := run(t, s, t.TempDir(), "exec "+py+" -c '"+strings.ReplaceAll(prog, "'", `'\''`)+"'")
-	require.NoError(t, err, out)
-	assert.Contains(t, out, "TIOCSTI refused Operation not permitted")
-	assert.Contains(t, out, "TIOCLINUX refused Operation not permitted")
+	cmd, _, err := s.Command("s1", t.TempDir(), "sh", "-c", "exec "+py+" -c '"+strings.ReplaceAll(prog, "'", `'\''`)+"'")
+	require.NoError(t, err)
+	// A file of its own: os/exec makes the one it hands over blocking, and
+	// tty is read below with a deadline.
+	stdin, err := os.OpenFile(tty.Name(), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer stdin.Close()
+	var out strings.Builder
+	cmd.Cmd.Stdin, cmd.Cmd.Stdout, cmd.Cmd.Stderr = stdin, &out, &out
+	require.NoError(t, cmd.Run(), out.String())
+	assert.Contains(t, out.String(), "TIOCSTI refused Operation not permitted")
+	assert.Contains(t, out.String(), "TIOCLINUX refused Operation not permitted")
 	require.NoError(t, tty.SetReadDeadline(time.Now().Add(200*time.Millisecond)))
 	buf := make([]byte, 16)
 	n, _ := tty.Read(buf)
