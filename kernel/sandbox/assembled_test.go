@@ -374,6 +374,7 @@ func TestSandboxFailClosed(t *testing.T) {
 		{"no landlock, read-only", "landlock=0", "read-only", []string{`mode "read-only"`, "Landlock is not available"}},
 		{"landlock too old", "landlock=2", "", []string{"Landlock ABI 2 is too old", `tools.sandbox.mode to "off"`}},
 		{"no seccomp", "seccomp=off", "", []string{"seccomp is not available", "terminal injection", `tools.sandbox.mode to "off"`}},
+		{"no user namespace", "userns=off", "read-only", []string{"needs a user namespace, which this machine refuses (simulated by", "PID", `tools.sandbox.mode to "off"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
