@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -297,4 +298,44 @@ func TestNewProtectsTheKernelProcess(t *testing.T) {
 	} else {
 		assert.Equal(t, 1, got)
 	}
+}
+
+// Protects (issue 37): the command's world is its own: it is the init of
+// its PID namespace and /proc shows only its processes; /dev holds only
+// null, zero, full, random and urandom (no pts, no tty); with the network
+// off it sees only a loopback interface of its own.
+func TestConfinedWorld(t *testing.T) {
+	s, err := sandbox.New(sandbox.Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	out, err := run(t, s, t.TempDir(), `echo "pid $$"; ls /proc | grep -c '^[0-9]'; ls /dev | tr '\n' ' '; echo; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '`)
+	require.NoError(t, err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4, out)
+	assert.Equal(t, "pid 1", lines[0])
+	n, err := strconv.Atoi(lines[1])
+	require.NoError(t, err, out)
+	assert.LessOrEqual(t, n, 4, "/proc shows processes outside the command:\n%s", out)
+	assert.Equal(t, "fd full null random stderr stdin stdout urandom zero", strings.TrimSpace(lines[2]))
+	assert.Equal(t, "lo", lines[3])
+}
+
+// Protects (issue 37): when Helios dies (SIGKILL, no chance to clean up),
+// the commands it started die with it (PR_SET_PDEATHSIG on the PID
+// namespace's init).
+func TestConfinedDiesWithHelios(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	token := fmt.Sprintf("orphan-%d-%d", os.Getpid(), time.Now().UnixNano())
+	helios := exec.Command(exe, "-helios-probe", "spawn", "sleep 30; : "+token, t.TempDir())
+	stdout, err := helios.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, helios.Start())
+	line := make([]byte, 64)
+	n, _ := stdout.Read(line)
+	require.Equal(t, "spawn ok\n", string(line[:n]))
+	require.NotEmpty(t, sbProcsWith(token), "the confined command is not running")
+	require.NoError(t, helios.Process.Kill())
+	_ = helios.Wait()
+	sbGone(t, token)
 }

@@ -315,7 +315,10 @@ func sbGone(t *testing.T, token string) {
 func probeSetsidSurvivor(t *testing.T) {
 	token := fmt.Sprintf("survivor-%d-%d", os.Getpid(), time.Now().UnixNano())
 	w := newSBWorld(t)
-	res := w.run(t, map[string]any{}, nil, sbBash("setsid sh -c 'sleep 30; touch late; : "+token+"' >/dev/null 2>&1 & echo started"))
+	// The call ends once the detached process runs in its own session (the
+	// kill of the call's process group cannot reach it).
+	res := w.run(t, map[string]any{}, nil, sbBash("setsid sh -c ': > ready; sleep 30; touch late; : "+token+"' >/dev/null 2>&1 & "+
+		"while [ ! -e ready ]; do sleep 0.01; done; echo started"))
 	require.Contains(t, res[0].Content, "started")
 	sbGone(t, token)
 	assert.NoFileExists(t, filepath.Join(w.work, "late"))
