@@ -198,7 +198,7 @@ func (p plan) encode() (string, error) {
 
 // mechanisms says which mechanism enforces what, in words (for the note).
 func (p plan) mechanisms() string {
-	parts := []string{fmt.Sprintf("Landlock ABI %d for files", p.ABI), "namespaces of its own (read-only root, /proc, /dev)"}
+	parts := []string{fmt.Sprintf("Landlock ABI %d for files", p.ABI)}
 	if len(p.Protect) > 0 {
 		parts = append(parts, "read-only mounts for the protected paths")
 	}
