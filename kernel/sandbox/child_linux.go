@@ -91,7 +91,7 @@ func restrict(p plan) error {
 }
 
 // protect applies the protected paths' mounts in this process's own mount
-// namespace (ownWorld made its mounts slaves). Each path is opened without
+// namespace (whose mounts are slaves, see ownWorld). Each path is opened without
 // following any symlink (the parent resolved them all: a link there now was
 // swapped in since), cloned as a detached mount, made read-only (or, for a
 // skills folder, writable) before it is attached, and attached on itself.

@@ -21,17 +21,16 @@ var devLinks = map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/
 
 // ownWorld builds the command's world in the namespaces the parent made
 // (user, mount, PID, IPC, and net with the network off), the way
-// bubblewrap does: every mount a slave (nothing propagates back to the
-// machine), the whole file system read-only but the writable paths (so
+// bubblewrap does. Every mount is already a slave: the kernel makes it so
+// when it copies the mounts into a mount namespace of a new user namespace
+// (nothing mounted here propagates back to the machine). Then the whole
+// file system read-only but the writable paths (so
 // chmod, chown, utime and xattrs fail outside them, root or not), a fresh
 // /proc showing only the command's processes, and a /dev of devNames.
 func ownWorld(p plan) error {
 	wd, err := unix.Getwd()
 	if err != nil {
 		return fmt.Errorf("working directory: %w", err)
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
 	}
 	// Clones of the writable paths and devices, taken before the root
 	// turns read-only, keep their own flags (a read-only mount inside a
