@@ -14,6 +14,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // UserSettingsFile is where the user's own settings live, under the home
@@ -160,7 +161,14 @@ type parsedRule struct {
 }
 
 func (p *permissionDecider) Decide(_ context.Context, q kernel.PermissionQuery) kernel.PermissionDecision {
-	d := p.set.Decide(permissions.Call{Tool: q.Call.Name, Input: q.Call.Arguments}, p.rules(q.Preapproved))
+	call := permissions.Call{Tool: q.Call.Name, Input: q.Call.Arguments}
+	if q.Skill != "" {
+		// A skill's own tool (tools mode) is decided as the catalog tool
+		// loading it: Skill(name) rules, and plan mode's read-only tools.
+		in, _ := json.Marshal(map[string]string{"name": q.Skill})
+		call = permissions.Call{Tool: skills.SkillToolName, Input: in}
+	}
+	d := p.set.Decide(call, p.rules(q.Preapproved))
 	return kernel.PermissionDecision{Behavior: string(d.Behavior), Rule: d.Rule, List: d.List, Reason: d.Reason}
 }
 
