@@ -142,6 +142,19 @@ func compileLayers(layers []permissions.Layer) (*permissions.Set, error) {
 	return set, nil
 }
 
+// readDenied is what Glob leaves out of its listing: the files a Read
+// deny rule covers (nil without rules).
+func readDenied(p kernel.Permissions) func(string) bool {
+	d, ok := p.(*permissionDecider)
+	if !ok {
+		return nil
+	}
+	return func(path string) bool {
+		_, denied := d.set.ReadDenied(path)
+		return denied
+	}
+}
+
 func isEmptyPermissions(c permissions.Config) bool {
 	return len(c.Allow) == 0 && len(c.Ask) == 0 && len(c.Deny) == 0 && c.DefaultMode == ""
 }
