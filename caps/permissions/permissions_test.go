@@ -309,7 +309,7 @@ func TestCompileErrorWithoutSource(t *testing.T) {
 	assert.Equal(t, `permissions.ask[0] "Bash(x": column 5: '(' is never closed`, err.Error())
 }
 
-// Protects: M1035 (ReadDenied ignoring the deny list's Read rules). Only a
+// Protects: M1035, M1038 (ReadDenied counting other tools' or ask rules). Only a
 // deny rule for Read hides a file from Glob: a Read rule naming it or a
 // folder holding it, anchored as in Decide; ask and allow rules, and other
 // tools' deny rules, hide nothing.

@@ -72,7 +72,7 @@ func (o *ptyOutput) waitCount(t *testing.T, s string, n int, exited <-chan struc
 // stdin and stderr on a terminal, an ask rule's call is shown with the rule
 // on stderr and answered from the terminal: y runs it, n denies it (the
 // model reads that the person did not allow it), a runs it and every later
-// call of that rule in the session without asking again.
+// call of that rule in the session without asking again (M1037).
 func TestRunAsksOnTheTerminal(t *testing.T) {
 	home, work, dir := t.TempDir(), t.TempDir(), t.TempDir()
 	srv := modeltest.NewServer(t, bashCall("echo one"), bashCall("echo two"), bashCall("echo three"), bashCall("echo four"), modeltest.Say("done"))
@@ -97,6 +97,10 @@ func TestRunAsksOnTheTerminal(t *testing.T) {
 		_, err := ptmx.Write([]byte(answer + "\r"))
 		require.NoError(t, err)
 	}
+	// Should "a" not be remembered, the fourth call asks again, and this
+	// line denies it.
+	_, err = ptmx.Write([]byte("n\r"))
+	require.NoError(t, err)
 	<-exited
 	require.NoError(t, waitErr, "stderr:\n%s", term.text())
 
