@@ -63,9 +63,10 @@ func runCmd(g *globals) *cobra.Command {
 				out := cmd.OutOrStdout()
 				p := &progress{w: out, json: g.json, start: startJSON(c.cfg)}
 				sc := kernel.SessionConfig{Resume: resume, MaxSteps: h.maxTurns, Observe: p.update}
-				if g.askTTY {
-					// On a terminal an ask goes to the person; without one
-					// it is denied, naming the rule that asked.
+				if g.askTTY && !h.print {
+					// On a terminal an ask goes to the person; without one,
+					// or with -p (as claude -p), it is denied, naming the
+					// rule that asked.
 					sc.Confirm = newTermAsker(cmd.ErrOrStderr(), os.Stdin).confirm
 				}
 				s, err := k.OpenSession(cmd.Context(), sc)

@@ -138,3 +138,30 @@ func TestRunWithoutTerminalDeniesAsks(t *testing.T) {
 	assert.Contains(t, res[0]["text"], `the ask rule "Bash(echo:*)" asks the person to confirm this call, and no one can be asked`)
 	assert.NotContains(t, errb.String(), "allow this tool call?")
 }
+
+// Protects: M1039 (-p asking). As claude -p, `helios run -p` asks nothing
+// even on a terminal: the ask is denied, naming the rule, and nothing is
+// shown on the terminal.
+func TestRunPrintNeverAsks(t *testing.T) {
+	home, work, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	srv := modeltest.NewServer(t, bashCall("echo one"), modeltest.Say("done"))
+	cfg := permConfig(t, dir, srv.URL(), `{"ask": ["Bash(echo:*)"]}`)
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer ptmx.Close()
+	cmd := heliosCommand(t, home, "--work-dir", work, "--config", cfg, "--json", "run", "-p", "go")
+	var out bytes.Buffer
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &out
+	require.NoError(t, cmd.Start())
+	tty.Close()
+	term := readPTY(ptmx)
+	// Should it ask, this line allows the call, and the checks fail.
+	_, err = ptmx.Write([]byte("y\r"))
+	require.NoError(t, err)
+	require.NoError(t, cmd.Wait())
+	res := toolResults(t, out.String())
+	require.Len(t, res, 1, out.String())
+	assert.Equal(t, true, res[0]["isError"])
+	assert.Contains(t, res[0]["text"], `the ask rule "Bash(echo:*)" asks the person to confirm this call, and no one can be asked`)
+	assert.NotContains(t, term.text(), "allow this tool call?")
+}
