@@ -272,7 +272,7 @@ func (a *assembler) local() (kernel.Config, error) {
 	project := capskills.New(port, projectRoots)
 	a.opened = append(a.opened, project)
 	limits := skillfs.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
-	caps, err := a.builtins(port, limits)
+	caps, err := a.builtins(port, limits, readDenied(perms))
 	if err != nil {
 		return kernel.Config{}, err
 	}
@@ -303,7 +303,7 @@ func (a *assembler) local() (kernel.Config, error) {
 // builtins opens the extensions, then the builtin tools, confined by the
 // config's sandbox, then the project instructions (unless turned off);
 // the tools come first in the list.
-func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.Capability, error) {
+func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits, hidden func(string) bool) ([]kernel.Capability, error) {
 	var exts []kernel.Capability
 	for i, e := range a.cfg.Extensions {
 		c, err := extdir.OpenLimited(resolve(a.base, e.Dir), limits)
@@ -326,6 +326,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		MaxOutput:   a.cfg.Tools.MaxOutput,
 		Sandbox:     box,
 		EnvFile:     a.envFile,
+		Hidden:      hidden,
 		OnWrite: func(path string) {
 			if a.kernel != nil {
 				a.kernel.InvalidatePath(path)
