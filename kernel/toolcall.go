@@ -28,10 +28,20 @@ func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
 // result. Failures the model should see are results, never Go errors.
 func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) error {
 	s.observe(Update{Kind: UpdateToolCall, Call: c})
-	res := s.callTool(ctx, tools, c)
+	return s.appendResult(ctx, tools, c, s.callTool(ctx, tools, c))
+}
+
+// appendResult tells Observe of a call's result and appends it; an Agent
+// call's result carries its child session's ID and usage.
+func (s *Session) appendResult(ctx context.Context, tools []contract.Tool, c model.ToolCall, res contract.ToolResult) error {
 	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
-	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
-		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)})
+	ev := session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
+		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)}
+	if r := s.takeSubagent(c.ID); r != nil {
+		ev.Meta = map[string]string{MetaSubagentSession: r.childID, MetaSubagentType: r.agentType}
+		ev.Usage = r.usage
+	}
+	return s.append(ctx, ev)
 }
 
 func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
@@ -51,7 +61,10 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // "unknown_tool", "tool_error" (the tool's own error result or a Go error),
 // "hook_error", or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
-	if s.stopped {
+	s.stopMu.Lock()
+	stopped := s.stopped
+	s.stopMu.Unlock()
+	if stopped {
 		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
 	}
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
@@ -91,7 +104,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
+	res, err := safeCall(context.WithValue(contract.WithSessionID(ctx, s.ID()), callIDKey{}, c.ID), tools[i], args)
 	errType := ""
 	switch {
 	case err != nil:
