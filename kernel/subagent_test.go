@@ -339,7 +339,11 @@ func TestSubagentCancelledWithTheParent(t *testing.T) {
 	defer close(release)
 	w := saNewWorld(t, kernel.AgentsConfig{Source: saAgents{def}}, nil,
 		modeltest.Calls(saCall("a1", "worker", "one")),
-		func(modeltest.Recorded) modeltest.Reply { close(started); <-release; return modeltest.Reply{Text: "late"} },
+		func(modeltest.Recorded) modeltest.Reply {
+			close(started)
+			<-release
+			return modeltest.Reply{Text: "late"}
+		},
 	)
 	s := w.open(t)
 	ctx, cancel := context.WithCancel(t.Context())
