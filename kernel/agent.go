@@ -134,6 +134,8 @@ type Session struct {
 	depth  int
 	parent *parentLink
 	scope  *agentScope
+	// scopeWarned says the scope's unknown tools were warned about.
+	scopeWarned bool
 	// stopMu guards stopped and stopReason, set by concurrent Agent calls'
 	// hooks; obsMu serializes Observe.
 	stopMu, obsMu sync.Mutex
@@ -497,6 +499,17 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 	}
 	if t, ok := s.agentTool(ctx); ok {
 		all = append(all, t)
+	}
+	if s.scope != nil && !s.scopeWarned {
+		s.scopeWarned = true
+		names := make([]string, len(all))
+		for i, t := range all {
+			names[i] = t.Name
+		}
+		for _, w := range AgentScopeWarnings(s.scope.def, append(names, AgentToolName)) {
+			s.k.logger.Warn("subagent scope", slog.String("source", w.Source), slog.String("path", w.Path), slog.String("message", w.Message))
+			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
+		}
 	}
 	for _, w := range warns {
 		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
