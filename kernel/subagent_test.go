@@ -283,21 +283,21 @@ func TestSubagentFailureIsAnErrorResult(t *testing.T) {
 func TestSubagentsRunConcurrentlyUpToTheLimit(t *testing.T) {
 	def := kernel.AgentDef{Name: "worker", Description: "Works.", Prompt: "You work."}
 	var mu sync.Mutex
-	inFlight, most := 0, 0
+	inFlight, most, arrived := 0, 0, 0
 	two := make(chan struct{})
 	third := make(chan struct{})
 	child := func(req modeltest.Recorded) modeltest.Reply {
 		mu.Lock()
 		inFlight++
+		arrived++
 		most = max(most, inFlight)
-		n := inFlight
-		mu.Unlock()
-		switch n {
-		case 2:
+		if arrived == 2 {
 			close(two)
-		case 3:
+		}
+		if inFlight == 3 {
 			close(third)
 		}
+		mu.Unlock()
 		select {
 		case <-two:
 		case <-time.After(20 * time.Second):

@@ -98,7 +98,9 @@ func TestParseSkipsWhatCannotBeChosen(t *testing.T) {
 // is offered by the next.
 func TestSourceOrderDuplicatesAndLive(t *testing.T) {
 	work, home, plugin := t.TempDir(), t.TempDir(), t.TempDir()
-	md := func(name, desc string) string { return "---\nname: " + name + "\ndescription: " + desc + "\n---\nprompt of " + desc }
+	md := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\nprompt of " + desc
+	}
 	write(t, filepath.Join(work, ".claude/agents/rev.md"), md("rev", "project claude"))
 	write(t, filepath.Join(work, ".helios/agents/nested/rev.md"), md("rev", "project helios"))
 	write(t, filepath.Join(home, "rev.md"), md("rev", "user"))
