@@ -13,6 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 
+	"github.com/helios-agents/helios/caps/agents"
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/caps/instructions"
 	capskills "github.com/helios-agents/helios/caps/skills"
@@ -61,6 +62,10 @@ type Options struct {
 	// capability is an error naming both. The kernel closes those that are
 	// io.Closers; a failed Build leaves them open.
 	Capabilities []kernel.Capability
+	// AgentDirs are more folders of subagent definitions (installed
+	// plugins' agents folders, each with its source "plugin:<name>"), read
+	// after the user's and the config's agents.dirs.
+	AgentDirs []agents.Dir
 	// Secrets collects the values to replace by [REDACTED] in everything
 	// the kernel logs, stores and exports. Build adds the secrets the
 	// config names (the value of model.apiKeyEnv, the PostgreSQL URL's
@@ -251,7 +256,12 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
+	agentsCfg, err := a.agents(port)
+	if err != nil {
+		return kernel.Config{}, err
+	}
 	return kernel.Config{
+		Agents:         agentsCfg,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
