@@ -300,7 +300,7 @@ func TestSubagentsRunConcurrentlyUpToTheLimit(t *testing.T) {
 		mu.Unlock()
 		select {
 		case <-two:
-		case <-time.After(20 * time.Second):
+		case <-time.After(10 * time.Second):
 			return modeltest.Reply{Text: "never two at once"}
 		}
 		select {
@@ -354,7 +354,26 @@ func TestSubagentCancelledWithTheParent(t *testing.T) {
 	select {
 	case err := <-done:
 		require.Error(t, err)
-	case <-time.After(20 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return after cancel")
 	}
+}
+
+// Protects: mcpServers scopes the MCP tools: a child gets only its servers'
+// (mcp__<server>__<tool>), and its other tools as unset tools allow.
+func TestSubagentMCPServersScoped(t *testing.T) {
+	gh, _ := agEcho("mcp__gh__issue", "An issue.")
+	other, _ := agEcho("mcp__other__x", "Another server's.")
+	echo, _ := agEcho("Echo", "Echoes.")
+	def := kernel.AgentDef{Name: "triage", Description: "Triages.", MCPServers: []string{"gh"}}
+	w := saNewWorld(t, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{&agCap{name: "mcp", tools: []contract.Tool{gh, other, echo}}},
+		modeltest.Calls(saCall("a1", "triage", "look")),
+		modeltest.Say("looked"),
+		modeltest.Say("done"),
+	)
+	agRun(t, w.open(t), "go")
+	reqs := w.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Contains(t, saToolNames(reqs[0]), "mcp__other__x")
+	assert.Equal(t, []string{"skill", "skill_search", "mcp__gh__issue", "Echo"}, saToolNames(reqs[1]))
 }
