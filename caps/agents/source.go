@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -179,7 +180,8 @@ func (r *reader) file(fsys dirFS, path, source string) {
 	}
 	def, warns, err := Parse(path, source, data)
 	if err != nil {
-		r.warn(source, path, "%v", err)
+		// The warning names the file already.
+		r.warn(source, path, "%s", strings.Replace(err.Error(), path+": ", "", 1))
 		return
 	}
 	if first, dup := r.byName[def.Name]; dup {
