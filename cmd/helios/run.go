@@ -91,6 +91,9 @@ func (p *progress) update(u kernel.Update) {
 	if u.Kind == kernel.UpdateUsage {
 		p.usage, p.requests = p.usage.Add(u.Usage), p.requests+1
 	}
+	if u.Kind == kernel.UpdateSubagent {
+		p.usage = p.usage.Add(u.Usage) // a subagent's tokens count in the total
+	}
 	if p.json {
 		p.started()
 		_ = writeJSONLine(p.w, updateJSON(u))
@@ -208,9 +211,10 @@ func updateJSON(u kernel.Update) map[string]any {
 	kinds := map[kernel.UpdateKind]string{
 		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
 		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning", kernel.UpdateUsage: "usage",
+		kernel.UpdateSubagent: "subagent",
 	}
 	m := map[string]any{"kind": kinds[u.Kind]}
-	if u.Kind == kernel.UpdateUsage {
+	if u.Kind == kernel.UpdateUsage || (u.Kind == kernel.UpdateSubagent && u.Usage != (session.Usage{})) {
 		m["usage"] = u.Usage
 	}
 	if u.Text != "" {
