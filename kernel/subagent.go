@@ -373,8 +373,9 @@ func (s *Session) childObserver(callID, agentType string) func(Update) {
 		case UpdateUsage:
 			s.observe(Update{Kind: UpdateSubagent, Call: call, Usage: u.Usage, Text: agentType + ": answered"})
 			return
-		case UpdateSubagent:
-			text = agentType + " › " + u.Text
+		case UpdateSubagent: // a nested subagent's, its tokens carried up
+			s.observe(Update{Kind: UpdateSubagent, Call: call, Usage: u.Usage, Text: agentType + " › " + u.Text})
+			return
 		default:
 			return
 		}
