@@ -23,9 +23,13 @@ import (
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 // saAgents is a fixed set of definitions.
@@ -42,6 +46,11 @@ type saWorld struct {
 
 func saNewWorld(t *testing.T, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
 	t.Helper()
+	return saNewWorldTel(t, nil, agents, caps, script...)
+}
+
+func saNewWorldTel(t *testing.T, tel *telemetry.T, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
+	t.Helper()
 	w := &saWorld{work: t.TempDir(), store: session.NewMemoryStore()}
 	w.srv = modeltest.NewStrictServer(t, script...)
 	client, err := openai.New(openai.Config{BaseURL: w.srv.URL(), Model: "scripted", MaxRetries: -1})
@@ -56,6 +65,7 @@ func saNewWorld(t *testing.T, agents kernel.AgentsConfig, caps []kernel.Capabili
 		Model:          client,
 		Store:          w.store,
 		Agents:         agents,
+		Telemetry:      tel,
 	})
 	if err != nil {
 		port.Close()
@@ -376,4 +386,36 @@ func TestSubagentMCPServersScoped(t *testing.T) {
 	require.Len(t, reqs, 3)
 	assert.Contains(t, saToolNames(reqs[0]), "mcp__other__x")
 	assert.Equal(t, []string{"skill", "skill_search", "mcp__gh__issue", "Echo"}, saToolNames(reqs[1]))
+}
+
+// Protects: telemetry nests the child's turn (and so its model and tool
+// spans) under the parent's Agent tool span.
+func TestSubagentSpansNestUnderTheAgentCall(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tel, err := telemetry.New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), metricnoop.NewMeterProvider(), false)
+	require.NoError(t, err)
+	def := kernel.AgentDef{Name: "helper", Description: "Helps."}
+	w := saNewWorldTel(t, tel, kernel.AgentsConfig{Source: saAgents{def}}, nil,
+		modeltest.Calls(saCall("a1", "helper", "help")), modeltest.Say("helped"), modeltest.Say("done"))
+	agRun(t, w.open(t), "go")
+	var tool sdktrace.ReadOnlySpan
+	var turns []sdktrace.ReadOnlySpan
+	for _, s := range exp.GetSpans().Snapshots() {
+		switch {
+		case strings.HasSuffix(s.Name(), " "+kernel.AgentToolName):
+			tool = s
+		case strings.HasPrefix(s.Name(), "invoke_agent"):
+			turns = append(turns, s)
+		}
+	}
+	require.NotNil(t, tool)
+	require.Len(t, turns, 2, "the parent's turn and the child's")
+	nested := 0
+	for _, s := range turns {
+		if s.Parent().SpanID() == tool.SpanContext().SpanID() {
+			nested++
+			assert.Equal(t, tool.SpanContext().TraceID(), s.SpanContext().TraceID())
+		}
+	}
+	assert.Equal(t, 1, nested, "the child's turn is a child of the Agent call's span")
 }
