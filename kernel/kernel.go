@@ -194,7 +194,10 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
-	for _, p := range []hooks.Point{InstructionsLoaded.Point, SubagentStart.Point, SubagentStop.Point} {
+	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
+		return nil, err
+	}
+	for _, p := range []hooks.Point{SubagentStart.Point, SubagentStop.Point} {
 		if err := k.hooks.Declare(p); err != nil {
 			return nil, err
 		}
