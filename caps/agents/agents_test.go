@@ -130,6 +130,12 @@ func TestSourceOrderDuplicatesAndLive(t *testing.T) {
 	write(t, filepath.Join(work, ".helios/agents/late.md"), md("late", "added later"))
 	defs, _ = src.Agents(t.Context())
 	assert.Equal(t, "late", defs[0].Name, "a new file is offered at the next call")
+
+	// An edit is read again (a file whose size and time did not change is not).
+	late := filepath.Join(work, ".helios/agents/late.md")
+	write(t, late, md("late", "edited later, longer"))
+	defs, _ = src.Agents(t.Context())
+	assert.Equal(t, "edited later, longer", defs[0].Description)
 }
 
 // Protects: a project folder that is a symlink out of the work dir is

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -56,9 +58,22 @@ func DefaultUserDirs() ([]string, error) {
 	return []string{filepath.Join(home, ".helios", "agents"), filepath.Join(home, ".claude", "agents")}, nil
 }
 
-// Source reads the definitions at every call.
+// Source reads the definitions at every call. A file whose size and
+// modification time did not change since the last call is not read again.
 type Source struct {
 	opts Options
+
+	mu    sync.Mutex
+	cache map[string]parsed // by path
+}
+
+// parsed is one file's outcome, with the stat it was read at.
+type parsed struct {
+	size  int64
+	mtime time.Time
+	def   kernel.AgentDef
+	warns []contract.Warning
+	err   error
 }
 
 var _ kernel.AgentSource = (*Source)(nil)
@@ -97,7 +112,10 @@ func (s *Source) projectPath(d string) string {
 // ones; within a folder by path. The first agent of a name wins, and each
 // later one is a warning naming both files.
 func (s *Source) Agents(ctx context.Context) ([]kernel.AgentDef, []contract.Warning) {
-	r := reader{byName: map[string]string{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := reader{byName: map[string]string{}, old: s.cache, cache: map[string]parsed{}}
+	defer func() { s.cache = r.cache }()
 	if s.opts.Port != nil {
 		for _, d := range s.opts.ProjectDirs {
 			r.dir(ctx, portFS{s.opts.Port}, s.projectPath(d), "project", 0)
@@ -129,7 +147,9 @@ func (osFS) Stat(p string) (fs.FileInfo, error)      { return os.Stat(p) }
 func (osFS) ReadFile(p string) ([]byte, error)       { return os.ReadFile(p) }
 
 type reader struct {
-	defs   []kernel.AgentDef
+	// old is the last call's outcomes, cache this call's.
+	old, cache map[string]parsed
+	defs       []kernel.AgentDef
 	warns  []contract.Warning
 	byName map[string]string // name → the file that defined it
 }
@@ -167,18 +187,24 @@ func (r *reader) dir(ctx context.Context, fsys dirFS, dir, source string, depth 
 		case fi.Size() > maxFileSize:
 			r.warn(source, path, "skipped: %d bytes, over the limit of %d", fi.Size(), maxFileSize)
 		default:
-			r.file(fsys, path, source)
+			r.file(fsys, path, source, fi)
 		}
 	}
 }
 
-func (r *reader) file(fsys dirFS, path, source string) {
-	data, err := fsys.ReadFile(path)
-	if err != nil {
-		r.warn(source, path, "skipped: %v", err)
-		return
+func (r *reader) file(fsys dirFS, path, source string, fi fs.FileInfo) {
+	p, ok := r.old[path]
+	if !ok || p.size != fi.Size() || !p.mtime.Equal(fi.ModTime()) || p.def.Source != source {
+		data, err := fsys.ReadFile(path)
+		if err != nil {
+			r.warn(source, path, "skipped: %v", err)
+			return
+		}
+		p = parsed{size: fi.Size(), mtime: fi.ModTime()}
+		p.def, p.warns, p.err = Parse(path, source, data)
 	}
-	def, warns, err := Parse(path, source, data)
+	r.cache[path] = p
+	def, warns, err := p.def, p.warns, p.err
 	if err != nil {
 		// The warning names the file already.
 		r.warn(source, path, "%s", strings.Replace(err.Error(), path+": ", "", 1))
