@@ -150,8 +150,8 @@ type reader struct {
 	// old is the last call's outcomes, cache this call's.
 	old, cache map[string]parsed
 	defs       []kernel.AgentDef
-	warns  []contract.Warning
-	byName map[string]string // name → the file that defined it
+	warns      []contract.Warning
+	byName     map[string]string // name → the file that defined it
 }
 
 func (r *reader) warn(source, path, format string, args ...any) {
