@@ -11,7 +11,8 @@ import (
 
 // agents is the kernel's subagents config from the "agents" key: the
 // definitions read through port (the project's), from the user's folders,
-// agents.dirs and Options.AgentDirs; a model named by a definition is
+// agents.dirs, the enabled installed plugins' agent files and
+// Options.AgentDirs; a model named by a definition is
 // built as the "model" key's, with that name.
 func (a *assembler) agents(port *workfs.FS) (kernel.AgentsConfig, error) {
 	c := a.cfg.Agents
@@ -29,6 +30,15 @@ func (a *assembler) agents(port *workfs.FS) (kernel.AgentsConfig, error) {
 			return kernel.AgentsConfig{}, fmt.Errorf("resolve agents.dirs: %w", err)
 		}
 		extra = append(extra, agents.Dir{Path: resolve(a.base, p), Source: "config"})
+	}
+	// The enabled installed plugins' agent files, then the application's.
+	for _, p := range a.plugins {
+		if !p.Enabled {
+			continue
+		}
+		for _, f := range p.Parts.Agents {
+			extra = append(extra, agents.Dir{Path: f, Source: "plugin:" + p.Name})
+		}
 	}
 	extra = append(extra, a.opts.AgentDirs...)
 	modelCfg, logger := a.cfg.Model, a.opts.Logger

@@ -13,6 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 
+	"github.com/helios-agents/helios/caps/agentplugins"
 	"github.com/helios-agents/helios/caps/agents"
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/caps/instructions"
@@ -20,6 +21,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
@@ -73,6 +75,22 @@ type Options struct {
 	// can redact with the same set; it may add its own (helios mcp's
 	// --token-env). Nil: Build makes one of its own.
 	Secrets *redact.Secrets
+	// Trusted are the digests a trust recorded (RunDigests): the files the
+	// config's hooks, MCP stdio servers and plugins run that lie where the
+	// model can write. Before each run such a file is hashed again; one
+	// that changed, vanished or is not recorded keeps its hook, server or
+	// plugin off, with one warning naming it. Nil: Build records them as
+	// they are when it runs (a config the user named is trusted as
+	// loaded), and checks them the same way for the rest of the process.
+	Trusted map[string]string
+	// PluginRoots are the installed agent-plugin roots to load, in merge
+	// order (see package agentplugins). Nil: the user's, ~/.helios/plugins;
+	// an empty non-nil slice loads none.
+	PluginRoots []agentplugins.Root
+	// ProjectPlugins adds the work dir's installed plugins
+	// (<work>/.helios/plugins) after PluginRoots. Set it only when the work
+	// dir's config is trusted: what a project ships could otherwise run.
+	ProjectPlugins bool
 }
 
 // Load reads the config file at path and assembles a kernel, with the
@@ -152,7 +170,11 @@ func Build(ctx context.Context, cfg Config, opts Options) (k *kernel.Kernel, err
 	if opts.Logger != nil {
 		opts.Logger = slog.New(opts.Secrets.Handler(opts.Logger.Handler()))
 	}
-	a := &assembler{cfg: cfg, base: base, opts: opts}
+	pins, err := runPins(cfg, base, opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &assembler{cfg: cfg, base: base, opts: opts, pins: pins}
 	defer func() {
 		if err != nil {
 			k, err = nil, a.closeOpened(err)
@@ -199,6 +221,10 @@ type assembler struct {
 	// kernel is the assembled kernel, for the builtin tools to tell of a
 	// write.
 	kernel *kernel.Kernel
+	// pins guard the files the hooks, MCP servers and plugins run.
+	pins *runpin.Pins
+	// plugins are the installed agent plugins (agentPlugins).
+	plugins []agentplugins.Installed
 }
 
 // closeOpened closes what Build opened, last first, joining the errors
@@ -218,6 +244,10 @@ func (a *assembler) closeOpened(err error) error {
 func (a *assembler) local() (kernel.Config, error) {
 	cfg, base := a.cfg, a.base
 	workDir, err := workDirOf(cfg, base, a.opts)
+	if err != nil {
+		return kernel.Config{}, err
+	}
+	perms, err := permissionSet(cfg, base, workDir)
 	if err != nil {
 		return kernel.Config{}, err
 	}
@@ -256,16 +286,19 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
+	// The installed plugins' skills merge after every builtin's.
+	pluginSkills := a.agentPlugins(port.Dir())
 	agentsCfg, err := a.agents(port)
 	if err != nil {
 		return kernel.Config{}, err
 	}
 	return kernel.Config{
 		Agents:         agentsCfg,
+		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   append(caps, a.opts.Capabilities...), // the application's own, after the configured builtins
+		Capabilities:   append(append(caps, a.opts.Capabilities...), pluginSkills...), // the application's own, after the configured builtins
 		SkillsMode:     cfg.Skills.Mode.mode(),
 		CatalogBudget:  budget,
 		SkillWatcher:   watcher,
@@ -366,11 +399,11 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 		a.tel = prov.T
 	}
 	a.handover = otelsetup.Handover(telCfg)
-	plugins, err := openPlugins(ctx, a.cfg, a.base, a.opts.Logger, a.tel, a.handover, &a.opened)
+	plugins, err := openPlugins(ctx, a.cfg, a.base, a.opts, a.pins, a.tel, a.handover, &a.opened)
 	if err != nil {
 		return err
 	}
-	servers, err := openMCP(a.cfg, a.base, kc.WorkDir, a.box, a.opts, a.tel, &a.opened)
+	servers, err := openMCP(a.withPluginServers(a.cfg), a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
 	if err != nil {
 		return err
 	}
@@ -391,14 +424,15 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.envFile, a.opts, transcript)
+	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.envFile, a.opts, a.pins, transcript)
 	if err != nil {
 		return err
 	}
 	kc.Model, kc.ModelErr = m, noModel
 	kc.Store = sessions
 	kc.MaxSteps, kc.ContextBudget = a.cfg.Sessions.MaxSteps, a.cfg.Sessions.ContextBudget
-	kc.CommandHooks = commandHooks
+	// The plugins' hooks run after the person's own.
+	kc.CommandHooks = append(commandHooks, a.pluginHooks(kc.WorkDir, transcript)...)
 	kc.Resources = append(a.resources, sessions)
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
+	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel/bytesize"
 )
 
@@ -58,6 +59,11 @@ type Config struct {
 	// Agents configures subagents: the Agent tool and the folders of agent
 	// definitions (see AgentsConfig).
 	Agents AgentsConfig `json:"agents"`
+	// Permissions are the permission rules (C31), in the shape of Claude
+	// Code's settings: allow, ask and deny lists of rules and defaultMode.
+	// Paths in rules ("./x") are relative to the config's folder. The
+	// "permissions" of ~/.helios/settings.json apply under these.
+	Permissions permissions.Config `json:"permissions,omitempty"`
 
 	// hooksFrom is where ParseConfig found Hooks, with what it found wrong
 	// and what it warns about.

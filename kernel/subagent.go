@@ -412,7 +412,7 @@ func (s *Session) takeSubagent(callID string) *subagentRun {
 // runTools runs a step's calls in order, appending each result. Consecutive
 // Agent calls run concurrently, at most AgentsConfig.MaxConcurrent at once;
 // their results are appended in call order once all of them ended.
-func (s *Session) runTools(ctx context.Context, tools []contract.Tool, calls []model.ToolCall) error {
+func (s *Session) runTools(ctx context.Context, cat skills.Catalog, tools []contract.Tool, calls []model.ToolCall) error {
 	for i := 0; i < len(calls); {
 		j := i + 1
 		if calls[i].Name == AgentToolName {
@@ -421,7 +421,7 @@ func (s *Session) runTools(ctx context.Context, tools []contract.Tool, calls []m
 			}
 		}
 		if j-i == 1 {
-			if err := s.runTool(ctx, tools, calls[i]); err != nil {
+			if err := s.runTool(ctx, cat, tools, calls[i]); err != nil {
 				return err
 			}
 			i = j
@@ -429,6 +429,7 @@ func (s *Session) runTools(ctx context.Context, tools []contract.Tool, calls []m
 		}
 		group := calls[i:j]
 		results := make([]contract.ToolResult, len(group))
+		decisions := make([]PermissionDecision, len(group))
 		sem := make(chan struct{}, s.k.cfg.Agents.maxConcurrent())
 		var wg sync.WaitGroup
 		for n, c := range group {
@@ -441,16 +442,28 @@ func (s *Session) runTools(ctx context.Context, tools []contract.Tool, calls []m
 					return
 				}
 				defer func() { <-sem }()
-				results[n] = s.callTool(ctx, tools, c)
+				results[n], decisions[n] = s.callTool(ctx, tools, c)
 			})
 		}
 		wg.Wait()
 		for n, c := range group {
-			if err := s.appendResult(ctx, tools, c, results[n]); err != nil {
+			if err := s.appendResult(ctx, cat, tools, c, results[n], decisions[n]); err != nil {
 				return err
 			}
 		}
 		i = j
 	}
 	return nil
+}
+
+// subagentMeta adds the link keys to meta (a permission decision's keys may
+// be there already).
+func subagentMeta(meta, link map[string]string) map[string]string {
+	if meta == nil {
+		return link
+	}
+	for k, v := range link {
+		meta[k] = v
+	}
+	return meta
 }

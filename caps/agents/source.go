@@ -26,8 +26,8 @@ const maxFileSize = 1 << 20
 // maxDepth bounds how deep below a folder agent files are looked for.
 const maxDepth = 3
 
-// Dir is one more folder of agent files, with the source its agents
-// report ("plugin:<name>").
+// Dir is one more folder of agent files, or one agent file, with the source
+// its agents report ("plugin:<name>").
 type Dir struct {
 	Path   string
 	Source string
@@ -125,6 +125,10 @@ func (s *Source) Agents(ctx context.Context) ([]kernel.AgentDef, []contract.Warn
 		r.dir(ctx, osFS{}, d, "user", 0)
 	}
 	for _, d := range s.opts.ExtraDirs {
+		if fi, err := os.Stat(d.Path); err == nil && fi.Mode().IsRegular() {
+			r.file(osFS{}, d.Path, d.Source, fi) // a plugin names its agent files one by one
+			continue
+		}
 		r.dir(ctx, osFS{}, d.Path, d.Source, 0)
 	}
 	return r.defs, r.warns

@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pf.BoolVar(&g.json, "json", false, "print data as JSON")
 
 	root.AddCommand(skillsCmd(g), agentsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g), trustCmd(g), contextCmd(g))
-	root.AddCommand(commandsCmd(g))
+	root.AddCommand(commandsCmd(g), permissionsCmd(g))
 	root.RunE = rootChat(g) // helios alone opens the UI (chat.go)
 
 	err := root.ExecuteContext(ctx)
@@ -148,7 +148,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets}
+	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets, Trusted: c.runs, ProjectPlugins: c.trusted}
 	if g.logger == nil {
 		// A command that logs nothing still tells what the config costs:
 		// an MCP server off for an unset variable, ignored hooks.
@@ -181,6 +181,12 @@ type loadedConfig struct {
 	// applied; notices say so, once on stderr and in the UI.
 	ignored string
 	notices []string
+	// runs are the digests `helios trust` recorded of what the work dir's
+	// config runs; nil for --config, whose files are hashed at load.
+	runs map[string]string
+	// trusted: the config was named (--config) or is the work dir's and
+	// trusted, so the work dir's installed plugins load too.
+	trusted bool
 }
 
 // readConfig reads the config the flags name, once: --config FILE (the
@@ -211,7 +217,7 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.cfg, c.base = cfg, base
+		c.cfg, c.base, c.trusted = cfg, base, true
 	} else {
 		lookIn := workDir
 		if lookIn == "" {
@@ -228,7 +234,8 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.cfg, c.base, c.ignored, c.notices = found.Config, found.Base, found.Ignored, found.Notices
+		c.cfg, c.base, c.ignored, c.notices, c.runs = found.Config, found.Base, found.Ignored, found.Notices, found.Runs
+		c.trusted = found.Path != ""
 		for _, n := range c.notices {
 			fmt.Fprintf(g.stderr, "helios: %s\n", n)
 		}
