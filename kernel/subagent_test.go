@@ -46,10 +46,11 @@ type saWorld struct {
 
 func saNewWorld(t *testing.T, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
 	t.Helper()
-	return saNewWorldTel(t, nil, agents, caps, script...)
+	return saNewWorldWith(t, kernel.Config{}, agents, caps, script...)
 }
 
-func saNewWorldTel(t *testing.T, tel *telemetry.T, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
+// saNewWorldWith is saNewWorld with base's Telemetry and Permissions.
+func saNewWorldWith(t *testing.T, base kernel.Config, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
 	t.Helper()
 	w := &saWorld{work: t.TempDir(), store: session.NewMemoryStore()}
 	w.srv = modeltest.NewStrictServer(t, script...)
@@ -65,7 +66,8 @@ func saNewWorldTel(t *testing.T, tel *telemetry.T, agents kernel.AgentsConfig, c
 		Model:          client,
 		Store:          w.store,
 		Agents:         agents,
-		Telemetry:      tel,
+		Telemetry:      base.Telemetry,
+		Permissions:    base.Permissions,
 	})
 	if err != nil {
 		port.Close()
@@ -395,7 +397,7 @@ func TestSubagentSpansNestUnderTheAgentCall(t *testing.T) {
 	tel, err := telemetry.New(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), metricnoop.NewMeterProvider(), false)
 	require.NoError(t, err)
 	def := kernel.AgentDef{Name: "helper", Description: "Helps."}
-	w := saNewWorldTel(t, tel, kernel.AgentsConfig{Source: saAgents{def}}, nil,
+	w := saNewWorldWith(t, kernel.Config{Telemetry: tel}, kernel.AgentsConfig{Source: saAgents{def}}, nil,
 		modeltest.Calls(saCall("a1", "helper", "help")), modeltest.Say("helped"), modeltest.Say("done"))
 	agRun(t, w.open(t), "go")
 	var tool sdktrace.ReadOnlySpan
@@ -418,4 +420,30 @@ func TestSubagentSpansNestUnderTheAgentCall(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, nested, "the child's turn is a child of the Agent call's span")
+}
+
+// Protects: a subagent's tool calls take the session's permission rules: a
+// deny rule refuses its call as it would the parent's.
+func TestSubagentToolCallsTakeThePermissionRules(t *testing.T) {
+	echo, probe := agEcho("Echo", "Echoes.")
+	rules := &pmRules{by: map[string]kernel.PermissionDecision{"Echo": {Behavior: kernel.PermissionDeny, Rule: "Echo", List: "deny", Reason: `denied by the deny rule "Echo"`}}}
+	def := kernel.AgentDef{Name: "helper", Description: "Helps.", Tools: []string{"Echo"}}
+	w := saNewWorldWith(t, kernel.Config{Permissions: rules}, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{&agCap{name: "echo", tools: []contract.Tool{echo}}},
+		modeltest.Calls(saCall("a1", "helper", "help")),
+		modeltest.Calls(model.ToolCall{ID: "c1", Name: "Echo", Arguments: json.RawMessage(`{}`)}),
+		modeltest.Say("could not"),
+		modeltest.Say("done"),
+	)
+	s := w.open(t)
+	agRun(t, s, "go")
+	assert.Empty(t, probe.calls(), "the denied call never ran")
+	var denied []session.Event
+	for _, ev := range saChildLog(t, w, agResults(s.Log())[0]) {
+		if ev.Type == session.ToolResult {
+			denied = append(denied, ev)
+		}
+	}
+	require.Len(t, denied, 1)
+	assert.True(t, denied[0].IsError)
+	assert.Contains(t, denied[0].Text, `denied by the deny rule "Echo"`)
 }
