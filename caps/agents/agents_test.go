@@ -111,15 +111,18 @@ func TestSourceOrderDuplicatesAndLive(t *testing.T) {
 	port, err := workfs.New(work)
 	require.NoError(t, err)
 	defer port.Close()
-	src := agents.New(agents.Options{Port: port, UserDirs: []string{home, filepath.Join(home, "missing")}, ExtraDirs: []agents.Dir{{Path: plugin, Source: "plugin:demo"}}})
+	single := filepath.Join(t.TempDir(), "single.md")
+	write(t, single, md("single", "one file of a plugin"))
+	src := agents.New(agents.Options{Port: port, UserDirs: []string{home, filepath.Join(home, "missing")}, ExtraDirs: []agents.Dir{
+		{Path: plugin, Source: "plugin:demo"}, {Path: single, Source: "plugin:one"}}})
 
 	defs, warns := src.Agents(t.Context())
 	var names, descs []string
 	for _, d := range defs {
 		names, descs = append(names, d.Name), append(descs, d.Source+" "+d.Description)
 	}
-	assert.Equal(t, []string{"rev", "solo", "p"}, names)
-	assert.Equal(t, []string{"project project helios", "user user solo", "plugin:demo from a plugin"}, descs)
+	assert.Equal(t, []string{"rev", "solo", "p", "single"}, names)
+	assert.Equal(t, []string{"project project helios", "user user solo", "plugin:demo from a plugin", "plugin:one one file of a plugin"}, descs)
 	got := messages(warns)
 	require.Len(t, got, 3, "%q", got)
 	assert.Contains(t, got[0], filepath.Join(work, ".claude/agents/rev.md")+`: name: agent "rev" is already defined by `+filepath.Join(work, ".helios/agents/nested/rev.md"))
