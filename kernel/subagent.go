@@ -206,7 +206,7 @@ type subagentRun struct {
 }
 
 // agentTool returns the Agent tool for this step's definitions, or false
-// when the session may not start subagents.
+// when the session may not start subagents or none is defined.
 func (s *Session) agentTool(ctx context.Context) (contract.Tool, bool) {
 	src := s.k.cfg.Agents.Source
 	if src == nil || s.depth >= s.k.cfg.Agents.maxDepth() {
@@ -215,6 +215,9 @@ func (s *Session) agentTool(ctx context.Context) (contract.Tool, bool) {
 	defs, warns := src.Agents(ctx)
 	for _, w := range warns {
 		s.k.logger.Warn("agents", slog.String("source", w.Source), slog.String("path", w.Path), slog.String("message", w.Message))
+	}
+	if len(defs) == 0 {
+		return contract.Tool{}, false // nothing to delegate to: the tool would only cost tokens
 	}
 	desc := texts.Text("agent_tool.md.tmpl", agentCatalog(defs, agentCatalogChars))
 	return contract.NewTool(AgentToolName, desc, func(ctx context.Context, in agentArgs) (contract.ToolResult, error) {

@@ -447,3 +447,33 @@ func TestSubagentToolCallsTakeThePermissionRules(t *testing.T) {
 	assert.True(t, denied[0].IsError)
 	assert.Contains(t, denied[0].Text, `denied by the deny rule "Echo"`)
 }
+
+// Protects: with no definition there is no Agent tool (it would only cost
+// tokens); one added later is offered at the next step.
+func TestNoAgentToolWithoutDefinitions(t *testing.T) {
+	src := &saLive{}
+	w := saNewWorld(t, kernel.AgentsConfig{Source: src}, nil, modeltest.Say("one"), modeltest.Say("two"))
+	s := w.open(t)
+	agRun(t, s, "go")
+	src.set(kernel.AgentDef{Name: "late", Description: "Late."})
+	agRun(t, s, "again")
+	reqs := w.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.NotContains(t, saToolNames(reqs[0]), kernel.AgentToolName)
+	assert.Contains(t, saToolNames(reqs[1]), kernel.AgentToolName)
+	assert.Contains(t, reqs[1].Tools[len(reqs[1].Tools)-1].Description, "- late: Late.")
+}
+
+// saLive is a source whose definitions the test changes.
+type saLive struct {
+	mu   sync.Mutex
+	defs []kernel.AgentDef
+}
+
+func (l *saLive) set(defs ...kernel.AgentDef) { l.mu.Lock(); l.defs = defs; l.mu.Unlock() }
+
+func (l *saLive) Agents(context.Context) ([]kernel.AgentDef, []contract.Warning) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.defs, nil
+}
