@@ -14,6 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 
 	"github.com/helios-agents/helios/caps/agentplugins"
+	"github.com/helios-agents/helios/caps/agents"
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/caps/instructions"
 	capskills "github.com/helios-agents/helios/caps/skills"
@@ -63,6 +64,10 @@ type Options struct {
 	// capability is an error naming both. The kernel closes those that are
 	// io.Closers; a failed Build leaves them open.
 	Capabilities []kernel.Capability
+	// AgentDirs are more folders of subagent definitions (installed
+	// plugins' agents folders, each with its source "plugin:<name>"), read
+	// after the user's and the config's agents.dirs.
+	AgentDirs []agents.Dir
 	// Secrets collects the values to replace by [REDACTED] in everything
 	// the kernel logs, stores and exports. Build adds the secrets the
 	// config names (the value of model.apiKeyEnv, the PostgreSQL URL's
@@ -284,7 +289,12 @@ func (a *assembler) local() (kernel.Config, error) {
 		return kernel.Config{}, err
 	}
 	a.pluginSkills = a.agentPlugins(port)
+	agentsCfg, err := a.agents(port)
+	if err != nil {
+		return kernel.Config{}, err
+	}
 	return kernel.Config{
+		Agents:         agentsCfg,
 		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,

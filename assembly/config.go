@@ -56,6 +56,9 @@ type Config struct {
 	// Instructions configures the project instructions (AGENTS.md,
 	// CLAUDE.md) sessions start with.
 	Instructions InstructionsConfig `json:"instructions"`
+	// Agents configures subagents: the Agent tool and the folders of agent
+	// definitions (see AgentsConfig).
+	Agents AgentsConfig `json:"agents"`
 	// Permissions are the permission rules (C31), in the shape of Claude
 	// Code's settings: allow, ask and deny lists of rules and defaultMode.
 	// Paths in rules ("./x") are relative to the config's folder. The
@@ -79,6 +82,29 @@ type InstructionsConfig struct {
 
 // On reports whether the instructions are on.
 func (c InstructionsConfig) On() bool { return c.Enabled == nil || *c.Enabled }
+
+// AgentsConfig is the "agents" key. Definitions are read from
+// <work>/.helios/agents and <work>/.claude/agents (through the guarded
+// port), ~/.helios/agents, ~/.claude/agents, then Dirs.
+type AgentsConfig struct {
+	// Enabled offers the Agent tool; default true. False: no subagents.
+	Enabled *bool `json:"enabled"`
+	// MaxConcurrent bounds the Agent calls of one step running at once;
+	// default 4.
+	MaxConcurrent int `json:"maxConcurrent"`
+	// MaxDepth is how deep subagents nest; default 1 (a subagent cannot
+	// start subagents).
+	MaxDepth int `json:"maxDepth"`
+	// Models maps a definition's model alias ("sonnet", "fast") to a model
+	// name of the configured provider.
+	Models map[string]string `json:"models"`
+	// Dirs are more folders of agent files, relative to the config's
+	// folder (a leading ~ is the home directory), read after the user's.
+	Dirs []string `json:"dirs"`
+}
+
+// On reports whether subagents are on.
+func (c AgentsConfig) On() bool { return c.Enabled == nil || *c.Enabled }
 
 // TelemetryConfig is the "telemetry" key. The standard variables
 // (OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -86,6 +86,13 @@ func (c Config) problems() []string {
 	nonNegative("tools.maxOutput", c.Tools.MaxOutput)
 	nonNegative("skills.maxFrontmatter", c.Skills.MaxFrontmatter)
 	nonNegative("instructions.maxBytes", c.Instructions.MaxBytes)
+	nonNegative("agents.maxConcurrent", c.Agents.MaxConcurrent)
+	nonNegative("agents.maxDepth", c.Agents.MaxDepth)
+	for alias, name := range c.Agents.Models {
+		if strings.TrimSpace(name) == "" {
+			add("agents.models."+alias, "empty model name")
+		}
+	}
 	if c.Skills.MaxFileSize < 0 {
 		add("skills.maxFileSize", "negative (%d)", c.Skills.MaxFileSize)
 	}

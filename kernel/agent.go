@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	skillcatalog "github.com/helios-agents/helios/kernel/skills/catalog"
 
@@ -47,6 +48,9 @@ type SessionConfig struct {
 	// can be asked (a non-interactive run): such calls are denied, and the
 	// model is told why.
 	Confirm func(ctx context.Context, q Confirmation) (bool, error)
+
+	// parent links a subagent's session to the Agent call that opened it.
+	parent *parentLink
 }
 
 // Confirmation is a question to the person: may this tool call run?
@@ -102,6 +106,10 @@ const (
 	// UpdateUsage reports the tokens of the step's model request, once it
 	// answered.
 	UpdateUsage
+	// UpdateSubagent is a subagent's progress under the parent's Agent call
+	// (Call): Text is one line of it (its tool calls, nested subagents), and
+	// Usage a model request's tokens when it answered.
+	UpdateSubagent
 )
 
 // Session runs one agent session over its event log.
@@ -134,6 +142,21 @@ type Session struct {
 	stepSkills skills.Catalog
 	// ended says session:end ran.
 	ended bool
+
+	// depth is 0 for a top session, its parent's plus one for a subagent's;
+	// parent and scope are set for a subagent's.
+	depth  int
+	parent *parentLink
+	scope  *agentScope
+	// scopeWarned says the scope's unknown tools were warned about.
+	scopeWarned bool
+	// stopMu guards stopped and stopReason, set by concurrent Agent calls'
+	// hooks; obsMu serializes Observe.
+	stopMu, obsMu sync.Mutex
+	// subagents are the runs of this step's Agent calls, by call ID, until
+	// their results are appended.
+	subMu     sync.Mutex
+	subagents map[string]*subagentRun
 }
 
 const (
@@ -196,6 +219,9 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	if p := cfg.parent; p != nil {
+		s.depth, s.parent, s.scope = p.session.depth+1, p, p.scope
+	}
 	// The catalog's recency is read once the log is open: a store that
 	// cannot be opened is then one error, not a recency warning before it.
 	if cfg.Resume != "" {
@@ -290,6 +316,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 		if err != nil {
 			return "", err
 		}
+		if end && s.parent != nil && step >= s.cfg.MaxSteps && len(resp.ToolCalls) > 0 {
+			return "", fmt.Errorf("%w (%d steps) while still calling tools", ErrMaxTurns, s.cfg.MaxSteps)
+		}
 		if end {
 			return resp.Text, nil
 		}
@@ -314,6 +343,9 @@ func (s *Session) submit(ctx context.Context, prompt string) error {
 		return fmt.Errorf("%w: the prompt was blocked and not sent: %s", ErrStopped, strings.Join(blocked, "; "))
 	}
 	evs := []session.Event{{Type: session.User, Text: prompt}}
+	if p := s.parent; p != nil {
+		evs[0].Meta = map[string]string{MetaParentSession: p.session.ID(), MetaParentToolUse: p.toolUseID}
+	}
 	text := strings.Join(nonEmpty(contexts), "\n\n")
 	if text != "" {
 		evs = append(evs, session.Event{Type: session.Injected, Provenance: "prompt:submit", Text: text})
@@ -334,13 +366,15 @@ func (s *Session) submit(ctx context.Context, prompt string) error {
 // once every call of the step has its result.
 func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, error) {
 	ctx = s.watch(ctx)
-	cat := s.k.Catalog(ctx)
+	cat := s.scope.filter(s.k.Catalog(ctx))
 	tools, hasSkillTool := s.tools(ctx, cat)
 
 	if err := s.injectCapabilities(ctx); err != nil {
 		return model.Response{}, false, err
 	}
-	s.k.catalogView(cat, s.budget) // tells a person, once per change, what the budget cut
+	if s.scope == nil {
+		s.k.catalogView(cat, s.budget) // tells a person, once per change, what the budget cut
+	}
 	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
 			return model.Response{}, false, err
@@ -381,10 +415,8 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 	if err := s.append(ctx, evs...); err != nil {
 		return model.Response{}, false, err
 	}
-	for _, c := range resp.ToolCalls {
-		if err := s.runTool(ctx, cat, tools, c); err != nil {
-			return model.Response{}, false, err
-		}
+	if err := s.runTools(ctx, cat, tools, resp.ToolCalls); err != nil {
+		return model.Response{}, false, err
 	}
 	if s.stopped {
 		s.stopped = false
@@ -472,6 +504,28 @@ func contentJSON(v any) string {
 // catalog mode is visible.
 func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
 	all, warns := s.k.tools(ctx, cat, s.budget)
+	var skillNames map[string]bool // the skills' tools, scoped by the filtered catalog
+	if s.scope != nil {
+		skillTools, _ := cat.Tools(s.k.cfg.SkillsMode, s.budget)
+		skillNames = make(map[string]bool, len(skillTools))
+		for _, t := range skillTools {
+			skillNames[t.Name] = true
+		}
+	}
+	if t, ok := s.agentTool(ctx); ok {
+		all = append(all, t)
+	}
+	if s.scope != nil && !s.scopeWarned {
+		s.scopeWarned = true
+		names := make([]string, len(all))
+		for i, t := range all {
+			names[i] = t.Name
+		}
+		for _, w := range AgentScopeWarnings(s.scope.def, append(names, AgentToolName)) {
+			s.k.logger.Warn("subagent scope", slog.String("source", w.Source), slog.String("path", w.Path), slog.String("message", w.Message))
+			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
+		}
+	}
 	for _, w := range warns {
 		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
 	}
@@ -487,6 +541,9 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 		if s.cfg.AllowedTools != nil && !slices.Contains(s.cfg.AllowedTools, t.Name) {
 			continue
 		}
+		if !s.scope.allowsTool(t.Name, skillNames[t.Name]) {
+			continue
+		}
 		// The skill tool is the first tool of catalog mode, straight from
 		// ToSkillTools; a capability's tool of the same name never counts.
 		if i == 0 && t.Name == skills.SkillToolName && s.k.cfg.SkillsMode == skills.ModeCatalog {
@@ -499,6 +556,8 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 
 // stop records that a hook stopped the turn; the first reason is kept.
 func (s *Session) stop(reason string) {
+	s.stopMu.Lock()
+	defer s.stopMu.Unlock()
 	if !s.stopped {
 		s.stopped, s.stopReason = true, reason
 	}
@@ -577,6 +636,8 @@ func (s *Session) append(ctx context.Context, evs ...session.Event) error {
 
 func (s *Session) observe(u Update) {
 	if s.cfg.Observe != nil {
+		s.obsMu.Lock()
+		defer s.obsMu.Unlock()
 		s.cfg.Observe(u)
 	}
 }

@@ -91,6 +91,9 @@ type Config struct {
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
 	// records nothing and costs a nil check.
 	Telemetry *telemetry.T
+	// Agents configures subagents (the Agent tool). Its zero value offers
+	// no Agent tool.
+	Agents AgentsConfig
 	// Secrets are replaced by [REDACTED] in every event a session appends
 	// (a tool that printed a key, a hook's message), so the log, the next
 	// model request and what shows the log never hold them. Nil hides
@@ -198,6 +201,11 @@ func New(cfg Config) (*Kernel, error) {
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
 	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
 		return nil, err
+	}
+	for _, p := range []hooks.Point{SubagentStart.Point, SubagentStop.Point} {
+		if err := k.hooks.Declare(p); err != nil {
+			return nil, err
+		}
 	}
 	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err

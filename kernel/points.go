@@ -41,6 +41,13 @@ var (
 	// model was just given. The kernel declares it in its run registry;
 	// it is not on the plugin wire.
 	InstructionsLoaded = hooks.NewNotify[InstructionsLoadedIn](hooks.Point{Name: "instructions:loaded", Kind: hooks.Concat, Scope: hooks.ScopeRun})
+	// SubagentStart tells every handler that the Agent tool starts a
+	// subagent in a child session. Declared by the kernel; not on the
+	// plugin wire.
+	SubagentStart = hooks.NewNotify[SubagentStartIn](hooks.Point{Name: "subagent:start", Kind: hooks.Concat, Scope: hooks.ScopeRun})
+	// SubagentStop tells every handler that a subagent's turn ended.
+	// Declared by the kernel; not on the plugin wire.
+	SubagentStop = hooks.NewNotify[SubagentStopIn](hooks.Point{Name: "subagent:stop", Kind: hooks.Concat, Scope: hooks.ScopeRun})
 )
 
 // The payloads and results of the standard points: the types of package
@@ -77,6 +84,10 @@ type (
 	SessionEndIn = hookdata.SessionEndIn
 	// InstructionsLoadedIn is the instructions:loaded payload.
 	InstructionsLoadedIn = hookdata.InstructionsLoadedIn
+	// SubagentStartIn is the subagent:start payload.
+	SubagentStartIn = hookdata.SubagentStartIn
+	// SubagentStopIn is the subagent:stop payload.
+	SubagentStopIn = hookdata.SubagentStopIn
 	// InstructionFile is one file of an InstructionsLoadedIn.
 	InstructionFile = hookdata.InstructionFile
 )

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"encoding/json"
+	"html"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,6 +24,9 @@ func TestModelTextGolden(t *testing.T) {
 		}),
 		"skills_prompt.catalog": texts.Text("skills_prompt.md.tmpl", map[string]any{"Tools": false}),
 		"skills_prompt.tools":   texts.Text("skills_prompt.md.tmpl", map[string]any{"Tools": true}),
+		"agent_tool":            texts.Text("agent_tool.md.tmpl", agentCatalog(goldenAgents, agentCatalogChars)),
+		"agent_tool.cut":        texts.Text("agent_tool.md.tmpl", agentCatalog(goldenAgents, 100)),
+		"agent_tool.none":       texts.Text("agent_tool.md.tmpl", agentCatalog(nil, agentCatalogChars)),
 	})
 }
 
@@ -30,4 +35,36 @@ func TestModelTextGolden(t *testing.T) {
 func TestCompactionReachesModelFramed(t *testing.T) {
 	got := toMessages([]session.Event{{Type: session.Compaction, Text: "we ran make"}})
 	assert.Equal(t, []model.Message{{Role: model.RoleUser, Content: "Summary of the earlier conversation:\nwe ran make"}}, got)
+}
+
+var goldenAgents = []AgentDef{
+	{Name: "code-reviewer", Description: "Reviews a diff for <bugs> & style.\nUse after every change."},
+	{Name: "test-runner", Description: "Runs the tests and explains each failure, with the smallest fix it can find for each of them."},
+	{Name: "docs", Description: "Writes docs."},
+}
+
+// The list of agents holds within its budget: descriptions shortened
+// first, then the last agents counted instead of listed.
+func TestAgentCatalogWithinBudget(t *testing.T) {
+	for _, chars := range []int{40, 100, 300, agentCatalogChars} {
+		data := agentCatalog(goldenAgents, chars)
+		n := 0
+		for _, l := range reflectLines(data["Agents"]) {
+			n += len(html.UnescapeString(l[0])) + len(html.UnescapeString(l[1])) + 4
+		}
+		assert.LessOrEqual(t, n, chars, "budget %d", chars)
+	}
+	assert.Equal(t, 0, agentCatalog(goldenAgents, agentCatalogChars)["Omitted"])
+	assert.Positive(t, agentCatalog(goldenAgents, 100)["Omitted"])
+}
+
+func reflectLines(v any) [][2]string {
+	b, _ := json.Marshal(v)
+	var ls []struct{ Name, Description string }
+	_ = json.Unmarshal(b, &ls)
+	out := make([][2]string, len(ls))
+	for i, l := range ls {
+		out[i] = [2]string{l.Name, l.Description}
+	}
+	return out
 }

@@ -32,14 +32,25 @@ func (s *Session) runTool(ctx context.Context, cat skills.Catalog, tools []contr
 	s.observe(Update{Kind: UpdateToolCall, Call: c})
 	s.stepSkills = cat
 	res, pd := s.callTool(ctx, tools, c)
+	return s.appendResult(ctx, cat, tools, c, res, pd)
+}
+
+// appendResult tells Observe of a call's result and appends it; an Agent
+// call's result carries its child session's ID and usage.
+func (s *Session) appendResult(ctx context.Context, cat skills.Catalog, tools []contract.Tool, c model.ToolCall, res contract.ToolResult, pd PermissionDecision) error {
 	s.skillLoaded(cat, c, res)
 	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError, Permission: pd})
 	meta := s.loadMeta(tools, c.Name, c.Arguments, res.IsError)
 	if s.k.cfg.Permissions != nil {
 		meta = permissionMeta(meta, pd)
 	}
-	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
-		Meta: meta})
+	ev := session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
+		Meta: meta}
+	if r := s.takeSubagent(c.ID); r != nil {
+		ev.Meta = subagentMeta(ev.Meta, map[string]string{MetaSubagentSession: r.childID, MetaSubagentType: r.agentType})
+		ev.Usage = r.usage
+	}
+	return s.append(ctx, ev)
 }
 
 func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, PermissionDecision) {
@@ -64,7 +75,10 @@ func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.T
 // or "" when the tool delivered.
 func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, PermissionDecision, string) {
 	var pd PermissionDecision
-	if s.stopped {
+	s.stopMu.Lock()
+	stopped := s.stopped
+	s.stopMu.Unlock()
+	if stopped {
 		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), pd, "denied"
 	}
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
@@ -116,7 +130,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := safeCall(contract.WithSessionID(ctx, s.ID()), tools[i], args)
+	res, err := safeCall(context.WithValue(contract.WithSessionID(ctx, s.ID()), callIDKey{}, c.ID), tools[i], args)
 	errType := ""
 	switch {
 	case err != nil:

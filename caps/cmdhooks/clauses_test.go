@@ -129,6 +129,8 @@ func TestEveryEventArrivesOnItsPoint(t *testing.T) {
 		cmdhooks.Stop:               {"turn:end", kernel.TurnEndIn{SessionID: "s1", Step: 1, Text: "done"}, "stop_hook_active", false},
 		cmdhooks.PreCompact:         {"compact:before", kernel.CompactBeforeIn{SessionID: "s1"}, "trigger", "auto"},
 		cmdhooks.SessionEnd:         {"session:end", kernel.SessionEndIn{SessionID: "s1"}, "reason", "other"},
+		cmdhooks.SubagentStart:      {"subagent:start", kernel.SubagentStartIn{SessionID: "s1", AgentID: "c1", AgentType: "rev"}, "agent_type", "rev"},
+		cmdhooks.SubagentStop:       {"subagent:stop", kernel.SubagentStopIn{SessionID: "s1", AgentID: "c1", AgentType: "rev", LastAssistantMessage: "ok"}, "last_assistant_message", "ok"},
 	}
 	for _, event := range cmdhooks.Events() {
 		t.Run(event, func(t *testing.T) {

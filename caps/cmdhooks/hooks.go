@@ -343,6 +343,15 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 			}
 			return errors.Join(errs...)
 		})
+	case SubagentStart:
+		return kernel.SubagentStart.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStartIn) error {
+			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStart, input{AgentID: in.AgentID, AgentType: in.AgentType}))
+		})
+	case SubagentStop:
+		return kernel.SubagentStop.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStopIn) error {
+			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStop, input{AgentID: in.AgentID, AgentType: in.AgentType,
+				LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: new(bool)}))
+		})
 	case SessionEnd:
 		return kernel.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
 			return c.notify(ctx, h, "other", c.common(in.SessionID, SessionEnd, input{Reason: "other"}))

@@ -36,6 +36,12 @@ type input struct {
 	FilePath   string `json:"file_path,omitempty"`
 	MemoryType string `json:"memory_type,omitempty"`
 	LoadReason string `json:"load_reason,omitempty"`
+	// AgentID and AgentType are SubagentStart's and SubagentStop's (the
+	// child session's ID, the subagent's name), LastAssistantMessage
+	// SubagentStop's.
+	AgentID              string  `json:"agent_id,omitempty"`
+	AgentType            string  `json:"agent_type,omitempty"`
+	LastAssistantMessage *string `json:"last_assistant_message,omitempty"`
 }
 
 // encode is in as JSON, with <, > and & as they are.

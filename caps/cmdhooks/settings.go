@@ -95,8 +95,17 @@ const PostToolUseFailure = "PostToolUseFailure"
 // file the model was given; its matcher selects the load_reason.
 const InstructionsLoaded = "InstructionsLoaded"
 
+// SubagentStart and SubagentStop run on subagent:start and subagent:stop,
+// when the Agent tool starts a subagent and when its turn ended; their
+// matcher selects the agent_type. Both are notifications: a SubagentStop
+// decision to block is not applied.
+const (
+	SubagentStart = "SubagentStart"
+	SubagentStop  = "SubagentStop"
+)
+
 // events are the events Helios runs, in lifecycle order.
-var events = []string{SessionStart, InstructionsLoaded, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
+var events = []string{SessionStart, InstructionsLoaded, UserPromptSubmit, PreToolUse, SubagentStart, SubagentStop, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
 
 // Events lists the events Helios runs, in lifecycle order.
 func Events() []string { return slices.Clone(events) }

@@ -228,6 +228,8 @@ func (st *streamer) update(u kernel.Update) {
 			st.assistant(map[string]any{"type": "text", "text": st.text.String()})
 			st.text.Reset()
 		}
+	case kernel.UpdateSubagent:
+		st.usage = st.usage.Add(u.Usage) // a subagent's tokens count in the total
 	case kernel.UpdateToolCall:
 		st.toolsAsked = true
 		var input any = map[string]any{}

@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pf.StringVar(&g.config, "config", "", "config file (default: <work-dir>/helios.config.json when it exists and you trusted it: see helios trust)")
 	pf.BoolVar(&g.json, "json", false, "print data as JSON")
 
-	root.AddCommand(skillsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g), trustCmd(g), contextCmd(g))
+	root.AddCommand(skillsCmd(g), agentsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g), trustCmd(g), contextCmd(g))
 	root.AddCommand(commandsCmd(g), permissionsCmd(g))
 	root.RunE = rootChat(g) // helios alone opens the UI (chat.go)
 

@@ -102,6 +102,9 @@ func (p *progress) update(u kernel.Update) {
 	if u.Kind == kernel.UpdateUsage {
 		p.usage, p.requests = p.usage.Add(u.Usage), p.requests+1
 	}
+	if u.Kind == kernel.UpdateSubagent {
+		p.usage = p.usage.Add(u.Usage) // a subagent's tokens count in the total
+	}
 	if p.json {
 		p.started()
 		_ = writeJSONLine(p.w, updateJSON(u))
@@ -219,9 +222,10 @@ func updateJSON(u kernel.Update) map[string]any {
 	kinds := map[kernel.UpdateKind]string{
 		kernel.UpdateText: "text", kernel.UpdateToolCall: "tool_call", kernel.UpdateToolResult: "tool_result",
 		kernel.UpdateInjected: "injected", kernel.UpdateCompacted: "compacted", kernel.UpdateWarning: "warning", kernel.UpdateUsage: "usage",
+		kernel.UpdateSubagent: "subagent",
 	}
 	m := map[string]any{"kind": kinds[u.Kind]}
-	if u.Kind == kernel.UpdateUsage {
+	if u.Kind == kernel.UpdateUsage || (u.Kind == kernel.UpdateSubagent && u.Usage != (session.Usage{})) {
 		m["usage"] = u.Usage
 	}
 	if u.Text != "" {
@@ -297,7 +301,9 @@ func sessionsCmd(g *globals) *cobra.Command {
 						Requests int             `json:"requests"`
 					}{a[0], evs, total, requests})
 				}
-				printEvents(cmd.OutOrStdout(), evs)
+				printEvents(cmd.OutOrStdout(), evs, func(id string) ([]session.Event, error) {
+					return readSession(cmd.Context(), k.SessionStore(), id)
+				}, 0)
 				if requests > 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), usageLine(total, requests))
 				}
@@ -327,20 +333,54 @@ func readSession(ctx context.Context, store session.Store, id string) ([]session
 }
 
 // sumUsage adds up the usage of a session's model requests (its assistant
-// events that carry one).
+// events that carry one) and of its subagents (on their Agent results);
+// requests counts the session's own.
 func sumUsage(evs []session.Event) (session.Usage, int) {
 	var total session.Usage
 	n := 0
 	for _, ev := range evs {
-		if ev.Type == session.Assistant && ev.Usage != (session.Usage{}) {
+		switch {
+		case ev.Type == session.Assistant && ev.Usage != (session.Usage{}):
 			total, n = total.Add(ev.Usage), n+1
+		case ev.Type == session.ToolResult:
+			total = total.Add(ev.Usage)
 		}
 	}
 	return total, n
 }
 
-func printEvents(w io.Writer, evs []session.Event) {
+// maxTreeDepth bounds how deep `sessions show` follows subagents' sessions.
+const maxTreeDepth = 4
+
+// printEvents prints a session's events; a subagent's session (named on its
+// Agent result) follows that result, indented, read with child.
+func printEvents(w io.Writer, evs []session.Event, child func(id string) ([]session.Event, error), depth int) {
+	pad := strings.Repeat("      ", depth)
 	for _, ev := range evs {
+		fmt.Fprint(w, pad)
+		if p := ev.Meta[kernel.MetaParentSession]; p != "" && ev.Type == session.User {
+			fmt.Fprintf(w, "     (subagent session of %s, call [%s])\n%s", p, clip(ev.Meta[kernel.MetaParentToolUse], 64), pad)
+		}
+		printEvent(w, ev)
+		id := ev.Meta[kernel.MetaSubagentSession]
+		if id == "" || ev.Type != session.ToolResult {
+			continue
+		}
+		fmt.Fprintf(w, "%s     └ subagent %s: session %s\n", pad, clip(ev.Meta[kernel.MetaSubagentType], 64), clip(id, 64))
+		if depth+1 >= maxTreeDepth || child == nil {
+			continue
+		}
+		sub, err := child(id)
+		if err != nil {
+			fmt.Fprintf(w, "%s       (cannot read it: %v)\n", pad, err)
+			continue
+		}
+		printEvents(w, sub, child, depth+1)
+	}
+}
+
+func printEvent(w io.Writer, ev session.Event) {
+	{
 		switch ev.Type {
 		case session.ToolUse:
 			fmt.Fprintf(w, "%4d %-11s %s %s [%s]\n", ev.Seq, ev.Type, clip(ev.ToolName, 64), clip(string(ev.Input), 120), clip(ev.ToolUseID, 64))

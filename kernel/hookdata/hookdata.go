@@ -269,3 +269,35 @@ type InstructionFile struct {
 	// when compaction hid what the model had read and it is sent again.
 	LoadReason string
 }
+
+// SubagentStartIn is the subagent:start payload (notification, run scope):
+// the Agent tool is about to run a subagent in a child session. Every
+// handler runs, in dispatch order; none can change what the subagent gets.
+type SubagentStartIn struct {
+	// SessionID is the parent session, whose model called the Agent tool.
+	SessionID string
+	// AgentID is the child session's ID.
+	AgentID string
+	// AgentType is the subagent's name (the call's subagent_type).
+	AgentType string
+	// ToolUseID is the ID of the parent's Agent call.
+	ToolUseID string
+}
+
+// SubagentStopIn is the subagent:stop payload (notification, run scope): a
+// subagent's turn ended, answered or failed. Every handler runs, in dispatch
+// order; none can change the result the parent's model reads.
+type SubagentStopIn struct {
+	// SessionID is the parent session.
+	SessionID string
+	// AgentID is the child session's ID.
+	AgentID string
+	// AgentType is the subagent's name.
+	AgentType string
+	// ToolUseID is the ID of the parent's Agent call.
+	ToolUseID string
+	// LastAssistantMessage is the subagent's final text ("" when it failed).
+	LastAssistantMessage string
+	// Error says why the subagent failed; "" when it answered.
+	Error string
+}

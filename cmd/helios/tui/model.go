@@ -478,7 +478,7 @@ func (m *Model) applyUpdate(u kernel.Update) {
 		m.add(entry{kind: answerEntry, text: u.Text, open: true})
 	case kernel.UpdateToolCall:
 		m.closeText()
-		m.add(entry{kind: toolCallEntry, name: u.Call.Name, text: string(u.Call.Arguments)})
+		m.add(entry{kind: toolCallEntry, name: u.Call.Name, id: u.Call.ID, text: string(u.Call.Arguments)})
 	case kernel.UpdateToolResult:
 		m.add(entry{kind: toolResultEntry, name: u.Call.Name, text: u.Text, isError: u.IsError})
 	case kernel.UpdateInjected:
@@ -492,7 +492,39 @@ func (m *Model) applyUpdate(u kernel.Update) {
 		m.add(entry{kind: noteEntry, text: "warning: " + u.Text})
 	case kernel.UpdateUsage:
 		m.usage = m.usage.Add(u.Usage)
+	case kernel.UpdateSubagent:
+		m.usage = m.usage.Add(u.Usage)
+		m.subagentLine(u.Call.ID, u.Text)
 	}
+}
+
+// subagentLine shows a subagent's latest progress on one line under its
+// Agent call: the line is rewritten, never repeated.
+func (m *Model) subagentLine(callID, text string) {
+	if text == "" {
+		return
+	}
+	at := -1
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		e := &m.entries[i]
+		if e.id != callID {
+			continue
+		}
+		if e.kind == subagentEntry {
+			e.text, e.cache, m.dirty = text, "", true
+			return
+		}
+		if e.kind == toolCallEntry {
+			at = i + 1
+			break
+		}
+	}
+	if at < 0 {
+		m.add(entry{kind: subagentEntry, id: callID, text: text})
+		return
+	}
+	m.entries = append(m.entries[:at], append([]entry{{kind: subagentEntry, id: callID, text: text}}, m.entries[at:]...)...)
+	m.dirty = true
 }
 
 // answer takes the person's answer to the question a hook or a permission

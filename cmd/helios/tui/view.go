@@ -26,13 +26,18 @@ const (
 	injectedEntry
 	skillEntry
 	errorEntry
+	// subagentEntry is a subagent's progress, one line under its Agent
+	// call, rewritten as it goes.
+	subagentEntry
 )
 
 // entry is one item of the conversation view.
 type entry struct {
 	kind       entryKind
 	name, text string
-	isError    bool
+	// id is the tool call's ID (toolCallEntry, subagentEntry).
+	id      string
+	isError bool
 	// injected: a skill load that was added to the session.
 	injected bool
 	// open: the answer is still streaming.
@@ -164,6 +169,8 @@ func renderEntry(e entry, w int) string {
 		return styleOK.Render(clip(fmt.Sprintf("  ✓ %d line(s): %s", n, oneLine(e.text)), w))
 	case injectedEntry:
 		return styleDim.Render(clip("· "+oneLine(e.text), w))
+	case subagentEntry:
+		return styleDim.Render(clip("  ⋯ "+oneLine(e.text), w))
 	case skillEntry:
 		return renderSkill(e, w)
 	case errorEntry:
