@@ -256,7 +256,9 @@ func TestACPTurnDiffPermissionAndClientMCP(t *testing.T) {
 		modeltest.Call("Read", `{"path": "a.txt"}`),
 		modeltest.Call("Edit", `{"path": "a.txt", "old_string": "hello", "new_string": "goodbye"}`),
 		modeltest.Call("Write", `{"path": "b.txt", "content": "new"}`),
-		func(modeltest.Recorded) modeltest.Reply { return modeltest.Reply{Text: "All done here.", Chunked: true} })
+		func(modeltest.Recorded) modeltest.Reply {
+			return modeltest.Reply{Text: "All done here.", Chunked: true}
+		})
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "ask.sh"), "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"writes need a look\"}}'\n")
 	home, work, cfg := acpWorld(t, srv, `{"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "sh `+filepath.Join(dir, "ask.sh")+`"}]}]}`)
