@@ -266,7 +266,9 @@ func TestACPTurnDiffPermissionAndClientMCP(t *testing.T) {
 	p := startACP(t, home, cfg, "reject")
 	id := p.newSession(t, work, acp.McpServer{Http: &acp.McpServerHttpInline{Name: "editor", Type: "http", Url: mcpSrv.URL, Headers: []acp.HttpHeader{}}})
 
-	resp, err := p.conn.Prompt(context.Background(), textPrompt(id, "tidy a.txt"))
+	uri := "file://" + filepath.Join(work, "a.txt")
+	resp, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
+		acp.TextBlock("tidy "), acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{Uri: uri, Text: "hello world\n"}})}})
 	require.NoError(t, err)
 	assert.Equal(t, acp.StopReasonEndTurn, resp.StopReason)
 	require.NotNil(t, resp.Usage, "the turn's usage")
@@ -330,6 +332,9 @@ func TestACPTurnDiffPermissionAndClientMCP(t *testing.T) {
 	}
 	assert.Contains(t, tools, "mcp__editor__echo", "the client's MCP server's tools reach the model")
 	assert.Contains(t, tools, "Bash", "beside the configured tools")
+	// The embedded resource as Claude Code's ACP adapter writes it.
+	prompt := reqs[0].Messages[len(reqs[0].Messages)-1].Content
+	assert.Equal(t, "tidy [@a.txt]("+uri+")\n\n<context ref=\""+uri+"\">\nhello world\n\n</context>", prompt)
 }
 
 // session/cancel ends the turn and the tool it started: the command's
@@ -439,4 +444,21 @@ func TestACPStdinClosedMidTurn(t *testing.T) {
 	require.Zero(t, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "the prompt to keep")
 	assert.Contains(t, r.stdout, "tool_use")
+
+	// session/load replays it.
+	q := startACP(t, home, cfg, "")
+	_, err := q.conn.LoadSession(context.Background(), acp.LoadSessionRequest{SessionId: id, Cwd: work, McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	var kinds []string
+	for _, n := range q.client.all() {
+		switch u := n.Update; {
+		case u.UserMessageChunk != nil:
+			kinds = append(kinds, "user:"+u.UserMessageChunk.Content.Text.Text)
+		case u.ToolCall != nil:
+			kinds = append(kinds, "tool_call:"+u.ToolCall.Title)
+		case u.ToolCallUpdate != nil:
+			kinds = append(kinds, "tool_call_update")
+		}
+	}
+	assert.Equal(t, []string{"user:the prompt to keep", "tool_call:Run sleep 62.37", "tool_call_update"}, kinds)
 }

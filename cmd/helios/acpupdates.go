@@ -207,6 +207,15 @@ func rawInput(raw json.RawMessage) any {
 // messages, the model's answers, each tool call and its result.
 func (s *acpSession) replay(ctx context.Context) {
 	log := s.s.Log()
+	var pending []string // calls without a result yet
+	defer func() {
+		// A call whose result was never saved (the turn was cancelled
+		// or the process ended while it ran) is shown interrupted.
+		for _, id := range pending {
+			s.send(ctx, acp.UpdateToolCall(acp.ToolCallId(id), acp.WithUpdateStatus(acp.ToolCallStatusFailed),
+				acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("interrupted: no result was saved"))})))
+		}
+	}()
 	for i := range log.Len() {
 		ev := log.At(i)
 		switch ev.Type {
@@ -217,10 +226,12 @@ func (s *acpSession) replay(ctx context.Context) {
 				s.send(ctx, acp.UpdateAgentMessageText(ev.Text))
 			}
 		case session.ToolUse:
+			pending = append(pending, ev.ToolUseID)
 			title, kind, locs := s.describe(ev.ToolName, ev.Input)
 			s.send(ctx, acp.StartToolCall(acp.ToolCallId(ev.ToolUseID), title, acp.WithStartKind(kind),
 				acp.WithStartStatus(acp.ToolCallStatusInProgress), acp.WithStartLocations(locs), acp.WithStartRawInput(rawInput(ev.Input))))
 		case session.ToolResult:
+			pending = slices.DeleteFunc(pending, func(id string) bool { return id == ev.ToolUseID })
 			status := acp.ToolCallStatusCompleted
 			if ev.IsError {
 				status = acp.ToolCallStatusFailed
