@@ -32,18 +32,18 @@ import (
 
 // acpWorld is a work dir and a config whose model is srv (OpenAI-compatible,
 // no key), with hooks (a JSON value for "hooks") when not empty.
-func acpWorld(t *testing.T, srv *modeltest.Server, hooks string) (home, work, cfg string) {
+func acpWorld(t testing.TB, srv *modeltest.Server, hooks string) (home, work, cfg string) {
 	t.Helper()
 	home, work = t.TempDir(), t.TempDir()
 	cfg = filepath.Join(t.TempDir(), "helios.config.json")
 	if hooks == "" {
 		hooks = "{}"
 	}
-	writeFile(t, cfg, `{"skills": {"userRoots": []},
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"skills": {"userRoots": []},
   "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
   "tools": {"sandbox": {"mode": "off"}},
   "sessions": {"dir": "`+filepath.Join(home, "sessions")+`"},
-  "hooks": `+hooks+`}`)
+  "hooks": `+hooks+`}`), 0o644))
 	return home, work, cfg
 }
 
@@ -80,7 +80,7 @@ func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) 
 }
 
 // waitUpdate waits for an update cond accepts.
-func (c *acpClient) waitUpdate(t *testing.T, what string, cond func(acp.SessionNotification) bool) acp.SessionNotification {
+func (c *acpClient) waitUpdate(t testing.TB, what string, cond func(acp.SessionNotification) bool) acp.SessionNotification {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	seen := 0
@@ -166,7 +166,7 @@ type rawLines struct {
 	changed chan struct{}
 }
 
-func (r *rawLines) wait(t *testing.T, what string, cond func(string) bool) string {
+func (r *rawLines) wait(t testing.TB, what string, cond func(string) bool) string {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -186,9 +186,12 @@ func (r *rawLines) wait(t *testing.T, what string, cond func(string) bool) strin
 	}
 }
 
-func startACP(t *testing.T, home, cfg string, answer string) *acpPeer {
+func startACP(t testing.TB, home, cfg string, answer string) *acpPeer {
 	t.Helper()
-	cmd := heliosCommand(t, home, "acp", "--config", cfg)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "acp", "--config", cfg)
+	cmd.Env = append(os.Environ(), asHeliosEnv+"=1", "HOME="+home)
 	cmd.Dir = t.TempDir()
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
@@ -229,7 +232,7 @@ func startACP(t *testing.T, home, cfg string, answer string) *acpPeer {
 	return p
 }
 
-func (p *acpPeer) newSession(t *testing.T, cwd string, servers ...acp.McpServer) acp.SessionId {
+func (p *acpPeer) newSession(t testing.TB, cwd string, servers ...acp.McpServer) acp.SessionId {
 	t.Helper()
 	if servers == nil {
 		servers = []acp.McpServer{}
