@@ -19,6 +19,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
@@ -68,6 +69,14 @@ type Options struct {
 	// can redact with the same set; it may add its own (helios mcp's
 	// --token-env). Nil: Build makes one of its own.
 	Secrets *redact.Secrets
+	// Trusted are the digests a trust recorded (RunDigests): the files the
+	// config's hooks, MCP stdio servers and plugins run that lie where the
+	// model can write. Before each run such a file is hashed again; one
+	// that changed, vanished or is not recorded keeps its hook, server or
+	// plugin off, with one warning naming it. Nil: Build records them as
+	// they are when it runs (a config the user named is trusted as
+	// loaded), and checks them the same way for the rest of the process.
+	Trusted map[string]string
 }
 
 // Load reads the config file at path and assembles a kernel, with the
@@ -147,7 +156,11 @@ func Build(ctx context.Context, cfg Config, opts Options) (k *kernel.Kernel, err
 	if opts.Logger != nil {
 		opts.Logger = slog.New(opts.Secrets.Handler(opts.Logger.Handler()))
 	}
-	a := &assembler{cfg: cfg, base: base, opts: opts}
+	pins, err := runPins(cfg, base, opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &assembler{cfg: cfg, base: base, opts: opts, pins: pins}
 	defer func() {
 		if err != nil {
 			k, err = nil, a.closeOpened(err)
@@ -194,6 +207,8 @@ type assembler struct {
 	// kernel is the assembled kernel, for the builtin tools to tell of a
 	// write.
 	kernel *kernel.Kernel
+	// pins guard the files the hooks, MCP servers and plugins run.
+	pins *runpin.Pins
 }
 
 // closeOpened closes what Build opened, last first, joining the errors
@@ -213,6 +228,10 @@ func (a *assembler) closeOpened(err error) error {
 func (a *assembler) local() (kernel.Config, error) {
 	cfg, base := a.cfg, a.base
 	workDir, err := workDirOf(cfg, base, a.opts)
+	if err != nil {
+		return kernel.Config{}, err
+	}
+	perms, err := permissionSet(cfg, base, workDir)
 	if err != nil {
 		return kernel.Config{}, err
 	}
@@ -252,6 +271,7 @@ func (a *assembler) local() (kernel.Config, error) {
 		return kernel.Config{}, err
 	}
 	return kernel.Config{
+		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
@@ -356,11 +376,11 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 		a.tel = prov.T
 	}
 	a.handover = otelsetup.Handover(telCfg)
-	plugins, err := openPlugins(ctx, a.cfg, a.base, a.opts.Logger, a.tel, a.handover, &a.opened)
+	plugins, err := openPlugins(ctx, a.cfg, a.base, a.opts, a.pins, a.tel, a.handover, &a.opened)
 	if err != nil {
 		return err
 	}
-	servers, err := openMCP(a.cfg, a.base, kc.WorkDir, a.box, a.opts, a.tel, &a.opened)
+	servers, err := openMCP(a.cfg, a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
 	if err != nil {
 		return err
 	}
@@ -381,7 +401,7 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.envFile, a.opts, transcript)
+	commandHooks, err := openHooks(a.cfg, a.base, kc.WorkDir, a.envFile, a.opts, a.pins, transcript)
 	if err != nil {
 		return err
 	}

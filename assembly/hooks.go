@@ -10,6 +10,7 @@ import (
 	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
 )
 
@@ -19,7 +20,7 @@ import (
 // unconfined and inherit Helios's environment, as Claude Code's hooks do,
 // but for the secrets Helios holds (secretEnvNames, opts.Secrets).
 // transcript names a session's transcript for "transcript_path".
-func openHooks(cfg Config, base, workDir string, envFile func(string) string, opts Options, transcript func(string) string) ([]kernel.Capability, error) {
+func openHooks(cfg Config, base, workDir string, envFile func(string) string, opts Options, pins *runpin.Pins, transcript func(string) string) ([]kernel.Capability, error) {
 	for _, w := range HookWarnings(cfg) {
 		if opts.Logger != nil {
 			opts.Logger.Warn("config", slog.String("key", w.Path), slog.String("message", w.Message))
@@ -41,6 +42,7 @@ func openHooks(cfg Config, base, workDir string, envFile func(string) string, op
 		Logger:     opts.Logger,
 		OnWarning:  opts.OnWarning,
 		PluginRoot: cfg.hooksFrom.PluginRoot,
+		Pins:       pins,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

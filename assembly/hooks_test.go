@@ -71,7 +71,7 @@ func TestHooksProblemsAllAtOnce(t *testing.T) {
 	require.ErrorIs(t, err, assembly.ErrConfig)
 	at := filepath.Join(dir, "h.json") + ": hooks.Stop[0].hooks"
 	assert.Contains(t, err.Error(), at+`[0].type: "agent" hooks are not supported`)
-	assert.Contains(t, err.Error(), at+`[1].if: "if" filters a hook by a permission rule`)
+	assert.Contains(t, err.Error(), at+`[1].if: "if" filters tool calls, and Stop has none`)
 	assert.NotContains(t, err.Error(), "unknown key")
 
 	_, err = assembly.ParseConfig("c.json", []byte(`{"hooks": {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "./x.sh"}]}}}`))

@@ -19,6 +19,7 @@ import (
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
@@ -53,7 +54,9 @@ type MCPServerConfig struct {
 	// tools.passEnv, tools.env), never model.apiKeyEnv or HELIOS_*.
 	Env map[string]string `json:"env"`
 	// Cwd is the server's working directory, relative to the work dir.
-	// Default: the work dir.
+	// Default: a folder the model cannot write (see serverDir), so that
+	// what a server finds from its folder (npx's node_modules/.bin,
+	// python -m's modules) is never the model's.
 	Cwd string `json:"cwd"`
 	// URL is a streamable HTTP server's endpoint.
 	URL string `json:"url"`
@@ -337,7 +340,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 				env = append(env, k+"="+ex([]string{"env", k}, s.Env[k]))
 			}
 			sc.Env = sandbox.Environ(box, env...)
-			sc.Dir = resolve(workDir, s.Cwd)
+			sc.Dir = serverDir(s.Cwd, base, workDir, box)
 		}
 		sc.URL, sc.SSE = ex([]string{"url"}, s.URL), s.Type == "sse"
 		if s.URL != "" && len(problems) == 0 {
@@ -373,7 +376,7 @@ func mcpServerConfigs(cfg Config, base, workDir string, box sandbox.Config) ([]m
 // openMCP starts the configured MCP servers, each in the background, and
 // adds them to opened so that a failed assembly stops them. The kernel
 // stops them on Close: each is an io.Closer.
-func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options, tel *telemetry.T, opened *[]io.Closer) ([]kernel.Capability, error) {
+func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options, pins *runpin.Pins, tel *telemetry.T, opened *[]io.Closer) ([]kernel.Capability, error) {
 	if len(cfg.MCP.Servers)+len(cfg.MCPServers) == 0 || opts.NoMCP {
 		return nil, nil
 	}
@@ -395,6 +398,7 @@ func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options,
 		MaxOutput: cfg.Tools.MaxOutput,
 		Logger:    opts.Logger,
 		Telemetry: tel,
+		Pins:      pins,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: MCP servers: %w", ErrConfig, err)
@@ -405,4 +409,39 @@ func openMCP(cfg Config, base, workDir string, box sandbox.Config, opts Options,
 		caps[i] = s
 	}
 	return caps, nil
+}
+
+// serverDir is a stdio server's working directory: cwd, relative to the
+// work dir, when the config sets one; else a folder the model's commands
+// cannot write: the config's folder when it lies outside the work dir and
+// tools.sandbox.writable, else the home directory, else "/".
+func serverDir(cwd, base, workDir string, box sandbox.Config) string {
+	if cwd != "" {
+		return resolve(workDir, cwd)
+	}
+	writable := func(dir string) bool {
+		for _, root := range append([]string{workDir}, box.Writable...) {
+			if within(root, dir) {
+				return true
+			}
+			if r, err := filepath.EvalSymlinks(root); err == nil {
+				if d, err := filepath.EvalSymlinks(dir); err == nil && within(r, d) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, dir := range []string{base, homeDir()} {
+		if dir != "" && !writable(dir) {
+			return dir
+		}
+	}
+	return "/"
+}
+
+// homeDir is the user's home directory, "" when unknown.
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/plugins/host"
@@ -78,13 +80,25 @@ func PluginHostConfigs(cfg Config, base string, logger *slog.Logger) ([]host.Con
 // opened so that a failed assembly stops it; the error names the plugin.
 // Once assembled, Kernel.Close stops them: a capability that is an
 // io.Closer is closed with the kernel.
-func openPlugins(ctx context.Context, cfg Config, base string, logger *slog.Logger, tel *telemetry.T, handover string, opened *[]io.Closer) ([]kernel.Capability, error) {
-	configs, err := PluginHostConfigs(cfg, base, logger)
+func openPlugins(ctx context.Context, cfg Config, base string, opts Options, pins *runpin.Pins, tel *telemetry.T, handover string, opened *[]io.Closer) ([]kernel.Capability, error) {
+	configs, err := PluginHostConfigs(cfg, base, opts.Logger)
 	if err != nil {
 		return nil, err
 	}
 	var caps []kernel.Capability
-	for _, hc := range configs {
+	for i, hc := range configs {
+		// A plugin whose executable the model could change and did is
+		// off, with one warning: the rest start.
+		if err := pins.Check(runpin.Argv(append([]string{hc.Command}, hc.Args...), base)); err != nil {
+			w := contract.Warning{Source: "config", Path: fmt.Sprintf("plugins[%d]", i), Message: fmt.Sprintf("plugin %q is off: %v", hc.Name, err)}
+			if opts.Logger != nil {
+				opts.Logger.Warn(w.Message)
+			}
+			if opts.OnWarning != nil {
+				opts.OnWarning(w)
+			}
+			continue
+		}
 		hc.Telemetry = tel
 		if handover != "" {
 			// The plugin exports where the kernel does, under its own

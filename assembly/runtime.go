@@ -111,10 +111,17 @@ func configSecrets(cfg Config) []string {
 			out = append(out, os.Getenv(s.BearerTokenEnv))
 		}
 		for _, v := range mcpValues(s.MCPServerConfig) {
-			if v.path[0] != "env" && v.path[0] != "headers" {
+			arg := strings.HasPrefix(v.path[0], "args[")
+			if v.path[0] != "env" && v.path[0] != "headers" && !arg {
 				continue
 			}
 			for _, m := range varRef().FindAllStringSubmatch(v.value, -1) {
+				// An argument's variable is redacted unless it is one every
+				// command has (HOME, PATH…): argv is printed (mcp list),
+				// logged and stored in errors.
+				if arg && plainVar(m[1]) {
+					continue
+				}
 				out = append(out, os.Getenv(m[1]))
 			}
 			if v.path[0] == "headers" && credentialHeader().MatchString(v.path[1]) && !varRef().MatchString(v.value) {
@@ -123,6 +130,16 @@ func configSecrets(cfg Config) []string {
 		}
 	}
 	return out
+}
+
+// plainVar says whether name is a variable every command has, no secret:
+// the ones the model's commands get by default.
+func plainVar(name string) bool {
+	switch name {
+	case "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "TMPDIR", "TZ", "PWD":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
 }
 
 // credentialHeader matches the names of headers that carry a credential.

@@ -68,6 +68,7 @@ func (c Config) problems() []string {
 		}
 		out = append(out, p)
 	}
+	out = append(out, permissionProblems(c.Permissions, "")...)
 	nonNegative("model.maxRetries", c.Model.MaxRetries)
 	enum("model.provider", enumProblem(c.Model.Provider))
 	if n := c.Model.MaxTokens; n != nil && *n <= 0 {

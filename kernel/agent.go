@@ -54,8 +54,12 @@ type Confirmation struct {
 	// Call is the call as it would run (its arguments rewritten, if a
 	// handler did).
 	Call model.ToolCall
-	// Reason is why the handler asks; it may be empty.
+	// Reason is why the handler or the permission rule asks; it may be
+	// empty.
 	Reason string
+	// Rule is the permission rule that asks, "" when only a hook asks: a
+	// front end may let the person allow it for the rest of the session.
+	Rule string
 }
 
 // Update is one thing that happened in a session.
@@ -71,6 +75,10 @@ type Update struct {
 	IsError bool
 	// Usage is a model request's token usage (UpdateUsage).
 	Usage session.Usage
+	// Permission is what the permission rules decided about the call
+	// (UpdateToolResult); the zero value when the kernel has none or the
+	// rules were not reached.
+	Permission PermissionDecision
 }
 
 // UpdateKind says what an Update reports.
@@ -118,6 +126,9 @@ type Session struct {
 	// stopReason is its reason, for the person.
 	stopped    bool
 	stopReason string
+	// preapproved are the allowed-tools rules of the turn: the slash
+	// command's that started it, then each skill loaded in it.
+	preapproved []string
 	// ended says session:end ran.
 	ended bool
 }
@@ -267,6 +278,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 		return "", fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	s.continued, s.stopped = false, false
+	s.preapproved = preapprovedOf(ctx)
 	if err := s.submit(ctx, prompt); err != nil {
 		return "", err
 	}
@@ -367,7 +379,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		return model.Response{}, false, err
 	}
 	for _, c := range resp.ToolCalls {
-		if err := s.runTool(ctx, tools, c); err != nil {
+		if err := s.runTool(ctx, cat, tools, c); err != nil {
 			return model.Response{}, false, err
 		}
 	}

@@ -82,6 +82,11 @@ type Config struct {
 	Logger *slog.Logger
 	// OnWarning also receives hook-handler failures.
 	OnWarning func(contract.Warning)
+	// Permissions decides every tool call after tool:before (C31): deny
+	// refuses it with the reason for the model, ask asks the person
+	// (SessionConfig.Confirm) or refuses when no one can be asked. Nil
+	// allows every call.
+	Permissions Permissions
 	// Telemetry records spans and metrics of turns, model requests, tool
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
 	// records nothing and costs a nil check.

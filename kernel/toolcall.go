@@ -10,6 +10,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
 // uniqueCallIDs gives every call an ID not used before in this session.
@@ -26,33 +28,43 @@ func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
 
 // runTool passes one call through tool:before, runs it and appends its
 // result. Failures the model should see are results, never Go errors.
-func (s *Session) runTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) error {
+func (s *Session) runTool(ctx context.Context, cat skills.Catalog, tools []contract.Tool, c model.ToolCall) error {
 	s.observe(Update{Kind: UpdateToolCall, Call: c})
-	res := s.callTool(ctx, tools, c)
-	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError})
+	res, pd := s.callTool(ctx, tools, c)
+	s.skillLoaded(cat, c, res)
+	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError, Permission: pd})
+	meta := s.loadMeta(tools, c.Name, c.Arguments, res.IsError)
+	if s.k.cfg.Permissions != nil {
+		meta = permissionMeta(meta, pd)
+	}
 	return s.append(ctx, session.Event{Type: session.ToolResult, ToolUseID: c.ID, ToolName: c.Name, Text: res.Content, IsError: res.IsError,
-		Meta: s.loadMeta(tools, c.Name, c.Arguments, res.IsError)})
+		Meta: meta})
 }
 
-func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) contract.ToolResult {
+func (s *Session) callTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, PermissionDecision) {
 	tel := s.k.cfg.Telemetry
 	if tel == nil {
-		res, _ := s.execTool(ctx, tools, c)
-		return res
+		res, pd, _ := s.execTool(ctx, tools, c)
+		return res, pd
 	}
 	ctx, span := tel.StartTool(ctx, c.Name, c.ID, "function", string(c.Arguments))
-	res, errType := s.execTool(ctx, tools, c)
+	res, pd, errType := s.execTool(ctx, tools, c)
+	if pd.Behavior != "" {
+		span.SetAttributes(telemetry.PermissionDecision.String(pd.Behavior), telemetry.PermissionRule.String(pd.Rule))
+	}
 	tel.EndTool(span, errType, res.Content)
-	return res
+	return res, pd
 }
 
-// execTool runs one call through tool:before. Besides the result it names
-// the class of a failure for telemetry's error.type: "denied",
-// "unknown_tool", "tool_error" (the tool's own error result or a Go error),
-// "hook_error", or "" when the tool delivered.
-func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, string) {
+// execTool runs one call through tool:before and the permission rules.
+// Besides the result it returns the rules' decision and names the class of
+// a failure for telemetry's error.type: "denied", "unknown_tool",
+// "tool_error" (the tool's own error result or a Go error), "hook_error",
+// or "" when the tool delivered.
+func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.ToolCall) (contract.ToolResult, PermissionDecision, string) {
+	var pd PermissionDecision
 	if s.stopped {
-		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+		return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), pd, "denied"
 	}
 	i := slices.IndexFunc(tools, func(t contract.Tool) bool { return t.Name == c.Name })
 	in := toolBeforeIn(s.ID(), c)
@@ -61,32 +73,44 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	}
 	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
 	if err != nil {
-		return contract.ErrorResult("tool call not run: %v", err), "hook_error"
+		return contract.ErrorResult("tool call not run: %v", err), pd, "hook_error"
 	}
 	args := c.Arguments
+	ask, askReason := false, ""
 	if decided {
 		if d.Stop {
 			s.stop(d.StopReason)
-			return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), "denied"
+			return contract.ErrorResult("tool call %s not run: a hook stopped the turn", c.Name), pd, "denied"
 		}
 		if d.Deny {
 			reason := d.Reason
 			if reason == "" {
 				reason = "denied by policy"
 			}
-			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason), "denied"
+			return contract.ErrorResult("tool call %s denied: %s", c.Name, reason), pd, "denied"
 		}
 		if len(d.Args) > 0 {
 			args = d.Args
 		}
-		if d.Ask {
-			if why := s.confirm(ctx, model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, d.Reason); why != "" {
-				return contract.ErrorResult("tool call %s denied: %s", c.Name, why), "denied"
-			}
+		ask, askReason = d.Ask, d.Reason
+	}
+	// The rules come after the hooks: a hook's deny wins, a hook's allow
+	// does not pass a deny rule, and a rule's ask is asked as a hook's is.
+	call := model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}
+	pd = s.decide(ctx, call)
+	switch pd.Behavior {
+	case PermissionDeny:
+		return contract.ErrorResult("tool call %s denied: %s", c.Name, pd.Reason), pd, "denied"
+	case PermissionAsk:
+		ask, askReason = true, strings.TrimSpace(askReason+"\n"+pd.Reason)
+	}
+	if ask {
+		if why := s.confirm(ctx, call, askReason, pd, decided && d.Ask); why != "" {
+			return contract.ErrorResult("tool call %s denied: %s", c.Name, why), pd, "denied"
 		}
 	}
 	if i < 0 {
-		return contract.ErrorResult("unknown tool %q", c.Name), "unknown_tool"
+		return contract.ErrorResult("unknown tool %q", c.Name), pd, "unknown_tool"
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -99,20 +123,32 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	case res.IsError:
 		errType = "tool_error"
 	}
-	return s.toolAfter(ctx, c, args, res), errType
+	return s.toolAfter(ctx, c, args, res), pd, errType
 }
 
 // confirm asks the person whether call may run, for a tool:before handler
-// that wants it confirmed. It returns "" when the person allowed it, else
-// why the call is denied, for the model.
-func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string) string {
-	if s.cfg.Confirm == nil {
-		return "a hook asks the person to confirm this call, and no one can be asked in this run (it is not interactive)"
+// or a permission rule that wants it confirmed. It returns "" when the
+// person allowed it, else why the call is denied, for the model. The
+// question names the rule only when a rule alone asks: the person's
+// "always" then answers that rule's later asks, never a hook's.
+func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string, pd PermissionDecision, hookAsks bool) string {
+	who, rule := "a hook asks", ""
+	if pd.Behavior == PermissionAsk {
+		who = "a permission rule asks"
+		if pd.Rule != "" {
+			who = fmt.Sprintf("the %s rule %q asks", pd.List, pd.Rule)
+		}
+		if !hookAsks {
+			rule = pd.Rule
+		}
 	}
-	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason})
+	if s.cfg.Confirm == nil {
+		return who + " the person to confirm this call, and no one can be asked in this run (it is not interactive)"
+	}
+	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason, Rule: rule})
 	switch {
 	case err != nil:
-		return fmt.Sprintf("a hook asks the person to confirm this call, and asking failed: %v", err)
+		return fmt.Sprintf("%s the person to confirm this call, and asking failed: %v", who, err)
 	case !ok:
 		return "the person did not allow it"
 	}

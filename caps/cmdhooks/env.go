@@ -56,3 +56,15 @@ func (c *Hooks) envOf(id string) ([]string, error) {
 	}
 	return append(slices.Clip(c.env), "CLAUDE_ENV_FILE="+path), nil
 }
+
+// envLookup is env's value of a name, the last setting winning, as a shell
+// sees it.
+func envLookup(env []string) func(string) string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return func(name string) string { return m[name] }
+}

@@ -6,16 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
@@ -62,6 +66,12 @@ type Config struct {
 	// from (their file is <PluginRoot>/hooks/hooks.json): the commands get
 	// CLAUDE_PLUGIN_ROOT set to it.
 	PluginRoot string
+	// Pins are the digests of the files the commands run that lie where
+	// the model can write (Files lists them): before each run they are
+	// hashed again, and a command whose script changed, vanished or was
+	// never recorded does not run; one warning names the file. Nil checks
+	// nothing.
+	Pins *runpin.Pins
 }
 
 // DefaultMaxOutput is how much of a command's stdout, and of its stderr,
@@ -82,6 +92,7 @@ type Hooks struct {
 	maxOutput  int
 	logger     *slog.Logger
 	onWarning  func(contract.Warning)
+	pins       *runpin.Pins
 
 	// bg runs the async commands, which bgStop kills at Close; none starts
 	// once closed.
@@ -105,9 +116,13 @@ type hook struct {
 	command string
 	timeout time.Duration
 	match   func(string) bool
-	shell   []string // the argv the command is appended to
-	async   bool
-	status  string // its statusMessage
+	// rule is the "if" filter; nil runs on every call match selects.
+	rule   *permissions.Rule
+	dirs   permissions.Dirs
+	shell  []string // the argv the command is appended to
+	async  bool
+	status string   // its statusMessage
+	files  []string // the files it runs (runpin.Command), absolute
 	// once: it runs once per session; ran holds the sessions it ran in.
 	once bool
 	mu   sync.Mutex
@@ -130,6 +145,15 @@ func (h *hook) first(id string) bool {
 	}
 	h.ran[id] = true
 	return true
+}
+
+// applies says whether h runs for a call: its matcher selects the tool
+// and its "if" rule, if any, matches the call.
+func (h *hook) applies(c hookdata.ToolCall) bool {
+	if !h.match(c.Name) {
+		return false
+	}
+	return h.rule == nil || h.rule.Matches(permissions.Call{Tool: c.Name, Input: c.Arguments}, h.dirs)
 }
 
 // name is the handler's name: the JSON path and the command, shortened.
@@ -155,6 +179,7 @@ func New(cfg Config) (*Hooks, error) {
 		maxOutput:  cmp.Or(cfg.MaxOutput, DefaultMaxOutput),
 		logger:     cmp.Or(cfg.Logger, slog.New(slog.DiscardHandler)),
 		onWarning:  cfg.OnWarning,
+		pins:       cfg.Pins,
 	}
 	if c.shell == "" {
 		c.shell = "/bin/sh"
@@ -168,6 +193,9 @@ func New(cfg Config) (*Hooks, error) {
 	if cfg.PluginRoot != "" {
 		c.env = append(c.env, "CLAUDE_PLUGIN_ROOT="+cfg.PluginRoot)
 	}
+	getenv := envLookup(c.env)
+	home, _ := os.UserHomeDir() // "~/" in an "if" rule matches nothing without a home
+	dirs := permissions.Dirs{Project: cfg.WorkDir, Home: home, Work: cfg.WorkDir}
 	var pwsh string
 	for _, event := range events {
 		for i, g := range cfg.Settings[event] {
@@ -185,7 +213,14 @@ func New(cfg Config) (*Hooks, error) {
 					}
 					shell = []string{pwsh, "-NoProfile", "-NonInteractive", "-Command"}
 				}
+				var rule *permissions.Rule
+				if cmd.If != "" {
+					r, _ := permissions.ParseRule(cmd.If) // Check parsed it
+					rule = &r
+				}
 				c.hooks = append(c.hooks, &hook{
+					rule:    rule,
+					dirs:    dirs,
 					event:   event,
 					at:      at,
 					command: cmd.Command,
@@ -194,6 +229,7 @@ func New(cfg Config) (*Hooks, error) {
 					shell:   shell,
 					async:   cmd.Async,
 					status:  cmd.StatusMessage,
+					files:   runpin.Command(cmd.Command, getenv, c.workDir),
 					once:    cmd.Once,
 				})
 			}
@@ -201,6 +237,19 @@ func New(cfg Config) (*Hooks, error) {
 	}
 	c.bgCtx, c.bgStop = context.WithCancel(context.Background())
 	return c, nil
+}
+
+// Files returns the files the commands run, absolute, in config order: the
+// script of each command ("$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh,
+// the x.sh of `bash x.sh`), its variables expanded and a relative path
+// resolved against the work dir. A trust records those under the
+// model-writable trees (runpin.Record).
+func (c *Hooks) Files() []string {
+	var out []string
+	for _, h := range c.hooks {
+		out = append(out, h.files...)
+	}
+	return out
 }
 
 // Close lets the async commands still running finish for a few seconds,
@@ -310,6 +359,13 @@ func (c *Hooks) call(ctx context.Context, h *hook, in input) (result, error) {
 	if !h.first(in.SessionID) {
 		return result{}, nil // a once hook that already ran in this session
 	}
+	if err := c.pins.Check(h.files); err != nil {
+		// The rest run; this one is off until the user trusts again.
+		if c.pins.First(h.at) {
+			c.warn(ctx, h, fmt.Sprintf("is off: %v", err))
+		}
+		return result{}, nil
+	}
 	if h.status != "" {
 		c.logger.InfoContext(ctx, "hook command", slog.String("hook", h.at), slog.String("status", h.status))
 	}
@@ -409,7 +465,7 @@ func (c *Hooks) promptSubmit(ctx context.Context, h *hook, in kernel.PromptSubmi
 }
 
 func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
-	if !h.match(in.Call.Name) {
+	if !h.applies(in.Call) {
 		return kernel.ToolDecision{}, false, nil
 	}
 	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
@@ -450,9 +506,10 @@ func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn)
 		d.Ask, d.Reason = true, reason
 		return d, true, nil
 	case "", "allow":
-		// Helios has no permission prompt for "allow" to skip: the call
-		// runs (with updatedInput, if any), and without one the next
-		// handlers still see it.
+		// "allow" passes no permission rule (the kernel decides the rules
+		// after tool:before, deny and ask included): the call goes on
+		// (with updatedInput, if any), and without one the next handlers
+		// still see it.
 		return d, d.Args != nil, nil
 	}
 	return kernel.ToolDecision{}, false, fmt.Errorf(`its permissionDecision %q is none of "allow", "deny", "ask": ignored`, decision)
@@ -461,7 +518,7 @@ func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn)
 // postToolUse runs h after a call that succeeded; a failed call is
 // PostToolUseFailure's, as in Claude Code.
 func (c *Hooks) postToolUse(ctx context.Context, h *hook, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
-	if in.IsError || !h.match(in.Call.Name) {
+	if in.IsError || !h.applies(in.Call) {
 		return kernel.ToolFeedback{}, false, nil
 	}
 	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
@@ -478,7 +535,7 @@ func (c *Hooks) postToolUse(ctx context.Context, h *hook, in kernel.ToolAfterIn)
 // postToolUseFailure runs h after a call that failed (its result is an
 // error): Claude Code's "error" is the text the model reads.
 func (c *Hooks) postToolUseFailure(ctx context.Context, h *hook, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
-	if !in.IsError || !h.match(in.Call.Name) {
+	if !in.IsError || !h.applies(in.Call) {
 		return kernel.ToolFeedback{}, false, nil
 	}
 	interrupted := false // a call the person interrupts ends the turn before tool:after

@@ -72,7 +72,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`hooks.Stop[0].hooks[0].type: "agent" hooks are not supported`,
 		`hooks.Stop[0].hooks[1].type: "prompt" hooks are not supported`,
 		`hooks.Stop[0].hooks[2].timeout: want a number, got a string`,
-		`hooks.Stop[0].hooks[3].if: "if" filters a hook by a permission rule, and Helios has no permission rules yet`,
+		`hooks.Stop[0].hooks[3].if: "if" filters tool calls, and Stop has none`,
 		`hooks.Stop[0].hooks[4].shell: "zsh" is not a shell Claude Code knows`,
 		`hooks.Stop[0].hooks[5].async: want a boolean, got a string`,
 		`hooks.PreToolUse: want a list, got a string`,

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/helios-agents/helios/caps/permissions"
 )
 
 // Settings is the "hooks" key of helios.config.json, in the shape of the
@@ -56,8 +58,10 @@ type Command struct {
 	// StatusMessage says what the command is doing: Helios logs it when the
 	// command starts and `helios hooks describe` shows it.
 	StatusMessage string `json:"statusMessage"`
-	// If is Claude Code's permission-rule filter ("Bash(git *)"). Helios has
-	// no permission rules yet: a hook with one is a config error.
+	// If is Claude Code's permission-rule filter ("Bash(git push:*)"), for
+	// the tool events: the command runs only when the rule matches the call
+	// (for Bash, any simple command of the chain), with the matcher of
+	// package permissions. A rule that does not parse is a config error.
 	If string `json:"if"`
 	// Prompt is Claude Code's prompt hooks' key (type "prompt"), which
 	// Helios does not run: a hook with a prompt is a config error.
@@ -109,7 +113,8 @@ const maxTimeout = 24 * time.Hour
 // under the key "hooks": a type other than "command", a missing command, a
 // matcher that is not a valid regular expression, a timeout that is not a
 // positive number of seconds, a shell other than "bash" and "powershell",
-// an "if" (Helios has no permission rules for it to filter by). Events Helios does not run are not checked
+// an "if" that is not a permission rule or is on an event without a tool
+// call. Events Helios does not run are not checked
 // (New warns about them instead).
 func Check(s Settings) []string {
 	var out []string
@@ -121,6 +126,7 @@ func Check(s Settings) []string {
 			}
 			for j, c := range g.Hooks {
 				out = append(out, checkCommand(fmt.Sprintf("%s.hooks[%d]", at, j), c)...)
+				out = append(out, checkIf(event, fmt.Sprintf("%s.hooks[%d].if", at, j), c.If)...)
 			}
 		}
 	}
@@ -141,10 +147,6 @@ func checkCommand(path string, c Command) []string {
 	case "", ShellBash, ShellPowerShell:
 	default:
 		out = append(out, fmt.Sprintf(`%s.shell: %q is not a shell Claude Code knows: want "bash" or "powershell"`, path, c.Shell))
-	}
-	if c.If != "" {
-		out = append(out, path+`.if: "if" filters a hook by a permission rule, and Helios has no permission rules yet: `+
-			`remove it (the hook then runs on every match of its matcher)`)
 	}
 	if c.Type == "command" && strings.TrimSpace(c.Command) == "" {
 		out = append(out, path+".command: missing")
@@ -224,4 +226,23 @@ func Describe(s Settings) []Info {
 		}
 	}
 	return out
+}
+
+// checkIf lists what is wrong with the "if" at path of a hook of event.
+func checkIf(event, path, rule string) []string {
+	if rule == "" {
+		return nil
+	}
+	if !toolEvent(event) {
+		return []string{fmt.Sprintf(`%s: "if" filters tool calls, and %s has none: it applies to PreToolUse, PostToolUse and PostToolUseFailure`, path, event)}
+	}
+	if _, err := permissions.ParseRule(rule); err != nil {
+		return []string{fmt.Sprintf("%s: %q: %v", path, rule, err)}
+	}
+	return nil
+}
+
+// toolEvent reports the events of a tool call, which "if" may filter.
+func toolEvent(event string) bool {
+	return event == PreToolUse || event == PostToolUse || event == PostToolUseFailure
 }

@@ -3,6 +3,7 @@ package mcpclient
 import (
 	"errors"
 	"fmt"
+	"github.com/helios-agents/helios/kernel/runpin"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -116,6 +117,22 @@ type Config struct {
 	Telemetry *telemetry.T
 	// Version is the client's version told to servers. Empty: "dev".
 	Version string
+	// Pins are the digests of the files the stdio servers run that lie
+	// where the model can write (ServerConfig.Files lists them). Before
+	// each start they are hashed again: a server whose executable or
+	// script changed, vanished or was never recorded is disabled, with one
+	// warning naming the file. Nil checks nothing.
+	Pins *runpin.Pins
+}
+
+// Files returns the files a stdio server runs, absolute: its command when
+// it is a path, and the script an interpreter runs (python3 server.py),
+// a relative one resolved against Dir. An HTTP server runs none.
+func (c ServerConfig) Files() []string {
+	if c.Command == "" {
+		return nil
+	}
+	return runpin.Argv(append([]string{c.Command}, c.Args...), c.Dir)
 }
 
 // ErrConfig is wrapped by every configuration error of Start.

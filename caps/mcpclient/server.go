@@ -325,6 +325,16 @@ func (s *Server) supervise() {
 	defer close(s.done)
 	first := true
 	for {
+		if err := s.sh.Pins.Check(s.cfg.Files()); err != nil {
+			s.mu.Lock()
+			s.state, s.lastErr = StateDisabled, err
+			s.mu.Unlock()
+			s.logger.Warn("mcp server is off: what it runs is not what you trusted", slog.Any("error", err))
+			if first {
+				close(s.started)
+			}
+			return
+		}
 		x, err := s.connect()
 		s.mu.Lock()
 		if s.state == StateClosed {
@@ -579,6 +589,9 @@ func (s *Server) unavailable() string {
 	defer s.mu.Unlock()
 	switch s.state {
 	case StateDisabled:
+		if s.lastErr != nil {
+			return "it is off: " + s.lastErr.Error()
+		}
 		return "it is disabled in the config"
 	case StateClosed:
 		return "it was stopped"

@@ -118,27 +118,27 @@ func (g *globals) commandSet(ctx context.Context) (*commands.Set, func(), error)
 // slashPrompt expands `helios run /name args…` into the prompt to send,
 // printing the expansion's warnings on errw. ok is false when a[0] is no
 // slash command: a[0] is then the prompt itself.
-func (g *globals) slashPrompt(ctx context.Context, a []string, errw io.Writer) (prompt string, ok bool, err error) {
+func (g *globals) slashPrompt(ctx context.Context, a []string, errw io.Writer) (prompt string, allowedTools []string, ok bool, err error) {
 	first, rest, _ := strings.Cut(a[0], " ")
 	name, isSlash := strings.CutPrefix(first, "/")
 	if !isSlash || name == "" || strings.Contains(name, "/") {
 		if len(a) > 1 {
-			return "", false, usageError{fmt.Errorf("run takes one PROMPT (quote it), or /COMMAND and its arguments; got %d arguments", len(a))}
+			return "", nil, false, usageError{fmt.Errorf("run takes one PROMPT (quote it), or /COMMAND and its arguments; got %d arguments", len(a))}
 		}
-		return "", false, nil
+		return "", nil, false, nil
 	}
 	args := strings.TrimSpace(strings.Join(append([]string{rest}, a[1:]...), " "))
 	set, done, err := g.commandSet(ctx)
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	defer done()
 	ex, err := set.Expand(ctx, name, args)
 	if errors.Is(err, commands.ErrNotFound) {
-		return "", false, fmt.Errorf("%w (helios commands list shows them)", err)
+		return "", nil, false, fmt.Errorf("%w (helios commands list shows them)", err)
 	}
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	for _, w := range ex.Warnings {
 		fmt.Fprintf(errw, "helios: /%s: %s\n", sanitize.Text(name), sanitize.Text(w))
@@ -146,7 +146,7 @@ func (g *globals) slashPrompt(ctx context.Context, a []string, errw io.Writer) (
 	if ex.Command.Model != "" {
 		fmt.Fprintf(errw, "helios: /%s: model %q is not applied: the session uses model.name\n", sanitize.Text(name), sanitize.Text(ex.Command.Model))
 	}
-	return ex.Prompt, true, nil
+	return ex.Prompt, ex.Command.AllowedTools, true, nil
 }
 
 // chatCommands adapts the commands to what the UI consumes. A broken file
@@ -165,6 +165,16 @@ func (c chatCommands) List() []tui.SlashCommand {
 		out = append(out, sc)
 	}
 	return out
+}
+
+// AllowedTools are the command's allowed-tools, which pre-approve calls
+// during the turn it starts.
+func (c chatCommands) AllowedTools(_ context.Context, name string) []string {
+	cmd, _, err := c.set.Get(name)
+	if err != nil {
+		return nil
+	}
+	return cmd.AllowedTools
 }
 
 func (c chatCommands) Expand(ctx context.Context, name, args string) (string, []string, error) {

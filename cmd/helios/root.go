@@ -148,7 +148,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets}
+	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets, Trusted: c.runs}
 	if g.logger == nil {
 		// A command that logs nothing still tells what the config costs:
 		// an MCP server off for an unset variable, ignored hooks.
@@ -181,6 +181,9 @@ type loadedConfig struct {
 	// applied; notices say so, once on stderr and in the UI.
 	ignored string
 	notices []string
+	// runs are the digests `helios trust` recorded of what the work dir's
+	// config runs; nil for --config, whose files are hashed at load.
+	runs map[string]string
 }
 
 // readConfig reads the config the flags name, once: --config FILE (the
@@ -228,7 +231,7 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.cfg, c.base, c.ignored, c.notices = found.Config, found.Base, found.Ignored, found.Notices
+		c.cfg, c.base, c.ignored, c.notices, c.runs = found.Config, found.Base, found.Ignored, found.Notices, found.Runs
 		for _, n := range c.notices {
 			fmt.Fprintf(g.stderr, "helios: %s\n", n)
 		}

@@ -46,7 +46,7 @@ func runCmd(g *globals) *cobra.Command {
 			if h.inputFormat == formatStreamJSON {
 				return g.runHeadless(cmd, &h, c, resume, "")
 			}
-			prompt, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
+			prompt, allowed, slash, err := g.slashPrompt(cmd.Context(), a, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -54,6 +54,8 @@ func runCmd(g *globals) *cobra.Command {
 				prompt = a[0]
 			}
 			if h.headless() {
+				// A command's allowed-tools pre-approve calls for its turn.
+				cmd.SetContext(kernel.WithPreapproved(cmd.Context(), allowed))
 				return g.runHeadless(cmd, &h, c, resume, prompt)
 			}
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
@@ -64,7 +66,8 @@ func runCmd(g *globals) *cobra.Command {
 					return err
 				}
 				defer s.Close()
-				_, err = s.Run(cmd.Context(), prompt)
+				// A command's allowed-tools pre-approve calls for its turn.
+				_, err = s.Run(kernel.WithPreapproved(cmd.Context(), allowed), prompt)
 				p.done(s.ID(), err)
 				return err
 			})
@@ -223,6 +226,9 @@ func updateJSON(u kernel.Update) map[string]any {
 	}
 	if u.Kind == kernel.UpdateToolResult {
 		m["isError"] = u.IsError
+		if p := u.Permission; p.Behavior != "" {
+			m["permission"] = map[string]string{"decision": p.Behavior, "rule": p.Rule, "list": p.List, "reason": p.Reason}
+		}
 	}
 	return m
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/skillinstall"
 )
 
@@ -291,26 +292,28 @@ func (g *globals) printResult(cmd *cobra.Command, res skillinstall.Result, hint 
 	return nil
 }
 
+// printVerify prints r, each name escaped (sanitize.Text): a file a
+// repository names "\x1b]0;…" must not reach the terminal raw.
 func printVerify(w io.Writer, r skillinstall.Report) {
 	bad := 0
 	for _, c := range r.Skills {
 		switch {
 		case c.OK:
-			fmt.Fprintf(w, "%s: ok\n", c.Name)
+			fmt.Fprintf(w, "%s: ok\n", sanitize.Text(c.Name))
 			continue
 		case !c.Installed:
-			fmt.Fprintf(w, "%s: not installed (%s)\n", c.Name, c.Dir)
+			fmt.Fprintf(w, "%s: not installed (%s)\n", sanitize.Text(c.Name), sanitize.Text(c.Dir))
 		default:
 			for _, k := range []struct {
 				what  string
 				files []string
 			}{{"changed", c.Changed}, {"missing", c.Missing}, {"extra", c.Extra}, {"unreadable", c.Unreadable}} {
 				for _, f := range k.files {
-					fmt.Fprintf(w, "%s: %s: %s\n", c.Name, k.what, f)
+					fmt.Fprintf(w, "%s: %s: %s\n", sanitize.Text(c.Name), k.what, sanitize.Text(f))
 				}
 			}
 		}
 		bad++
 	}
-	fmt.Fprintf(w, "%d skill(s) checked against %s: %d differ\n", len(r.Skills), r.Lock, bad)
+	fmt.Fprintf(w, "%d skill(s) checked against %s: %d differ\n", len(r.Skills), sanitize.Text(r.Lock), bad)
 }

@@ -131,3 +131,19 @@ func TestSkillsCommandsSuggestTheOtherRoot(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "helios skills remove pdf (without --project)")
 }
+
+// Protects: M748 (verify prints file names raw). A file planted in a
+// locked skill with an escape sequence in its name is named escaped: the
+// sequence never reaches the terminal.
+func TestSkillsVerifyEscapesFileNames(t *testing.T) {
+	w := newInstallWorld(t)
+	code, _, stderr := w.helios(t, "skills", "add", "--skill", "pdf", w.repo.URL())
+	require.Equal(t, 0, code, stderr)
+	planted := "x\x1b]0;pwned\x07.md"
+	require.NoError(t, os.WriteFile(filepath.Join(w.userSkill("pdf"), planted), []byte("x"), 0o644))
+	code, stdout, _ := w.helios(t, "skills", "verify")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "pdf: extra: ")
+	assert.NotContains(t, stdout, "\x1b")
+	assert.NotContains(t, stdout, "\x07")
+}

@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/cmd/helios/internal/trust"
+	"github.com/helios-agents/helios/kernel/sanitize"
 )
 
 func trustCmd(g *globals) *cobra.Command {
@@ -23,7 +26,8 @@ func trustCmd(g *globals) *cobra.Command {
 		Long: "A helios.config.json found in the work dir is not applied until you trust it: it can start programs (plugins)\n" +
 			"and send your API key to any server (model.baseURL), and the folder may be a repository someone else wrote.\n" +
 			"helios trust records the SHA-256 of the file's current content in ~/.helios/trust.json; any edit makes it\n" +
-			"untrusted again. DIR may also name the config file itself. --config FILE is always applied, trusted or not.\n" +
+			"untrusted again. It also records the SHA-256 of each script or executable its hooks, MCP servers and plugins\n" +
+			"run from the work dir or a writable path: one that changes is not run (a warning names it) until you trust again. DIR may also name the config file itself. --config FILE is always applied, trusted or not.\n" +
 			"--list shows the trusted files and whether each still matches; --revoke forgets one.",
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -60,6 +64,9 @@ func trustCmd(g *globals) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "trusted %s (sha256 %s)\nany edit makes it untrusted again; helios trust --revoke forgets it\n", e.Config, e.SHA256)
+			for _, f := range slices.Sorted(maps.Keys(e.Runs)) {
+				fmt.Fprintf(cmd.OutOrStdout(), "and what it runs from where the model writes: %s (sha256 %s); a change turns it off until you trust again\n", sanitize.Text(f), e.Runs[f])
+			}
 			return nil
 		},
 	}

@@ -35,6 +35,11 @@ type Skill struct {
 	// DisableModelInvocation hides the skill from the model; a person can
 	// still load it by name.
 	DisableModelInvocation bool
+	// AllowedTools are the frontmatter's allowed-tools, one permission rule
+	// each (Claude Code's syntax, e.g. "Bash(git add:*)"): while the skill
+	// is loaded in the current turn they pre-approve the calls they match
+	// (C31). Nil when the frontmatter has none.
+	AllowedTools []string
 	// FileID is the identity of File on its device, when the producer knows
 	// it: the same folder reached by two paths (a root symlinked to another
 	// root, a skill folder symlinked into another root) is one skill, kept

@@ -40,6 +40,8 @@ const (
 	ErrorType             = attribute.Key("error.type")
 	ServerAddress         = attribute.Key("server.address")
 	HookPoint             = attribute.Key("helios.hook.point")
+	PermissionDecision    = attribute.Key("permission.decision")
+	PermissionRule        = attribute.Key("permission.rule")
 	HookKind              = attribute.Key("helios.hook.kind")
 	HookOrigin            = attribute.Key("helios.hook.origin")
 	HookHandler           = attribute.Key("helios.hook.handler")

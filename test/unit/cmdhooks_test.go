@@ -567,7 +567,7 @@ func TestCmdHooksMisbehavingHooks(t *testing.T) {
 		"hooks.PreToolUse[0].hooks[1] (hooks/fail.sh)\" failed: it exited with status 1 (a non-blocking error: only 2 blocks): linter not installed",
 		"hooks.PreToolUse[0].hooks[2] (hooks/bad.sh) printed invalid JSON",
 		"hooks.PreToolUse[0].hooks[3] (hooks/huge.sh) printed 10 MiB on stdout, over the limit of 1 MiB",
-		"hooks.PreToolUse[0].hooks[5] (hooks/missing.sh)\" failed: it exited with status 127",
+		"hooks.PreToolUse[0].hooks[5] (hooks/missing.sh) is off: " + filepath.Join(w.work, "hooks", "missing.sh") + " cannot be run: open ",
 	} {
 		assert.Contains(t, warns, want)
 	}
@@ -649,7 +649,8 @@ func TestCmdHooksBadSettings(t *testing.T) {
 		{"negative timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": -5}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: negative`},
 		{"zero timeout", `{"PostToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}`, `hooks.PostToolUse[0].hooks[0].timeout: 0 seconds`},
 		{"no command", `{"SessionStart": [{"hooks": [{"type": "command"}]}]}`, `hooks.SessionStart[0].hooks[0].command: missing`},
-		{"if", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}`, `hooks.SessionStart[0].hooks[0].if: "if" filters a hook by a permission rule`},
+		{"if", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *)"}]}]}`, `hooks.SessionStart[0].hooks[0].if: "if" filters tool calls`},
+		{"bad if", `{"PreToolUse": [{"hooks": [{"type": "command", "command": "true", "if": "Bash(rm *"}]}]}`, `hooks.PreToolUse[0].hooks[0].if: "Bash(rm *": `},
 		{"timeout a string", `{"SessionStart": [{"hooks": [{"type": "command", "command": "true", "timeout": "5s"}]}]}`, `hooks.SessionStart[0].hooks[0].timeout: want a number`},
 	}
 	for _, tt := range tests {

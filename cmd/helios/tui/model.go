@@ -160,6 +160,9 @@ type Model struct {
 
 	// asking is the question a hook asks, until the person answers it.
 	asking *confirmMsg
+	// always are the permission rules the person allowed for the rest of
+	// the session ("a"): their asks are answered yes without a question.
+	always map[string]bool
 
 	closed bool
 }
@@ -212,11 +215,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case confirmMsg:
 		m.closeText()
 		q := msg.q
-		text := fmt.Sprintf("A hook asks before %s %s runs", q.Call.Name, string(q.Call.Arguments))
+		if q.Rule != "" && m.always[q.Rule] {
+			msg.reply <- true
+			m.add(entry{kind: noteEntry, text: fmt.Sprintf("Allowed %s %s: rule %s is allowed for this session.", q.Call.Name, string(q.Call.Arguments), q.Rule)})
+			cmd = m.rt.waitEvent()
+			break
+		}
+		who, keys := "A hook", "y / n"
+		if q.Rule != "" {
+			who, keys = "The permission rule "+q.Rule, "y / n / a (always, for this session)"
+		}
+		text := fmt.Sprintf("%s asks before %s %s runs", who, q.Call.Name, string(q.Call.Arguments))
 		if r := strings.TrimSpace(q.Reason); r != "" {
 			text += ": " + r
 		}
-		m.add(entry{kind: noteEntry, text: text + ". Allow it? y / n"})
+		m.add(entry{kind: noteEntry, text: text + ". Allow it? " + keys})
 		m.asking = &msg
 		cmd = m.rt.waitEvent()
 	case turnDoneMsg:
@@ -482,14 +495,26 @@ func (m *Model) applyUpdate(u kernel.Update) {
 	}
 }
 
-// answer takes the person's answer to the question a hook asks: y allows
-// the call, n or Esc denies it; other keys wait (Ctrl-C still quits).
+// answer takes the person's answer to the question a hook or a permission
+// rule asks: y allows the call, a allows it and every later ask of the same
+// rule in this session, n or Esc denies it; other keys wait (Ctrl-C still
+// quits).
 func (m *Model) answer(k tea.KeyPressMsg) tea.Cmd {
 	var ok bool
 	switch k.String() {
 	case "ctrl+c":
 		return m.quit()
 	case "y", "Y":
+		ok = true
+	case "a", "A":
+		rule := m.asking.q.Rule
+		if rule == "" {
+			return nil // only a permission rule can be allowed for the session
+		}
+		if m.always == nil {
+			m.always = map[string]bool{}
+		}
+		m.always[rule] = true
 		ok = true
 	case "n", "N", "esc":
 	default:

@@ -663,3 +663,65 @@ func TestTUIConfirmAsksThePerson(t *testing.T) {
 		})
 	}
 }
+
+// Protects: M797 (always not remembered). A permission rule's ask names
+// the rule and offers a; y allows once, n denies, a allows this call and
+// every later ask of the same rule in the session without a question,
+// while another rule still asks.
+func TestTUIPermissionAsk(t *testing.T) {
+	push := kernel.Confirmation{Call: model.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"git push"}`)}, Rule: "Bash(git push:*)",
+		Reason: `rule "Bash(git push:*)" in permissions.ask of /p/helios.config.json asks before this call`}
+	rm := kernel.Confirmation{Call: model.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"rm x"}`)}, Rule: "Bash(rm:*)"}
+	for _, tc := range []struct {
+		key  string
+		want []bool // answers to push, push again, rm (n)
+	}{{"y", []bool{true, false, false}}, {"n", []bool{false, false, false}}, {"a", []bool{true, true, false}}} {
+		t.Run(tc.key, func(t *testing.T) {
+			k := newFakeKernel()
+			var got []bool
+			sess := &fakeSession{id: "s-perm"}
+			sess.run = func(ctx context.Context, _ func(kernel.Update), _ string) error {
+				sess.mu.Lock()
+				confirm := sess.confirm
+				sess.mu.Unlock()
+				for _, q := range []kernel.Confirmation{push, push, rm} {
+					ok, err := confirm(ctx, q)
+					if err != nil {
+						return err
+					}
+					got = append(got, ok)
+				}
+				return nil
+			}
+			m := newTestModel(t, Config{Kernel: k, OpenSession: sess.open})
+			tuiType(m, "ship it")
+			_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+			go cmd()
+			question := func() {
+				t.Helper()
+				msg := m.rt.waitEvent()()
+				_, isQuestion := msg.(confirmMsg)
+				require.True(t, isQuestion, "want the question, got %T", msg)
+				m.Update(msg)
+			}
+			question()
+			assert.Contains(t, tuiScreen(m), `The permission rule Bash(git push:*) asks before Bash {"command":"git push"} runs`)
+			assert.Contains(t, tuiScreen(m), "y / n / a")
+			tuiType(m, tc.key)
+			question()
+			if tc.key == "a" {
+				require.Nil(t, m.asking, "an always-allowed rule asked again")
+				question() // the rm rule still asks
+			} else {
+				require.NotNil(t, m.asking)
+				tuiType(m, "n")
+				question()
+			}
+			require.NotNil(t, m.asking)
+			assert.Equal(t, "Bash(rm:*)", m.asking.q.Rule)
+			tuiType(m, "n")
+			tuiDrain(t, m)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

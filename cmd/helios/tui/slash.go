@@ -19,6 +19,13 @@ type SlashCommands interface {
 	Expand(ctx context.Context, name, args string) (prompt string, warnings []string, err error)
 }
 
+// CommandTools is what SlashCommands may also do: name the allowed-tools of
+// a command, which pre-approve calls (permission rules) during the turn it
+// starts.
+type CommandTools interface {
+	AllowedTools(ctx context.Context, name string) []string
+}
+
 // SlashCommand is one command as the popup shows it.
 type SlashCommand struct {
 	Name, Description, ArgumentHint string
@@ -99,6 +106,9 @@ func (rt *runtime) runCommand(ctx context.Context, cmds SlashCommands, name, arg
 			rt.post(updateMsg(kernel.Update{Kind: kernel.UpdateWarning, Text: w}))
 		}
 		if err == nil {
+			if ct, ok := cmds.(CommandTools); ok {
+				ctx = kernel.WithPreapproved(ctx, ct.AllowedTools(ctx, name))
+			}
 			var s Session
 			if s, err = rt.session(); err == nil {
 				_, err = s.Run(ctx, prompt)

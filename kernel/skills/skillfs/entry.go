@@ -107,6 +107,7 @@ func (d *DirSource) readEntry(ctx context.Context, open opener, path string, mod
 		BaseDir:                baseDir,
 		File:                   file,
 		DisableModelInvocation: meta.DisableModelInvocation,
+		AllowedTools:           meta.AllowedTools,
 		FileID:                 id,
 		Load: func(ctx context.Context) (skills.Content, error) {
 			c, err := loadFile(ctx, fsys, file, folder, maxSize)

@@ -56,6 +56,10 @@ type Meta struct {
 	Description string
 	// DisableModelInvocation hides the skill from the model.
 	DisableModelInvocation bool
+	// AllowedTools is allowed-tools split into rules: a string is split at
+	// spaces and commas outside parentheses, a list gives one rule per
+	// entry.
+	AllowedTools []string
 }
 
 // knownKey reports the frontmatter keys of the Agent Skills spec, plus the
@@ -178,8 +182,11 @@ func parseSkill(file, folder string, data []byte, head int) (Meta, string, []Fin
 		add(SpecViolation, "metadata is "+nodeKind(n)+", not a mapping (kept as is)")
 	}
 	if doc.Has("allowed-tools") {
-		if _, ok := doc.Scalar("allowed-tools"); !ok {
+		if v, ok := doc.Scalar("allowed-tools"); ok {
+			m.AllowedTools = splitRules(v)
+		} else {
 			add(SpecViolation, "allowed-tools is "+nodeKind(doc.Fields["allowed-tools"])+", not a space-separated string (kept as is)")
+			m.AllowedTools = ruleList(doc.Fields["allowed-tools"])
 		}
 	}
 	if doc.Has("disable-model-invocation") {
@@ -327,4 +334,47 @@ func describeFrontmatterError(err error) string {
 		return msg
 	}
 	return err.Error()
+}
+
+// ruleList reads an allowed-tools list (Claude Code's form): one rule per
+// string entry; other entries are left out (the spec violation says so).
+func ruleList(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		if e.Kind == yaml.ScalarNode {
+			out = append(out, splitRules(e.Value)...)
+		}
+	}
+	return out
+}
+
+// splitRules splits allowed-tools at spaces and commas outside
+// parentheses: "Bash(git add:*) Read" is two rules, the space inside the
+// first belongs to it.
+func splitRules(s string) []string {
+	var (
+		out          []string
+		depth, start int
+	)
+	add := func(t string) {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
+			add(s[start:i])
+			start = i + 1
+		}
+	}
+	add(s[start:])
+	return out
 }

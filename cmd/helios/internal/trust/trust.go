@@ -50,6 +50,14 @@ type Entry struct {
 	SHA256 string `json:"sha256"`
 	// Trusted is when.
 	Trusted time.Time `json:"trusted"`
+	// Runs are the SHA-256 digests, by absolute path, of the files the
+	// config's hooks, MCP stdio servers and plugins run that lay where the
+	// model can write when the user trusted it (assembly.RunDigests):
+	// before each run they are hashed again, and one that changed keeps
+	// its hook, server or plugin off until the user trusts again. Absent
+	// in an entry written before Helios recorded them: those are then
+	// hashed when the config is loaded.
+	Runs map[string]string `json:"runs"`
 }
 
 // trustFile is the store's content.
@@ -91,9 +99,15 @@ const (
 // Entry names it: absolute, its folder resolved) is trusted. An error (wrapping ErrStore) says the store is
 // corrupted; the state is then Untrusted: nothing is trusted.
 func (s *Store) Check(path string, data []byte) (State, error) {
+	state, _, err := s.check(path, data)
+	return state, err
+}
+
+// check is Check, with the entry that trusts the content.
+func (s *Store) check(path string, data []byte) (State, Entry, error) {
 	f, err := s.load()
 	if err != nil {
-		return Untrusted, err
+		return Untrusted, Entry{}, err
 	}
 	sum := digest(data)
 	state := Untrusted
@@ -102,11 +116,11 @@ func (s *Store) Check(path string, data []byte) (State, error) {
 			continue
 		}
 		if e.SHA256 == sum {
-			return Trusted, nil
+			return Trusted, e, nil
 		}
 		state = Changed
 	}
-	return state, nil
+	return state, Entry{}, nil
 }
 
 // Trust records the current content of the config file at path, which must
@@ -123,14 +137,21 @@ func (s *Store) Trust(path string) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("trust %s: %w", path, err)
 	}
-	if _, err := assembly.ParseConfig(abs, data); err != nil {
+	cfg, err := assembly.ParseConfig(abs, data)
+	if err != nil {
 		return Entry{}, fmt.Errorf("trust %s: fix the config first: %w", path, err)
+	}
+	// The work dir is the config's folder (or its workDir), as ReadWorkDir
+	// applies it.
+	runs, err := assembly.RunDigests(cfg, assembly.Options{BaseDir: filepath.Dir(abs), WorkDir: workDirOf(cfg, filepath.Dir(abs))})
+	if err != nil {
+		return Entry{}, fmt.Errorf("trust %s: %w", path, err)
 	}
 	f, loadErr := s.load()
 	if loadErr != nil && !errors.Is(loadErr, ErrStore) {
 		return Entry{}, loadErr
 	}
-	e := Entry{Config: abs, SHA256: digest(data), Trusted: time.Now().UTC().Truncate(time.Second)}
+	e := Entry{Config: abs, SHA256: digest(data), Trusted: time.Now().UTC().Truncate(time.Second), Runs: runs}
 	f.Trusted = slices.DeleteFunc(f.Trusted, func(o Entry) bool { return o.Config == abs })
 	f.Trusted = append(f.Trusted, e)
 	if err := s.save(f); err != nil {
@@ -295,6 +316,9 @@ type WorkDirConfig struct {
 	// Notices are what to tell the user, once: the ignored file, why, and
 	// the command that trusts it; a corrupted trust store.
 	Notices []string
+	// Runs are the digests the trust recorded of what the config runs
+	// (Entry.Runs), for assembly.Options.Trusted; nil when none were.
+	Runs map[string]string
 }
 
 // ReadWorkDir finds <workDir>/helios.config.json and applies it only
@@ -315,7 +339,7 @@ func ReadWorkDir(workDir string, store *Store) (WorkDirConfig, error) {
 	if err != nil {
 		return out, err
 	}
-	state, storeErr := store.Check(abs, data)
+	state, entry, storeErr := store.check(abs, data)
 	if storeErr != nil {
 		out.Notices = append(out.Notices, fmt.Sprintf("warning: %v: nothing is trusted until `helios trust` writes a new store", storeErr))
 	}
@@ -333,8 +357,20 @@ func ReadWorkDir(workDir string, store *Store) (WorkDirConfig, error) {
 	if err != nil {
 		return out, err
 	}
-	out.Config, out.Base, out.Path = cfg, filepath.Dir(abs), path
+	out.Config, out.Base, out.Path, out.Runs = cfg, filepath.Dir(abs), path, entry.Runs
 	return out, nil
+}
+
+// workDirOf is the work dir a config found in dir applies to: its workDir,
+// relative to dir, else dir.
+func workDirOf(cfg assembly.Config, dir string) string {
+	switch {
+	case cfg.WorkDir == "":
+		return dir
+	case filepath.IsAbs(cfg.WorkDir):
+		return cfg.WorkDir
+	}
+	return filepath.Join(dir, cfg.WorkDir)
 }
 
 // Command is the command line that trusts the config file at path, quoted
