@@ -99,7 +99,7 @@ type acpSession struct {
 	mu sync.Mutex
 	// cancel ends the running turn; nil when none runs.
 	cancel context.CancelFunc
-	// allowed are the tools the person allowed always, by name.
+	// allowed are the permission rules the person allowed always.
 	allowed map[string]bool
 	// commands is the last available_commands_update sent.
 	commands []acp.AvailableCommand
@@ -412,30 +412,38 @@ func (a *acpAgent) closeAll() {
 	}
 }
 
-// confirm asks the client whether a tool call a hook wants confirmed may
-// run: allow once, allow always (this tool, for the rest of the session)
-// or reject. A cancelled request (the turn cancelled) denies.
+// confirm asks the client whether a call a permission rule or a hook
+// wants confirmed may run: allow once, reject, and when a permission rule
+// asks, allow always (that rule, for the rest of the session; a hook's ask
+// is asked each time, as in the UI). A cancelled request (the turn
+// cancelled) denies.
 func (s *acpSession) confirm(ctx context.Context, q kernel.Confirmation) (bool, error) {
 	s.mu.Lock()
-	always := s.allowed[q.Call.Name]
+	always := q.Rule != "" && s.allowed[q.Rule]
 	s.mu.Unlock()
 	if always {
 		return true, nil
 	}
 	title, kind, locs := s.describe(q.Call.Name, q.Call.Arguments)
-	if q.Reason != "" {
-		title += " — " + q.Reason
+	who := "A hook asks"
+	if q.Rule != "" {
+		who = "The permission rule " + q.Rule + " asks"
 	}
+	title = who + ": " + title
+	if r := strings.TrimSpace(q.Reason); r != "" {
+		title += " (" + r + ")"
+	}
+	options := []acp.PermissionOption{{OptionId: "allow_once", Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce}}
+	if q.Rule != "" {
+		options = append(options, acp.PermissionOption{OptionId: "allow_always", Name: "Allow always (rule " + q.Rule + ", this session)", Kind: acp.PermissionOptionKindAllowAlways})
+	}
+	options = append(options, acp.PermissionOption{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce})
 	status := acp.ToolCallStatusPending
 	resp, err := s.a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
 		SessionId: acp.SessionId(s.id),
 		ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(q.Call.ID), Title: &title, Kind: &kind,
 			Status: &status, Locations: locs, RawInput: rawInput(q.Call.Arguments)},
-		Options: []acp.PermissionOption{
-			{OptionId: "allow_once", Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce},
-			{OptionId: "allow_always", Name: "Allow always (this tool, this session)", Kind: acp.PermissionOptionKindAllowAlways},
-			{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
-		},
+		Options: options,
 	})
 	switch {
 	case ctx.Err() != nil:
@@ -447,9 +455,11 @@ func (s *acpSession) confirm(ctx context.Context, q kernel.Confirmation) (bool, 
 	}
 	switch resp.Outcome.Selected.OptionId {
 	case "allow_always":
-		s.mu.Lock()
-		s.allowed[q.Call.Name] = true
-		s.mu.Unlock()
+		if q.Rule != "" {
+			s.mu.Lock()
+			s.allowed[q.Rule] = true
+			s.mu.Unlock()
+		}
 		return true, nil
 	case "allow_once":
 		return true, nil

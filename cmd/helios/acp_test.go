@@ -61,12 +61,13 @@ type acpClient struct {
 func (c *acpClient) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.perms = append(c.perms, p)
+	answer := c.answer
 	c.mu.Unlock()
-	if c.answer == "" {
+	if answer == "" {
 		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}, nil
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
-		Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(c.answer)}}}, nil
+		Selected: &acp.RequestPermissionOutcomeSelected{OptionId: acp.PermissionOptionId(answer)}}}, nil
 }
 
 func (c *acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
@@ -320,7 +321,8 @@ func TestACPTurnDiffPermissionAndClientMCP(t *testing.T) {
 	for _, o := range perms[0].Options {
 		kinds = append(kinds, o.Kind)
 	}
-	assert.Equal(t, []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindRejectOnce}, kinds)
+	assert.Equal(t, []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindRejectOnce}, kinds,
+		"a hook's ask: no allow always (as in the UI)")
 	wr := results[string(write.ToolCallId)]
 	require.NotNil(t, wr)
 	require.NotNil(t, wr.Status)
@@ -464,4 +466,52 @@ func TestACPStdinClosedMidTurn(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"user:the prompt to keep", "tool_call:Run sleep 62.37", "tool_call_update"}, kinds)
+}
+
+// A permission rule's ask becomes a permission request with allow always;
+// allowed always, the rule asks no more in the session; a cancelled request
+// denies.
+func TestACPPermissionRuleAllowAlways(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		modeltest.Call("Bash", `{"command": "echo one > one.txt"}`),
+		modeltest.Call("Bash", `{"command": "echo two > two.txt"}`),
+		modeltest.Say("both"),
+		modeltest.Call("Write", `{"path": "w.txt", "content": "x"}`),
+		modeltest.Say("not written"))
+	home, work, cfg := acpWorld(t, srv, "")
+	var c map[string]any
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c))
+	c["permissions"] = map[string]any{"ask": []string{"Bash(echo:*)", "Write"}}
+	b, err = json.Marshal(c)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, b, 0o644))
+	p := startACP(t, home, cfg, "allow_always")
+	id := p.newSession(t, work)
+
+	r, err := p.conn.Prompt(context.Background(), textPrompt(id, "echo twice"))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, r.StopReason)
+	assert.FileExists(t, filepath.Join(work, "one.txt"))
+	assert.FileExists(t, filepath.Join(work, "two.txt"))
+	p.client.mu.Lock()
+	perms := p.client.perms
+	p.client.mu.Unlock()
+	require.Len(t, perms, 1, "allowed always: the second echo is not asked about")
+	var kinds []acp.PermissionOptionKind
+	for _, o := range perms[0].Options {
+		kinds = append(kinds, o.Kind)
+	}
+	assert.Equal(t, []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindRejectOnce}, kinds)
+	require.NotNil(t, perms[0].ToolCall.Title)
+	assert.Contains(t, *perms[0].ToolCall.Title, "Bash(echo:*)")
+
+	p.client.mu.Lock()
+	p.client.answer = "" // the client cancels the next request
+	p.client.mu.Unlock()
+	r, err = p.conn.Prompt(context.Background(), textPrompt(id, "write"))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, r.StopReason)
+	assert.NoFileExists(t, filepath.Join(work, "w.txt"), "a cancelled permission request denies")
 }
