@@ -13,6 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 
+	"github.com/helios-agents/helios/caps/agentplugins"
 	"github.com/helios-agents/helios/caps/extdir"
 	"github.com/helios-agents/helios/caps/instructions"
 	capskills "github.com/helios-agents/helios/caps/skills"
@@ -77,6 +78,14 @@ type Options struct {
 	// they are when it runs (a config the user named is trusted as
 	// loaded), and checks them the same way for the rest of the process.
 	Trusted map[string]string
+	// PluginRoots are the installed agent-plugin roots to load, in merge
+	// order (see package agentplugins). Nil: the user's, ~/.helios/plugins;
+	// an empty non-nil slice loads none.
+	PluginRoots []agentplugins.Root
+	// ProjectPlugins adds the work dir's installed plugins
+	// (<work>/.helios/plugins) after PluginRoots. Set it only when the work
+	// dir's config is trusted: what a project ships could otherwise run.
+	ProjectPlugins bool
 }
 
 // Load reads the config file at path and assembles a kernel, with the
@@ -209,6 +218,8 @@ type assembler struct {
 	kernel *kernel.Kernel
 	// pins guard the files the hooks, MCP servers and plugins run.
 	pins *runpin.Pins
+	// plugins are the installed agent plugins (agentPlugins).
+	plugins []agentplugins.Installed
 }
 
 // closeOpened closes what Build opened, last first, joining the errors
@@ -270,12 +281,14 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
+	// The installed plugins' skills merge after every builtin's.
+	pluginSkills := a.agentPlugins(port.Dir())
 	return kernel.Config{
 		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   append(caps, a.opts.Capabilities...), // the application's own, after the configured builtins
+		Capabilities:   append(append(caps, a.opts.Capabilities...), pluginSkills...), // the application's own, after the configured builtins
 		SkillsMode:     cfg.Skills.Mode.mode(),
 		CatalogBudget:  budget,
 		SkillWatcher:   watcher,
@@ -380,7 +393,7 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
-	servers, err := openMCP(a.cfg, a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
+	servers, err := openMCP(a.withPluginServers(a.cfg), a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
 	if err != nil {
 		return err
 	}
@@ -408,7 +421,8 @@ func (a *assembler) runtime(kc *kernel.Config) error {
 	kc.Model, kc.ModelErr = m, noModel
 	kc.Store = sessions
 	kc.MaxSteps, kc.ContextBudget = a.cfg.Sessions.MaxSteps, a.cfg.Sessions.ContextBudget
-	kc.CommandHooks = commandHooks
+	// The plugins' hooks run after the person's own.
+	kc.CommandHooks = append(commandHooks, a.pluginHooks(kc.WorkDir, transcript)...)
 	kc.Resources = append(a.resources, sessions)
 	return nil
 }

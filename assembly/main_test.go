@@ -1,6 +1,7 @@
 package assembly_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -11,7 +12,15 @@ import (
 // TestMain makes the test binary the confined commands' entry point: the
 // builtin Bash of an assembled kernel runs in a re-executed copy of it.
 // Run with MCPTEST_SERVE=stdio, it is a stdio MCP server (internal/mcptest).
+// With PLUGIN_TEST_MCP_STDIO set it is a real MCP server over stdio instead
+// (an agent plugin's server in TestAgentPluginPartsLoad).
 func TestMain(m *testing.M) {
+	if os.Getenv("PLUGIN_TEST_MCP_STDIO") != "" {
+		if err := mcptest.New(false).ServeStdio(context.Background()); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	sandbox.Main()
 	if os.Getenv("MCPTEST_SERVE") == "stdio" {
 		os.Exit(mcptest.Main())

@@ -103,6 +103,20 @@ func TestPluginRootEnv(t *testing.T) {
 	assert.Equal(t, "root=unset", prompt(t, handler, "s1").Value.(kernel.PromptDecision).Context)
 }
 
+// Protects: a plugin's hooks get all three dialects' root variables —
+// CLAUDE_PLUGIN_ROOT, PLUGIN_ROOT, CODEX_PLUGIN_ROOT — naming its folder,
+// and the capability takes the name it is given.
+func TestPluginRootEnvEveryDialect(t *testing.T) {
+	root := t.TempDir()
+	h, handler := promptHook(t, cmdhooks.Command{Command: `cat >/dev/null; echo "${CLAUDE_PLUGIN_ROOT-unset} ${PLUGIN_ROOT-unset} ${CODEX_PLUGIN_ROOT-unset}"`}, root)
+	assert.Equal(t, root+" "+root+" "+root, prompt(t, handler, "s1").Value.(kernel.PromptDecision).Context)
+	assert.Equal(t, cmdhooks.Name, h.Name())
+
+	named, err := cmdhooks.New(cmdhooks.Config{Name: "plugin:kit:hooks", WorkDir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Equal(t, "plugin:kit:hooks", named.Name())
+}
+
 // Protects: a hook's statusMessage is logged when the command starts.
 func TestStatusMessageLogged(t *testing.T) {
 	var log bytes.Buffer

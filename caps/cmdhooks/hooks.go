@@ -62,9 +62,11 @@ type Config struct {
 	// OnWarning also receives them (the kernel's hook-handler failures go
 	// there too).
 	OnWarning func(contract.Warning)
-	// PluginRoot, when set, is the Claude Code plugin the settings come
-	// from (their file is <PluginRoot>/hooks/hooks.json): the commands get
-	// CLAUDE_PLUGIN_ROOT set to it.
+	// PluginRoot, when set, is the plugin folder the settings come from
+	// (a Claude Code plugin's <PluginRoot>/hooks/hooks.json, or an
+	// installed agent plugin): the commands get CLAUDE_PLUGIN_ROOT,
+	// PLUGIN_ROOT and CODEX_PLUGIN_ROOT set to it, the three dialects'
+	// names for the same folder.
 	PluginRoot string
 	// Pins are the digests of the files the commands run that lie where
 	// the model can write (Files lists them): before each run they are
@@ -72,6 +74,9 @@ type Config struct {
 	// never recorded does not run; one warning names the file. Nil checks
 	// nothing.
 	Pins *runpin.Pins
+	// Name is the capability's name; "" is Name ("hooks"). An installed
+	// agent plugin's hooks are a capability of their own, named after it.
+	Name string
 }
 
 // DefaultMaxOutput is how much of a command's stdout, and of its stderr,
@@ -83,6 +88,7 @@ const Name = "hooks"
 
 // Hooks is the capability: one handler per configured command.
 type Hooks struct {
+	name       string
 	hooks      []*hook
 	workDir    string
 	env        []string
@@ -172,6 +178,7 @@ func New(cfg Config) (*Hooks, error) {
 		return nil, fmt.Errorf("hooks: %s", strings.Join(p, "; "))
 	}
 	c := &Hooks{
+		name:       cfg.Name,
 		workDir:    cfg.WorkDir,
 		envFile:    cfg.EnvFile,
 		transcript: cfg.Transcript,
@@ -189,9 +196,10 @@ func New(cfg Config) (*Hooks, error) {
 	}
 	c.env = append(inherited(cfg.Env, cfg.Hide, cfg.Secrets),
 		"CLAUDE_PROJECT_DIR="+cfg.WorkDir, "HELIOS_PROJECT_DIR="+cfg.WorkDir)
-	// A plugin's hooks find their scripts through CLAUDE_PLUGIN_ROOT.
+	// A plugin's hooks find their scripts through the root variable of
+	// whichever agent they were written for.
 	if cfg.PluginRoot != "" {
-		c.env = append(c.env, "CLAUDE_PLUGIN_ROOT="+cfg.PluginRoot)
+		c.env = append(c.env, "CLAUDE_PLUGIN_ROOT="+cfg.PluginRoot, "PLUGIN_ROOT="+cfg.PluginRoot, "CODEX_PLUGIN_ROOT="+cfg.PluginRoot)
 	}
 	getenv := envLookup(c.env)
 	home, _ := os.UserHomeDir() // "~/" in an "if" rule matches nothing without a home
@@ -284,7 +292,7 @@ func Unknown(s Settings) []string {
 }
 
 // Name returns "hooks".
-func (c *Hooks) Name() string { return Name }
+func (c *Hooks) Name() string { return cmp.Or(c.name, Name) }
 
 // Mounts returns one handler per command, in config order, each on its
 // event's mount point.

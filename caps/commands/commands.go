@@ -32,7 +32,7 @@ type Command struct {
 	ArgumentHint string   `json:"argumentHint,omitempty"` // argument-hint
 	AllowedTools []string `json:"allowedTools,omitempty"` // allowed-tools, one entry per tool
 	Model        string   `json:"model,omitempty"`        // model
-	Source       string   `json:"source"`                 // SourceProject or SourceUser
+	Source       string   `json:"source"`                 // SourceProject, SourceUser or "plugin:<plugin>"
 	Path         string   `json:"path"`                   // the file
 	// Err says why the file cannot be used (broken frontmatter, too large,
 	// a name with spaces); the command is listed but not expanded.
@@ -62,6 +62,19 @@ type Config struct {
 	Shell string
 	// Timeout bounds each !`cmd`; zero means 30 s.
 	Timeout time.Duration
+	// Plugins are the command folders (or single .md files) of installed
+	// agent plugins, read after the user's folders. A plugin's command is
+	// named "<plugin>:<name>", as Claude Code namespaces it, and its Source
+	// is "plugin:<plugin>".
+	Plugins []PluginCommands
+}
+
+// PluginCommands is one command folder or file of an installed plugin.
+type PluginCommands struct {
+	// Plugin is the plugin's name.
+	Plugin string
+	// Path is the folder or .md file, absolute.
+	Path string
 }
 
 // Set reads the command folders of one work dir and home. It keeps no
@@ -91,18 +104,23 @@ func New(cfg Config) *Set {
 // folder, an absolute path for a user folder.
 type folder struct {
 	source, dir string
+	// prefix is the plugin whose name leads each command's ("" for none).
+	prefix string
 }
 
 // folders lists the folders in precedence order: project first.
 func (s *Set) folders() []folder {
 	var out []folder
 	if s.cfg.Work != nil {
-		out = append(out, folder{SourceProject, ".helios/commands"}, folder{SourceProject, ".claude/commands"})
+		out = append(out, folder{SourceProject, ".helios/commands", ""}, folder{SourceProject, ".claude/commands", ""})
 	}
 	if s.cfg.Home != "" {
 		out = append(out,
-			folder{SourceUser, filepath.Join(s.cfg.Home, ".helios", "commands")},
-			folder{SourceUser, filepath.Join(s.cfg.Home, ".claude", "commands")})
+			folder{SourceUser, filepath.Join(s.cfg.Home, ".helios", "commands"), ""},
+			folder{SourceUser, filepath.Join(s.cfg.Home, ".claude", "commands"), ""})
+	}
+	for _, p := range s.cfg.Plugins {
+		out = append(out, folder{source: "plugin:" + p.Plugin, dir: p.Path, prefix: p.Plugin})
 	}
 	return out
 }
@@ -180,7 +198,16 @@ func (s *Set) read(f folder) ([]Command, []string) {
 			}
 		}
 	}
-	walk(f.dir, nil)
+	var start []string
+	if f.prefix != "" {
+		start = []string{f.prefix}
+		// A plugin may name one command file rather than a folder.
+		if fi, err := s.stat(f, f.dir); err == nil && fi.Mode().IsRegular() && strings.HasSuffix(f.dir, ".md") {
+			parts := append(start, strings.TrimSuffix(filepath.Base(f.dir), ".md"))
+			return []Command{s.load(f, f.dir, parts, fi.Size())}, nil
+		}
+	}
+	walk(f.dir, start)
 	return cmds, warnings
 }
 

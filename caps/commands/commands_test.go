@@ -239,3 +239,30 @@ func TestAtAttaches(t *testing.T) {
 	require.Len(t, ex.Warnings, 1)
 	assert.Contains(t, ex.Warnings[0], filepath.Join(e.work, ".claude/commands/steal.md")+": @~/notes.txt: refused: a project's command attaches only files of the project")
 }
+
+// Protects: an installed plugin's commands are namespaced as Claude Code
+// namespaces them, /<plugin>:<command> (subfolders joined by ":"), with
+// source plugin:<plugin>; a single command file names itself; the person's
+// own command of the same bare name is untouched.
+func TestPluginCommandsNamespaced(t *testing.T) {
+	e := newEnv(t)
+	plugin := t.TempDir()
+	write(t, filepath.Join(e.home, ".claude", "commands", "greet.md"), "mine\n")
+	write(t, filepath.Join(plugin, "commands", "greet.md"), "---\ndescription: greets\n---\nHello $ARGUMENTS\n")
+	write(t, filepath.Join(plugin, "commands", "deploy", "prod.md"), "ship\n")
+	write(t, filepath.Join(plugin, "extra", "one.md"), "one\n")
+	set := commands.New(commands.Config{Home: e.home, Plugins: []commands.PluginCommands{
+		{Plugin: "kit", Path: filepath.Join(plugin, "commands")},
+		{Plugin: "kit", Path: filepath.Join(plugin, "extra", "one.md")},
+	}})
+	cmds, warns := set.List()
+	assert.Empty(t, warns)
+	got := map[string]string{}
+	for _, c := range cmds {
+		got[c.Name] = c.Source
+	}
+	assert.Equal(t, map[string]string{"greet": "user", "kit:greet": "plugin:kit", "kit:deploy:prod": "plugin:kit", "kit:one": "plugin:kit"}, got)
+	c, _, err := set.Get("/kit:greet")
+	require.NoError(t, err)
+	assert.Equal(t, "greets", c.Description)
+}

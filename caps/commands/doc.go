@@ -4,7 +4,9 @@
 // of a name wins; a later one is reported as shadowed). A file's path below
 // its folder gives its name, subfolders joined by ":" (frontend/test.md is
 // "frontend:test"). Project folders are read through the guarded work-dir
-// port, so a command symlinked out of the project is refused.
+// port, so a command symlinked out of the project is refused. After them
+// come the command folders of installed agent plugins (Config.Plugins),
+// each command namespaced as Claude Code does: "<plugin>:<name>".
 //
 // The frontmatter keys are Claude Code's: description, argument-hint,
 // allowed-tools and model. A file whose frontmatter cannot be read is

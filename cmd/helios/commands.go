@@ -111,7 +111,10 @@ func (g *globals) commandSet(ctx context.Context) (*commands.Set, func(), error)
 		box.Close()
 		return nil, nil, err
 	}
-	set := commands.New(commands.Config{Work: work, Runner: box})
+	// The installed plugins' commands, namespaced /<plugin>:<command>;
+	// their warnings are the kernel's to tell, not the command's.
+	installed, _ := assembly.InstalledPlugins(wd, assembly.Options{ProjectPlugins: c.trusted})
+	set := commands.New(commands.Config{Work: work, Runner: box, Plugins: assembly.PluginCommands(installed)})
 	return set, func() { work.Close(); box.Close() }, nil
 }
 

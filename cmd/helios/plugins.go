@@ -15,7 +15,7 @@ import (
 func pluginsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "plugins",
-		Short: "Check the configured out-of-process plugins, or write a new one",
+		Short: "Install and manage agent plugins (skills, commands, agents, hooks, MCP servers); check or write go-plugin executables",
 		Args:  args(cobra.NoArgs),
 		RunE:  groupHelp,
 	}
@@ -23,7 +23,8 @@ func pluginsCmd(g *globals) *cobra.Command {
 		Use:   "check",
 		Short: "Start each configured plugin: checksum, handshake, description and mounts, one line per plugin",
 		Long: "Start each plugin of helios.config.json as the kernel would (checksum, go-plugin handshake with AutoMTLS, " +
-			"its self-description), print one line per plugin, and stop it. Exit 1 if any plugin cannot be used.",
+			"its self-description), print one line per plugin, and stop it; then read every installed agent plugin " +
+			"(user and project roots) and name each part that cannot load. Exit 1 if any plugin cannot be used or any part cannot load.",
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := g.readConfig()
@@ -41,12 +42,16 @@ func pluginsCmd(g *globals) *cobra.Command {
 				failed = failed || r.Err != nil
 				out.Plugins = append(out.Plugins, toPluginJSON(r))
 			}
+			var bad bool
+			out.Installed, bad = g.checkInstalled()
+			failed = failed || bad
 			if g.json {
 				if err := writeJSON(cmd.OutOrStdout(), out); err != nil {
 					return err
 				}
 			} else {
 				printPlugins(cmd.OutOrStdout(), out)
+				printInstalledCheck(cmd.OutOrStdout(), out.Installed)
 			}
 			if failed {
 				return exitError{exitFail}
@@ -55,12 +60,15 @@ func pluginsCmd(g *globals) *cobra.Command {
 		},
 	})
 	c.AddCommand(pluginsInitCmd())
+	c.AddCommand(pluginsBundleCmds(g)...)
 	return c
 }
 
 // pluginsJSON is the `plugins check --json` contract.
 type pluginsJSON struct {
 	Plugins []pluginJSON `json:"plugins"`
+	// Installed are the installed agent plugins, each part checked.
+	Installed []installedCheckJSON `json:"installed,omitempty"`
 }
 
 type pluginJSON struct {

@@ -148,7 +148,7 @@ func (g *globals) openKernel(ctx context.Context) (*kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets, Trusted: c.runs}
+	opts := assembly.Options{BaseDir: c.base, WorkDir: c.workDir, Watch: g.watch, NoMCP: g.noMCP, Logger: g.logger, TelemetryStdout: g.stderr, Secrets: g.secrets, Trusted: c.runs, ProjectPlugins: c.trusted}
 	if g.logger == nil {
 		// A command that logs nothing still tells what the config costs:
 		// an MCP server off for an unset variable, ignored hooks.
@@ -184,6 +184,9 @@ type loadedConfig struct {
 	// runs are the digests `helios trust` recorded of what the work dir's
 	// config runs; nil for --config, whose files are hashed at load.
 	runs map[string]string
+	// trusted: the config was named (--config) or is the work dir's and
+	// trusted, so the work dir's installed plugins load too.
+	trusted bool
 }
 
 // readConfig reads the config the flags name, once: --config FILE (the
@@ -214,7 +217,7 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.cfg, c.base = cfg, base
+		c.cfg, c.base, c.trusted = cfg, base, true
 	} else {
 		lookIn := workDir
 		if lookIn == "" {
@@ -232,6 +235,7 @@ func (g *globals) readConfig() (*loadedConfig, error) {
 			return nil, err
 		}
 		c.cfg, c.base, c.ignored, c.notices, c.runs = found.Config, found.Base, found.Ignored, found.Notices, found.Runs
+		c.trusted = found.Path != ""
 		for _, n := range c.notices {
 			fmt.Fprintf(g.stderr, "helios: %s\n", n)
 		}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,16 +64,15 @@ func protectedMounts(roots []string, home string, create bool) ([]protectMount, 
 		if err := protectGit(root, roots, create, add); err != nil {
 			return nil, err
 		}
-		names := append([]string{workfs.ConfigName, workfs.LockName}, workfs.StateDirs...)
-		for _, name := range names {
-			real, err := filepath.EvalSymlinks(filepath.Join(root, name))
-			if err != nil || !inAny(real, roots) {
-				continue // missing, or outside every root: Landlock keeps it read-only
+		// The same set Write and Edit refuse (workfs.Targets).
+		for _, t := range workfs.Targets(root) {
+			if !inAny(t.Path, roots) {
+				continue // outside every root: Landlock keeps it read-only
 			}
-			if fi, err := os.Stat(real); err == nil && fi.IsDir() && slices.Contains(workfs.StateDirs, name) {
-				stateDir(real)
-			} else if err == nil {
-				add(real, false)
+			if t.State {
+				stateDir(t.Path)
+			} else {
+				add(t.Path, false)
 			}
 		}
 	}
@@ -98,8 +96,8 @@ func protectedMounts(roots []string, home string, create bool) ([]protectMount, 
 	return out, nil
 }
 
-// protectGit plans root's .git: the folder or "gitdir:" file read-only,
-// with the folder such a file names when it lies in one of roots.
+// protectGit plans root's .git: the folder or "gitdir:" file read-only
+// (made when missing and create is set; refused when a symlink).
 func protectGit(root string, roots []string, create bool, add func(string, bool)) error {
 	p := filepath.Join(root, workfs.GitName)
 	fi, err := os.Lstat(p)
@@ -127,37 +125,8 @@ func protectGit(root string, roots []string, create bool, add func(string, bool)
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%w: %s is a symbolic link, which a command could replace by a repository of its own; make it a folder or a \"gitdir:\" file", ErrUnenforceable, p)
 	}
-	add(p, false)
-	if fi.Mode().IsRegular() {
-		if dir := gitdirOf(p); dir != "" && inAny(dir, roots) {
-			add(dir, false)
-		}
-	}
+	add(p, false) // the folder a "gitdir:" file names: workfs.Targets
 	return nil
-}
-
-// gitdirOf reads the folder a "gitdir: <path>" file names (a worktree or a
-// submodule), resolved; "" when it names none that exists.
-func gitdirOf(file string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return ""
-	}
-	dir = strings.TrimSpace(dir)
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(file), dir)
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return ""
-	}
-	return real
 }
 
 // inAny reports whether p lies in (or is) one of roots.

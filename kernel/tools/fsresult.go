@@ -21,8 +21,12 @@ func fsResult(path string, err error) contract.ToolResult {
 		return contract.ErrorResult("refused: %q is outside the work dir %s: %s. File tools only reach files inside the work dir.",
 			path, esc.Dir, esc.Reason)
 	case errors.As(err, &prot):
-		return contract.ErrorResult("refused: %q is in %s, which is read-only for you: %s, %s, %s and %s and %s (except their %s folders) are protected. Read them if you need to; change them only by asking the user.",
-			path, prot.Protected, workfs.ConfigName, workfs.LockName, workfs.GitName, workfs.StateDirs[0], workfs.StateDirs[1], workfs.SkillsName)
+		where := prot.Protected
+		if prot.Via != "" {
+			where += " (where " + prot.Via + " leads)"
+		}
+		return contract.ErrorResult("refused: %q is in %s, which is read-only for you: %s, %s, %s and %s and %s (except their %s folders) are protected, and where they lead. Read them if you need to; change them only by asking the user.",
+			path, where, workfs.ConfigName, workfs.LockName, workfs.GitName, workfs.StateDirs[0], workfs.StateDirs[1], workfs.SkillsName)
 	case errors.As(err, &link) && link.Link != "":
 		return contract.ErrorResult("refused: %q goes through the symlink %s; Write and Edit follow no symlinks, even inside the work dir. Name the file it points to instead.", path, link.Link)
 	case errors.As(err, &link):

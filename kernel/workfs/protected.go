@@ -39,11 +39,23 @@ type ProtectedError struct {
 	Path      string // the path as the caller gave it
 	Protected string // the protected path it lies in, relative to Dir
 	Dir       string // the work dir
+	// Via is the protected name that leads to Protected when that lies
+	// elsewhere (see [Targets]): ".git" for the folder its "gitdir:" file
+	// names, "helios.config.json" for a linked config's real target; "" when
+	// Protected is the name itself.
+	Via string
 }
 
-// Error renders `path ".git/hooks/x" is in .git, which is read-only in the work dir /w`.
+// Error renders `path ".git/hooks/x" is in .git, which is read-only in the
+// work dir /w`, or, for a path where a protected name leads, `path
+// "meta/repo/config" is in meta/repo, where .git leads, which is read-only
+// in the work dir /w`.
 func (e *ProtectedError) Error() string {
-	return fmt.Sprintf("path %q is in %s, which is read-only in the work dir %s", e.Path, e.Protected, e.Dir)
+	via := ""
+	if e.Via != "" {
+		via = ", where " + e.Via + " leads,"
+	}
+	return fmt.Sprintf("path %q is in %s%s which is read-only in the work dir %s", e.Path, e.Protected, or(via, ","), e.Dir)
 }
 
 // Unwrap returns [ErrProtected].
@@ -76,14 +88,16 @@ func Protected(rel string) (string, bool) {
 // protected refuses a change to the target t when either its path as given
 // or its path with symlinks resolved lies in a protected path: a link
 // named helios.config.json is as protected as the file, and a link
-// pointing into .git leads into .git.
+// pointing into .git leads into .git. Where a protected name leads is
+// protected too (see [Targets]): the folder a "gitdir:" .git names, a
+// linked config's real target.
 func (f *FS) protected(path string, t target) error {
 	for _, rel := range []string{t.rel, t.real} {
 		if p, ok := Protected(rel); ok {
 			return &ProtectedError{Path: path, Protected: p, Dir: f.dir}
 		}
 	}
-	return nil
+	return f.linked(path, filepath.Join(f.dir, t.real))
 }
 
 // ErrSymlink is the sentinel of a write refused because its path goes

@@ -98,7 +98,7 @@ func (f *FS) openParent(path, rel string, resolve uint64) (int, error) {
 }
 
 // protectedAt refuses name in the directory dirfd when it is a protected
-// path of the work dir, judged by where dirfd really is.
+// path of the work dir (or where one leads), judged by where dirfd really is.
 func (f *FS) protectedAt(path string, dirfd int, name string) error {
 	at, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(dirfd))
 	if err != nil {
@@ -111,7 +111,7 @@ func (f *FS) protectedAt(path string, dirfd int, name string) error {
 	if p, ok := Protected(filepath.Join(rel, name)); ok {
 		return &ProtectedError{Path: path, Protected: p, Dir: f.dir}
 	}
-	return nil
+	return f.linked(path, filepath.Join(at, name))
 }
 
 // openat2 retries on EINTR and EAGAIN (a rename elsewhere on the system can
