@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,6 +107,12 @@ type acpSession struct {
 	// tools are the calls of the running turn, by id.
 	tools map[string]*acpToolCall
 	usage session.Usage
+	// The running turn's model requests, and whether the last one called
+	// tools: the step limit reached with the model still calling tools
+	// ends the turn with max_turn_requests.
+	requests   int
+	toolsAsked bool
+	maxSteps   int
 }
 
 func (a *acpAgent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -208,7 +215,8 @@ func (a *acpAgent) openSession(ctx context.Context, method, cwd string, servers 
 	if err != nil {
 		return nil, invalid("%s: %v", method, err)
 	}
-	as := &acpSession{a: a, g: g, k: k, cwd: k.WorkDir(), model: c.cfg.Model.Name, allowed: map[string]bool{}, tools: map[string]*acpToolCall{}}
+	as := &acpSession{a: a, g: g, k: k, cwd: k.WorkDir(), model: c.cfg.Model.Name, allowed: map[string]bool{}, tools: map[string]*acpToolCall{},
+		maxSteps: cmp.Or(c.cfg.Sessions.MaxSteps, defaultMaxTurns)}
 	s, err := k.OpenSession(context.WithoutCancel(ctx), kernel.SessionConfig{
 		Resume: resume, MaxSteps: c.cfg.Sessions.MaxSteps, Observe: as.observe, Confirm: as.confirm,
 	})
@@ -321,7 +329,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 		return acp.PromptResponse{}, acp.NewInvalidRequest(map[string]any{"error": fmt.Sprintf(
 			"session/prompt: session %q is already running a prompt; wait for its response or send session/cancel", s.id)})
 	}
-	s.cancel, s.usage = cancel, session.Usage{}
+	s.cancel, s.usage, s.requests, s.toolsAsked = cancel, session.Usage{}, 0, false
 	a.turns.Add(1)
 	s.mu.Unlock()
 	defer func() {
@@ -336,7 +344,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 		_, err = s.s.Run(turn, text)
 	}
 	s.mu.Lock()
-	u := s.usage
+	u, limited := s.usage, s.toolsAsked && s.requests >= s.maxSteps
 	s.mu.Unlock()
 	usage := &acp.Usage{InputTokens: u.Input, OutputTokens: u.Output, TotalTokens: u.Input + u.Output,
 		CachedReadTokens: &u.CacheRead, CachedWriteTokens: &u.CacheWrite}
@@ -349,6 +357,8 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 		return acp.PromptResponse{StopReason: acp.StopReasonRefusal, Usage: usage}, nil
 	case err != nil:
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": sanitize.Text(err.Error())})
+	case limited:
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests, Usage: usage}, nil
 	}
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: usage}, nil
 }

@@ -479,14 +479,7 @@ func TestACPPermissionRuleAllowAlways(t *testing.T) {
 		modeltest.Call("Write", `{"path": "w.txt", "content": "x"}`),
 		modeltest.Say("not written"))
 	home, work, cfg := acpWorld(t, srv, "")
-	var c map[string]any
-	b, err := os.ReadFile(cfg)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &c))
-	c["permissions"] = map[string]any{"ask": []string{"Bash(echo:*)", "Write"}}
-	b, err = json.Marshal(c)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(cfg, b, 0o644))
+	setConfigKey(t, cfg, "permissions", map[string]any{"ask": []string{"Bash(echo:*)", "Write"}})
 	p := startACP(t, home, cfg, "allow_always")
 	id := p.newSession(t, work)
 
@@ -514,4 +507,45 @@ func TestACPPermissionRuleAllowAlways(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, acp.StopReasonEndTurn, r.StopReason)
 	assert.NoFileExists(t, filepath.Join(work, "w.txt"), "a cancelled permission request denies")
+}
+
+// setConfigKey sets a top-level key of the config file at cfg.
+func setConfigKey(t *testing.T, cfg, key string, v any) {
+	t.Helper()
+	var c map[string]any
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c))
+	c[key] = v
+	b, err = json.Marshal(c)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, b, 0o644))
+}
+
+// A turn that reaches sessions.maxSteps with the model still calling tools
+// ends with stopReason max_turn_requests; one the model ends, end_turn.
+func TestACPStepLimit(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		modeltest.Call("Bash", `{"command": "true"}`),
+		modeltest.Call("Bash", `{"command": "true"}`),
+		modeltest.Say("done"))
+	home, work, cfg := acpWorld(t, srv, "")
+	var c map[string]any
+	b, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &c))
+	sessions := c["sessions"].(map[string]any)
+	sessions["maxSteps"] = 1
+	setConfigKey(t, cfg, "sessions", sessions)
+	p := startACP(t, home, cfg, "")
+	id := p.newSession(t, work)
+	r, err := p.conn.Prompt(context.Background(), textPrompt(id, "loop"))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonMaxTurnRequests, r.StopReason)
+	r, err = p.conn.Prompt(context.Background(), textPrompt(id, "loop"))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonMaxTurnRequests, r.StopReason)
+	r, err = p.conn.Prompt(context.Background(), textPrompt(id, "end"))
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, r.StopReason)
 }

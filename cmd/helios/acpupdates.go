@@ -50,14 +50,17 @@ func (s *acpSession) observe(u kernel.Update) {
 	case kernel.UpdateUsage:
 		s.mu.Lock()
 		s.usage = s.usage.Add(u.Usage)
+		s.requests, s.toolsAsked = s.requests+1, false
 		s.mu.Unlock()
 	case kernel.UpdateToolCall:
 		title, kind, locs := s.describe(u.Call.Name, u.Call.Arguments)
-		if tc := s.before(u.Call.Name, u.Call.Arguments); tc != nil {
-			s.mu.Lock()
+		tc := s.before(u.Call.Name, u.Call.Arguments)
+		s.mu.Lock()
+		s.toolsAsked = true
+		if tc != nil {
 			s.tools[u.Call.ID] = tc
-			s.mu.Unlock()
 		}
+		s.mu.Unlock()
 		s.send(ctx, acp.StartToolCall(acp.ToolCallId(u.Call.ID), title, acp.WithStartKind(kind),
 			acp.WithStartStatus(acp.ToolCallStatusInProgress), acp.WithStartLocations(locs),
 			acp.WithStartRawInput(rawInput(u.Call.Arguments))))
