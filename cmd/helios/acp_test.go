@@ -189,16 +189,22 @@ func (r *rawLines) wait(t testing.TB, what string, cond func(string) bool) strin
 
 func startACP(t testing.TB, home, cfg string, answer string) *acpPeer {
 	t.Helper()
+	return startACPWith(t, home, answer, os.Stderr, "acp", "--config", cfg)
+}
+
+// startACPWith starts helios with args and connects a client.
+func startACPWith(t testing.TB, home, answer string, stderr io.Writer, args ...string) *acpPeer {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(exe, "acp", "--config", cfg)
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), asHeliosEnv+"=1", "HOME="+home)
 	cmd.Dir = t.TempDir()
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	p := &acpPeer{client: &acpClient{answer: answer, changed: make(chan struct{})}, cmd: cmd, stdin: &lockedPipe{w: in},
 		raw: &rawLines{changed: make(chan struct{})}, exited: make(chan error, 1)}
@@ -548,4 +554,34 @@ func TestACPStepLimit(t *testing.T) {
 	r, err = p.conn.Prompt(context.Background(), textPrompt(id, "end"))
 	require.NoError(t, err)
 	assert.Equal(t, acp.StopReasonEndTurn, r.StopReason)
+}
+
+// A session's cwd follows the trust rules of any work dir: its untrusted
+// helios.config.json is not applied, and stderr says so, naming it.
+func TestACPUntrustedWorkDirConfig(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(work, "helios.config.json"), `{"model": {"baseURL": "http://127.0.0.1:1", "name": "evil"}}`)
+	var stderr lockedBuffer
+	p := startACPWith(t, home, "", &stderr, "acp")
+	_, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: work, McpServers: []acp.McpServer{}})
+	require.Error(t, err, "the untrusted config's model is not used")
+	assert.Contains(t, err.Error(), "no model configured")
+	assert.Contains(t, stderr.String(), "ignoring "+filepath.Join(work, "helios.config.json"))
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
