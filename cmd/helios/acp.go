@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/assembly"
+	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
@@ -113,6 +114,8 @@ type acpSession struct {
 	requests   int
 	toolsAsked bool
 	maxSteps   int
+	// mode is the permission rules' defaultMode of the session.
+	mode string
 }
 
 func (a *acpAgent) Initialize(ctx context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
@@ -216,7 +219,7 @@ func (a *acpAgent) openSession(ctx context.Context, method, cwd string, servers 
 		return nil, invalid("%s: %v", method, err)
 	}
 	as := &acpSession{a: a, g: g, k: k, cwd: k.WorkDir(), model: c.cfg.Model.Name, allowed: map[string]bool{}, tools: map[string]*acpToolCall{},
-		maxSteps: cmp.Or(c.cfg.Sessions.MaxSteps, defaultMaxTurns)}
+		maxSteps: cmp.Or(c.cfg.Sessions.MaxSteps, defaultMaxTurns), mode: cmp.Or(string(c.cfg.Permissions.DefaultMode), "default")}
 	s, err := k.OpenSession(context.WithoutCancel(ctx), kernel.SessionConfig{
 		Resume: resume, MaxSteps: c.cfg.Sessions.MaxSteps, Observe: as.observe, Confirm: as.confirm,
 	})
@@ -285,7 +288,7 @@ func (a *acpAgent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp
 		return acp.NewSessionResponse{}, err
 	}
 	s.commandsAfterResponse()
-	return acp.NewSessionResponse{SessionId: acp.SessionId(s.id)}, nil
+	return acp.NewSessionResponse{SessionId: acp.SessionId(s.id), Modes: s.modes()}, nil
 }
 
 func (a *acpAgent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
@@ -298,7 +301,7 @@ func (a *acpAgent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (a
 	}
 	s.replay(ctx)
 	s.commandsAfterResponse()
-	return acp.LoadSessionResponse{}, nil
+	return acp.LoadSessionResponse{Modes: s.modes()}, nil
 }
 
 // session finds an open session.
@@ -393,10 +396,67 @@ func (a *acpAgent) SetSessionConfigOption(ctx context.Context, p acp.SetSessionC
 	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
-// SetSessionMode: Helios offers no session modes yet (they map onto the
-// permission rules' modes once the kernel asks through them).
+// acpModes are the session modes offered: the permission rules'
+// defaultMode (docs/permissions.md).
+var acpModes = []acp.SessionMode{
+	{Id: "default", Name: "Default", Description: ptr("Calls no rule decides run; permissions.ask rules ask")},
+	{Id: "acceptEdits", Name: "Accept edits", Description: ptr("As default, and Write and Edit run without asking")},
+	{Id: "plan", Name: "Plan", Description: ptr("Read-only: calls no allow rule matches run only when the tool is read-only")},
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// modes is the session's mode state for session/new and session/load.
+func (s *acpSession) modes() *acp.SessionModeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &acp.SessionModeState{AvailableModes: acpModes, CurrentModeId: acp.SessionModeId(s.mode)}
+}
+
+// SetSessionMode sets the permission rules' defaultMode of a session: its
+// kernel is rebuilt with it and the session reopened (its log goes on), so
+// a mode changes between turns, never during one.
 func (a *acpAgent) SetSessionMode(ctx context.Context, p acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
-	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+	s, err := a.session("session/set_mode", p.SessionId)
+	if err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	if !slices.ContainsFunc(acpModes, func(m acp.SessionMode) bool { return m.Id == p.ModeId }) {
+		return acp.SetSessionModeResponse{}, invalid("session/set_mode: modeId %q: want default, acceptEdits or plan", p.ModeId)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		return acp.SetSessionModeResponse{}, acp.NewInvalidRequest(map[string]any{"error": fmt.Sprintf(
+			"session/set_mode: session %q is running a prompt; set the mode between prompts", s.id)})
+	}
+	if string(p.ModeId) == s.mode {
+		return acp.SetSessionModeResponse{}, nil
+	}
+	c, err := s.g.readConfig()
+	if err != nil {
+		return acp.SetSessionModeResponse{}, err
+	}
+	prev := c.cfg.Permissions.DefaultMode
+	c.cfg.Permissions.DefaultMode = permissions.Mode(p.ModeId)
+	k, err := s.g.openKernel(context.WithoutCancel(ctx))
+	if err != nil {
+		c.cfg.Permissions.DefaultMode = prev
+		return acp.SetSessionModeResponse{}, fmt.Errorf("session/set_mode: %w", err)
+	}
+	if err := s.s.Close(); err != nil {
+		fmt.Fprintf(a.errw, "helios: acp: session %s: %s\n", s.id, sanitize.Text(err.Error()))
+	}
+	s.k.Close()
+	ks, err := k.OpenSession(context.WithoutCancel(ctx), kernel.SessionConfig{
+		Resume: s.id, MaxSteps: c.cfg.Sessions.MaxSteps, Observe: s.observe, Confirm: s.confirm,
+	})
+	if err != nil {
+		k.Close()
+		return acp.SetSessionModeResponse{}, fmt.Errorf("session/set_mode: reopen session %s: %w", s.id, err)
+	}
+	s.k, s.s, s.mode = k, ks, string(p.ModeId)
+	return acp.SetSessionModeResponse{}, nil
 }
 
 // closeAll cancels the running turns, waits for them, and closes every
@@ -429,7 +489,7 @@ func (a *acpAgent) closeAll() {
 // cancelled) denies.
 func (s *acpSession) confirm(ctx context.Context, q kernel.Confirmation) (bool, error) {
 	s.mu.Lock()
-	always := q.Rule != "" && s.allowed[q.Rule]
+	always := q.Rule != "" && s.allowed[q.Rule] || s.mode == "acceptEdits" && (q.Call.Name == "Write" || q.Call.Name == "Edit")
 	s.mu.Unlock()
 	if always {
 		return true, nil

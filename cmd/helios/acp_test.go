@@ -585,3 +585,54 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// session/set_mode switches the permission rules' defaultMode between
+// prompts: plan refuses a write no rule allows; acceptEdits runs a write a
+// rule asks about without asking; an unknown mode is an error naming it.
+func TestACPSessionModes(t *testing.T) {
+	srv := modeltest.NewServer(t,
+		modeltest.Call("Write", `{"path": "planned.txt", "content": "x"}`),
+		modeltest.Say("refused"),
+		modeltest.Call("Write", `{"path": "accepted.txt", "content": "x"}`),
+		modeltest.Say("written"))
+	home, work, cfg := acpWorld(t, srv, "")
+	setConfigKey(t, cfg, "permissions", map[string]any{"ask": []string{"Write(accepted.txt)"}})
+	p := startACP(t, home, cfg, "reject")
+	r, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: work, McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	require.NotNil(t, r.Modes)
+	assert.Equal(t, acp.SessionModeId("default"), r.Modes.CurrentModeId)
+	var ids []acp.SessionModeId
+	for _, m := range r.Modes.AvailableModes {
+		ids = append(ids, m.Id)
+	}
+	assert.Equal(t, []acp.SessionModeId{"default", "acceptEdits", "plan"}, ids)
+
+	_, err = p.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "yolo"})
+	require.Error(t, err)
+	b, _ := json.Marshal(err)
+	assert.Contains(t, string(b), `modeId \"yolo\"`)
+
+	_, err = p.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "plan"})
+	require.NoError(t, err)
+	_, err = p.conn.Prompt(context.Background(), textPrompt(r.SessionId, "plan it"))
+	require.NoError(t, err)
+	assert.NoFileExists(t, filepath.Join(work, "planned.txt"), "plan runs read-only tools only")
+
+	_, err = p.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "acceptEdits"})
+	require.NoError(t, err)
+	_, err = p.conn.Prompt(context.Background(), textPrompt(r.SessionId, "write it"))
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(work, "accepted.txt"), "acceptEdits: the write the rule asks about runs")
+	p.client.mu.Lock()
+	assert.Empty(t, p.client.perms, "acceptEdits asks nothing about edits")
+	p.client.mu.Unlock()
+	// The session went on across the switches: one log, both turns.
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1]
+	var texts []string
+	for _, m := range last.Messages {
+		texts = append(texts, m.Content)
+	}
+	assert.Contains(t, strings.Join(texts, "|"), "plan it")
+}

@@ -264,7 +264,10 @@ func (s *acpSession) availableCommands(ctx context.Context) []acp.AvailableComma
 		}
 		done()
 	}
-	for _, sk := range s.k.Catalog(ctx).Skills {
+	s.mu.Lock()
+	k := s.k // set_mode swaps it
+	s.mu.Unlock()
+	for _, sk := range k.Catalog(ctx).Skills {
 		out = append(out, acp.AvailableCommand{Name: "skill:" + sk.Name, Description: sk.Description})
 	}
 	return out
