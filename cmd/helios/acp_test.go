@@ -587,16 +587,19 @@ func (l *lockedBuffer) String() string {
 }
 
 // session/set_mode switches the permission rules' defaultMode between
-// prompts: plan refuses a write no rule allows; acceptEdits runs a write a
-// rule asks about without asking; an unknown mode is an error naming it.
+// prompts: plan refuses a write no rule allows; acceptEdits runs an edit a
+// rule asks about without asking (default asked); an unknown mode is an
+// error naming it.
 func TestACPSessionModes(t *testing.T) {
 	srv := modeltest.NewServer(t,
 		modeltest.Call("Write", `{"path": "planned.txt", "content": "x"}`),
 		modeltest.Say("refused"),
-		modeltest.Call("Write", `{"path": "accepted.txt", "content": "x"}`),
-		modeltest.Say("written"))
+		modeltest.Call("Edit", `{"path": "a.txt", "old_string": "one", "new_string": "two"}`),
+		modeltest.Say("rejected"),
+		modeltest.Call("Edit", `{"path": "a.txt", "old_string": "one", "new_string": "three"}`),
+		modeltest.Say("edited"))
 	home, work, cfg := acpWorld(t, srv, "")
-	setConfigKey(t, cfg, "permissions", map[string]any{"ask": []string{"Write(accepted.txt)"}})
+	writeFile(t, filepath.Join(work, "a.txt"), "one\n")
 	p := startACP(t, home, cfg, "reject")
 	r, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: work, McpServers: []acp.McpServer{}})
 	require.NoError(t, err)
@@ -619,20 +622,29 @@ func TestACPSessionModes(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoFileExists(t, filepath.Join(work, "planned.txt"), "plan runs read-only tools only")
 
-	_, err = p.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: r.SessionId, ModeId: "acceptEdits"})
+	// A second session, under a rule that asks before edits.
+	setConfigKey(t, cfg, "permissions", map[string]any{"ask": []string{"Edit"}})
+	id := p.newSession(t, work)
+	_, err = p.conn.Prompt(context.Background(), textPrompt(id, "edit it"))
 	require.NoError(t, err)
-	_, err = p.conn.Prompt(context.Background(), textPrompt(r.SessionId, "write it"))
-	require.NoError(t, err)
-	assert.FileExists(t, filepath.Join(work, "accepted.txt"), "acceptEdits: the write the rule asks about runs")
 	p.client.mu.Lock()
-	assert.Empty(t, p.client.perms, "acceptEdits asks nothing about edits")
+	require.Len(t, p.client.perms, 1, "default: the rule asks")
 	p.client.mu.Unlock()
-	// The session went on across the switches: one log, both turns.
+	_, err = p.conn.SetSessionMode(context.Background(), acp.SetSessionModeRequest{SessionId: id, ModeId: "acceptEdits"})
+	require.NoError(t, err)
+	_, err = p.conn.Prompt(context.Background(), textPrompt(id, "edit it now"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(work, "a.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "three\n", string(got), "acceptEdits: the edit the rule asks about runs")
+	p.client.mu.Lock()
+	assert.Len(t, p.client.perms, 1, "acceptEdits asks nothing about edits")
+	p.client.mu.Unlock()
+	// The session went on across the switch: one log, both turns.
 	reqs := srv.Requests()
-	last := reqs[len(reqs)-1]
 	var texts []string
-	for _, m := range last.Messages {
+	for _, m := range reqs[len(reqs)-1].Messages {
 		texts = append(texts, m.Content)
 	}
-	assert.Contains(t, strings.Join(texts, "|"), "plan it")
+	assert.Contains(t, strings.Join(texts, "|"), "edit it|")
 }
