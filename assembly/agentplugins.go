@@ -2,10 +2,16 @@ package assembly
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +22,10 @@ import (
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/skills/skillfs"
+	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
+	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/plugins/host"
 )
 
 // PluginRoots are the installed agent-plugin roots opts names for a work
@@ -46,6 +56,10 @@ func InstalledPlugins(workDir string, opts Options) ([]agentplugins.Installed, [
 	var warns []contract.Warning
 	seen := map[string]string{}
 	for _, r := range PluginRoots(workDir, opts) {
+		if r.Scope == agentplugins.ScopeProject && !inWorkDir(workDir, r.Dir) {
+			warns = append(warns, contract.Warning{Source: "config", Path: r.Dir, Message: "the project's plugins root leads out of the work dir (a symlink): its plugins are not loaded"})
+			continue
+		}
 		list, ws := agentplugins.LoadInstalled(r.Dir, r.Scope)
 		for _, w := range ws {
 			warns = append(warns, pluginWarning(w))
@@ -85,6 +99,20 @@ func PluginCommands(installed []agentplugins.Installed) []commands.PluginCommand
 	return out
 }
 
+// inWorkDir reports whether dir, its symlinks resolved, is inside workDir
+// (a dir that does not exist is: there is nothing to read).
+func inWorkDir(workDir, dir string) bool {
+	realWork, err := filepath.EvalSymlinks(workDir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return within(realWork, real)
+}
+
 func pluginWarning(w agentplugins.Warning) contract.Warning {
 	return contract.Warning{Source: "config", Path: w.Path, Message: w.String()}
 }
@@ -102,7 +130,8 @@ func (a *assembler) warn(w contract.Warning) {
 // agentPlugins loads the installed plugins and returns their skills as
 // capabilities; their hooks and MCP servers wait in a.plugins for
 // pluginHooks and pluginServers.
-func (a *assembler) agentPlugins(workDir string) []kernel.Capability {
+func (a *assembler) agentPlugins(port *workfs.FS) []kernel.Capability {
+	workDir := port.Dir()
 	installed, warns := InstalledPlugins(workDir, a.opts)
 	for _, w := range warns {
 		a.warn(w)
@@ -110,7 +139,11 @@ func (a *assembler) agentPlugins(workDir string) []kernel.Capability {
 	a.plugins = installed
 	var caps []kernel.Capability
 	for _, p := range installed {
-		if s := agentplugins.NewSkills(p); s != nil {
+		var fsys skillfs.FS // the user's: the OS, like the user's skill roots
+		if p.Scope == agentplugins.ScopeProject {
+			fsys = port
+		}
+		if s := agentplugins.NewSkills(p, fsys); s != nil {
 			caps = append(caps, s)
 		}
 	}
@@ -218,4 +251,41 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 	}
 	cfg.MCP.Servers = servers
 	return cfg
+}
+
+// pluginExecutables launches the go-plugin executable of each approved,
+// enabled plugin that ships one, pinned to the SHA-256 it has now (the
+// approval's digest covers it; the host checks it before every start). One
+// that cannot start costs only itself, with a warning.
+func (a *assembler) pluginExecutables(ctx context.Context) []kernel.Capability {
+	var caps []kernel.Capability
+	for _, p := range a.plugins {
+		if !p.Enabled || !p.Approved || p.Parts.Executable == "" {
+			continue
+		}
+		data, err := os.ReadFile(p.Parts.Executable)
+		if err != nil {
+			a.warn(contract.Warning{Source: "config", Path: p.Parts.Executable, Message: fmt.Sprintf("plugin %s: executable: off: %v", p.Name, err)})
+			continue
+		}
+		sum := sha256.Sum256(data)
+		hc := host.Config{
+			Name:      agentplugins.SkillSource(p.Name) + ":executable",
+			Command:   p.Parts.Executable,
+			SHA256:    hex.EncodeToString(sum[:]),
+			Logger:    a.opts.Logger,
+			Telemetry: a.tel,
+		}
+		if a.handover != "" {
+			hc.Env = append(hc.Env, otelsetup.HandoverEnv+"="+a.handover)
+		}
+		c, err := host.Launch(ctx, hc)
+		if err != nil {
+			a.warn(contract.Warning{Source: "config", Path: p.Parts.Executable, Message: fmt.Sprintf("plugin %s: executable: off: %v", p.Name, err)})
+			continue
+		}
+		a.opened = append(a.opened, c)
+		caps = append(caps, c)
+	}
+	return caps
 }

@@ -217,7 +217,7 @@ func TestAgentPluginDisabledAndBroken(t *testing.T) {
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: Helios does not run the event(s) Notification")
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: none of its events is one Helios runs")
 	assert.Contains(t, pk.warnings(), "plugin noisy: hooks: hooks.Notification[0].hooks[0].future: unknown field")
-	assert.Contains(t, pk.warnings(), "plugin bad: plugin "+filepath.Join(root, "bad")+": plugin bad: manifest "+filepath.Join(root, "bad", ".claude-plugin", "plugin.json")+": not JSON")
+	assert.Contains(t, pk.warnings(), "plugin bad: manifest "+filepath.Join(root, "bad", ".claude-plugin", "plugin.json")+": not JSON")
 	assert.Equal(t, map[string]string{"gamma": "plugin:ok"}, skillSources(t, pk.k))
 	assert.Empty(t, rootsWritten(t, pk))
 	installed, _ := assembly.InstalledPlugins(pk.work, assembly.Options{PluginRoots: []agentplugins.Root{{Dir: root, Scope: agentplugins.ScopeUser}}})
@@ -266,4 +266,68 @@ func TestAgentPluginSkillsMergeAndRefresh(t *testing.T) {
 	testkit.ForCatalog(t, t.Context(), pk.k, 10*time.Second, func(c skills.Catalog) bool {
 		return slices.ContainsFunc(c.Skills, func(s skills.Skill) bool { return s.Name == "gamma" && s.Source == "plugin:kit" })
 	})
+}
+
+// Protects: the work dir's installed plugins load when the caller says its
+// config is trusted, their skills read through the guarded port; a project
+// plugins root that is a symlink out of the work dir is refused, named.
+func TestAgentPluginProjectRoot(t *testing.T) {
+	build := func(work string) (*kernel.Kernel, string) {
+		var mu sync.Mutex
+		var warns []string
+		k, err := assembly.Build(t.Context(), assembly.Config{}, assembly.Options{BaseDir: t.TempDir(), WorkDir: work, NoMCP: true,
+			PluginRoots: []agentplugins.Root{}, ProjectPlugins: true,
+			OnWarning: func(w contract.Warning) {
+				mu.Lock()
+				defer mu.Unlock()
+				warns = append(warns, w.Path+": "+w.Message)
+			}})
+		require.NoError(t, err)
+		t.Cleanup(func() { k.Close() })
+		mu.Lock()
+		defer mu.Unlock()
+		return k, strings.Join(warns, "\n")
+	}
+	t.Setenv("HOME", t.TempDir())
+	work := t.TempDir()
+	installPlugin(t, agentplugins.ProjectRoot(work), "proj", map[string]string{"skills/delta/SKILL.md": "---\nname: delta\ndescription: does delta\n---\n"}, agentplugins.PluginState{Enabled: true}, false)
+	k, warns := build(work)
+	assert.Empty(t, warns)
+	assert.Equal(t, "plugin:proj", skillSources(t, k)["delta"])
+
+	outside, work2 := t.TempDir(), t.TempDir()
+	installPlugin(t, outside, "far", map[string]string{"skills/eps/SKILL.md": "---\nname: eps\ndescription: does eps\n---\n"}, agentplugins.PluginState{Enabled: true}, false)
+	require.NoError(t, os.MkdirAll(filepath.Join(work2, ".helios"), 0o755))
+	require.NoError(t, os.Symlink(outside, agentplugins.ProjectRoot(work2)))
+	k, warns = build(work2)
+	assert.Contains(t, warns, agentplugins.ProjectRoot(work2)+": the project's plugins root leads out of the work dir")
+	assert.NotContains(t, skillSources(t, k), "eps")
+}
+
+// Protects: a plugin's go-plugin executable (the manifest's "helios" field)
+// is one of its parts: started when approved (its skills join the catalog),
+// left off when not.
+func TestAgentPluginExecutable(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	bin, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	files := map[string]string{
+		".claude-plugin/plugin.json": `{"name": "runner", "helios": {"executable": "bin/runner"}}`,
+		"bin/runner":                 string(bin),
+		"bin/EXTENSION.md":           "---\nname: runner\ndescription: a plugin's executable\n---\n",
+		"bin/skills/zeta/SKILL.md":   "---\nname: zeta\ndescription: does zeta\n---\n",
+		"skills/theta/SKILL.md":      "---\nname: theta\ndescription: does theta\n---\n",
+	}
+	root := t.TempDir()
+	installPlugin(t, root, "runner", files, agentplugins.PluginState{Enabled: true}, true)
+	pk := buildWithPlugins(t, root, true)
+	assert.Empty(t, pk.warnings())
+	assert.Equal(t, map[string]string{"theta": "plugin:runner", "zeta": "capability:plugin:runner:executable"}, skillSources(t, pk.k))
+
+	off := t.TempDir()
+	installPlugin(t, off, "runner", files, agentplugins.PluginState{Enabled: true}, false)
+	pk = buildWithPlugins(t, off, true)
+	assert.Contains(t, pk.warnings(), "plugin runner: its hooks, MCP servers and executables are off (never approved)")
+	assert.Equal(t, map[string]string{"theta": "plugin:runner"}, skillSources(t, pk.k))
 }

@@ -218,8 +218,10 @@ type assembler struct {
 	kernel *kernel.Kernel
 	// pins guard the files the hooks, MCP servers and plugins run.
 	pins *runpin.Pins
-	// plugins are the installed agent plugins (agentPlugins).
-	plugins []agentplugins.Installed
+	// plugins are the installed agent plugins (agentPlugins), and
+	// pluginSkills their skills' capabilities.
+	plugins      []agentplugins.Installed
+	pluginSkills []kernel.Capability
 }
 
 // closeOpened closes what Build opened, last first, joining the errors
@@ -270,7 +272,7 @@ func (a *assembler) local() (kernel.Config, error) {
 	project := capskills.New(port, projectRoots)
 	a.opened = append(a.opened, project)
 	limits := skillfs.Limits{MaxFrontmatter: cfg.Skills.MaxFrontmatter, MaxFileSize: cfg.Skills.MaxFileSize}
-	caps, err := a.builtins(port, limits)
+	caps, err := a.builtins(port, limits, readDenied(perms))
 	if err != nil {
 		return kernel.Config{}, err
 	}
@@ -281,14 +283,13 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err != nil {
 		return kernel.Config{}, err
 	}
-	// The installed plugins' skills merge after every builtin's.
-	pluginSkills := a.agentPlugins(port.Dir())
+	a.pluginSkills = a.agentPlugins(port)
 	return kernel.Config{
 		Permissions:    perms,
 		WorkDir:        port.Dir(),
 		UserSkillRoots: userRoots,
 		Project:        project,
-		Capabilities:   append(append(caps, a.opts.Capabilities...), pluginSkills...), // the application's own, after the configured builtins
+		Capabilities:   append(caps, a.opts.Capabilities...), // the application's own, after the configured builtins
 		SkillsMode:     cfg.Skills.Mode.mode(),
 		CatalogBudget:  budget,
 		SkillWatcher:   watcher,
@@ -302,7 +303,7 @@ func (a *assembler) local() (kernel.Config, error) {
 // builtins opens the extensions, then the builtin tools, confined by the
 // config's sandbox, then the project instructions (unless turned off);
 // the tools come first in the list.
-func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.Capability, error) {
+func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits, hidden func(string) bool) ([]kernel.Capability, error) {
 	var exts []kernel.Capability
 	for i, e := range a.cfg.Extensions {
 		c, err := extdir.OpenLimited(resolve(a.base, e.Dir), limits)
@@ -325,6 +326,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		MaxOutput:   a.cfg.Tools.MaxOutput,
 		Sandbox:     box,
 		EnvFile:     a.envFile,
+		Hidden:      hidden,
 		OnWrite: func(path string) {
 			if a.kernel != nil {
 				a.kernel.InvalidatePath(path)
@@ -393,6 +395,9 @@ func (a *assembler) remote(ctx context.Context, kc *kernel.Config) error {
 	if err != nil {
 		return err
 	}
+	// The installed agent plugins follow the configured executables: their
+	// skills, then their own executables.
+	plugins = append(append(plugins, a.pluginSkills...), a.pluginExecutables(ctx)...)
 	servers, err := openMCP(a.withPluginServers(a.cfg), a.base, kc.WorkDir, a.box, a.opts, a.pins, a.tel, &a.opened)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/plugins/sdk"
 )
 
 // TestMain makes the test binary the confined commands' entry point: the
@@ -15,6 +17,12 @@ import (
 // With PLUGIN_TEST_MCP_STDIO set it is a real MCP server over stdio instead
 // (an agent plugin's server in TestAgentPluginPartsLoad).
 func TestMain(m *testing.M) {
+	// Started by the kernel as an agent plugin's executable
+	// (TestAgentPluginExecutable): a go-plugin serving the folder it sits in.
+	if os.Getenv(plugins.Handshake.MagicCookieKey) != "" {
+		sdk.Serve(struct{}{}, sdk.Config{})
+		os.Exit(0)
+	}
 	if os.Getenv("PLUGIN_TEST_MCP_STDIO") != "" {
 		if err := mcptest.New(false).ServeStdio(context.Background()); err != nil {
 			os.Exit(1)

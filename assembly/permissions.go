@@ -14,6 +14,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/skills"
 )
 
 // UserSettingsFile is where the user's own settings live, under the home
@@ -85,10 +86,38 @@ func readUserPermissions(home string) (permissions.Config, string, error) {
 	return c, path, nil
 }
 
-// permissionSet compiles the project's permissions (relative to base) over
-// the user's (relative to ~/.helios). Nil when neither holds a rule or a
-// mode: every call runs, as without the key.
+// CompilePermissions compiles the permission rules a session in workDir
+// obeys: cfg's (read from the folder base; "./" in its rules is base) over
+// the user's UserSettingsFile ("./" is ~/.helios). It is the one reader of
+// both files, for the kernel and for `helios permissions check`, so the two
+// never disagree. A bad rule, mode or key in either file is an ErrConfig
+// naming the file and the JSON path.
+func CompilePermissions(cfg Config, base, workDir string) (*permissions.Set, error) {
+	layers, _, err := permissionLayers(cfg, base, workDir)
+	if err != nil {
+		return nil, err
+	}
+	return compileLayers(layers)
+}
+
+// permissionSet is the kernel's Permissions port over CompilePermissions'
+// set; nil when neither file holds a rule or a mode: every call runs, as
+// without the key.
 func permissionSet(cfg Config, base, workDir string) (kernel.Permissions, error) {
+	layers, empty, err := permissionLayers(cfg, base, workDir)
+	if err != nil || empty {
+		return nil, err
+	}
+	set, err := compileLayers(layers)
+	if err != nil {
+		return nil, err
+	}
+	return &permissionDecider{set: set, parsed: map[string]parsedRule{}}, nil
+}
+
+// permissionLayers reads the user's permissions and lays the project's over
+// them; empty is true when neither holds a rule or a mode.
+func permissionLayers(cfg Config, base, workDir string) (layers []permissions.Layer, empty bool, err error) {
 	// Without a home directory there are no user settings to read (and
 	// "~/" in a rule matches nothing); that is no reason to refuse a run.
 	var user permissions.Config
@@ -96,20 +125,34 @@ func permissionSet(cfg Config, base, workDir string) (kernel.Permissions, error)
 	home, err := os.UserHomeDir()
 	if err == nil {
 		if user, userFile, err = readUserPermissions(home); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	if isEmptyPermissions(cfg.Permissions) && isEmptyPermissions(user) {
-		return nil, nil
-	}
-	set, err := permissions.Compile([]permissions.Layer{
+	return []permissions.Layer{
 		{Source: filepath.Join(base, ConfigFileName), Config: cfg.Permissions, Dirs: permissions.Dirs{Project: base, Home: home, Work: workDir}},
 		{Source: userFile, Config: user, Dirs: permissions.Dirs{Project: filepath.Dir(userFile), Home: home, Work: workDir}},
-	})
+	}, isEmptyPermissions(cfg.Permissions) && isEmptyPermissions(user), nil
+}
+
+func compileLayers(layers []permissions.Layer) (*permissions.Set, error) {
+	set, err := permissions.Compile(layers)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	return &permissionDecider{set: set, parsed: map[string]parsedRule{}}, nil
+	return set, nil
+}
+
+// readDenied is what Glob leaves out of its listing: the files a Read
+// deny rule covers (nil without rules).
+func readDenied(p kernel.Permissions) func(string) bool {
+	d, ok := p.(*permissionDecider)
+	if !ok {
+		return nil
+	}
+	return func(path string) bool {
+		_, denied := d.set.ReadDenied(path)
+		return denied
+	}
 }
 
 func isEmptyPermissions(c permissions.Config) bool {
@@ -131,7 +174,14 @@ type parsedRule struct {
 }
 
 func (p *permissionDecider) Decide(_ context.Context, q kernel.PermissionQuery) kernel.PermissionDecision {
-	d := p.set.Decide(permissions.Call{Tool: q.Call.Name, Input: q.Call.Arguments}, p.rules(q.Preapproved))
+	call := permissions.Call{Tool: q.Call.Name, Input: q.Call.Arguments}
+	if q.Skill != "" {
+		// A skill's own tool (tools mode) is decided as the catalog tool
+		// loading it: Skill(name) rules, and plan mode's read-only tools.
+		in, _ := json.Marshal(map[string]string{"name": q.Skill})
+		call = permissions.Call{Tool: skills.SkillToolName, Input: in}
+	}
+	d := p.set.Decide(call, p.rules(q.Preapproved))
 	return kernel.PermissionDecision{Behavior: string(d.Behavior), Rule: d.Rule, List: d.List, Reason: d.Reason}
 }
 

@@ -130,3 +130,89 @@ func TestPermissionsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// Protects: M1032 (a tools-mode skill tool not decided as Skill(name)). In
+// skills.mode "tools" each skill is a tool of its own name: Skill(name)
+// rules decide it as they decide the catalog tool loading it, and plan mode
+// counts it among the read-only tools.
+func TestPermissionsSkillRuleInToolsMode(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, tc := range []struct {
+		perms, decision, rule string
+	}{
+		{`{"deny": ["Skill(deploy*)"]}`, "deny", "Skill(deploy*)"},
+		{`{"defaultMode": "plan"}`, "allow", ""},
+	} {
+		t.Run(tc.perms, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			work := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(work, ".helios", "skills", "deployer"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(work, ".helios", "skills", "deployer", "SKILL.md"),
+				[]byte("---\nname: deployer\ndescription: Deploys the app.\n---\nRun the deploy.\n"), 0o644))
+			srv := modeltest.NewServer(t, spineCall("s1", "deployer", `{}`), modeltest.Say("done"))
+			path := filepath.Join(work, "helios.config.json")
+			require.NoError(t, os.WriteFile(path, []byte(`{"workDir": ".", "skills": {"userRoots": [], "mode": "tools"},
+  "tools": {"sandbox": {"mode": "off"}}, "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
+  "sessions": {"dir": "`+filepath.Join(t.TempDir(), "sessions")+`"}, "permissions": `+tc.perms+`}`), 0o644))
+			k, err := assembly.Load(ctx, path, assembly.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { k.Close() })
+			s, err := k.OpenSession(ctx, kernel.SessionConfig{})
+			require.NoError(t, err)
+			t.Cleanup(func() { s.Close() })
+			_, err = s.Run(ctx, "deploy")
+			require.NoError(t, err)
+			var res []session.Event
+			for i := range s.Log().Len() {
+				if ev := s.Log().At(i); ev.Type == session.ToolResult {
+					res = append(res, ev)
+				}
+			}
+			require.Len(t, res, 1)
+			assert.Equal(t, tc.decision, res[0].Meta[kernel.PermissionDecisionKey], res[0].Text)
+			assert.Equal(t, tc.rule, res[0].Meta[kernel.PermissionRuleKey])
+			assert.Equal(t, tc.decision == "deny", res[0].IsError, res[0].Text)
+		})
+	}
+}
+
+// Protects: M1036 (Read deny rules not wired to Glob). A Glob whose pattern
+// would list a file a Read deny rule covers runs, but leaves that file out,
+// as Claude Code's Glob does; the files no deny rule covers are listed.
+func TestPermissionsReadDenyHidesFromGlob(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	work := t.TempDir()
+	for _, f := range []string{".env", "secrets/key.pem", "main.go"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(work, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(work, f), []byte("x"), 0o644))
+	}
+	srv := modeltest.NewServer(t, spineCall("g1", "Glob", `{"pattern":"**"}`), modeltest.Say("done"))
+	path := filepath.Join(work, "helios.config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"workDir": ".", "skills": {"userRoots": []},
+  "tools": {"sandbox": {"mode": "off"}}, "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
+  "sessions": {"dir": "`+filepath.Join(t.TempDir(), "sessions")+`"},
+  "permissions": {"deny": ["Read(./.env)", "Read(secrets/**)"], "ask": ["Read(main.go)"]}}`), 0o644))
+	k, err := assembly.Load(ctx, path, assembly.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	_, err = s.Run(ctx, "list")
+	require.NoError(t, err)
+	var res []session.Event
+	for i := range s.Log().Len() {
+		if ev := s.Log().At(i); ev.Type == session.ToolResult {
+			res = append(res, ev)
+		}
+	}
+	require.Len(t, res, 1)
+	require.False(t, res[0].IsError, res[0].Text)
+	assert.Contains(t, res[0].Text, "main.go", "an ask rule hides nothing")
+	assert.Contains(t, res[0].Text, "helios.config.json")
+	assert.NotContains(t, res[0].Text, ".env")
+	assert.NotContains(t, res[0].Text, "key.pem")
+}

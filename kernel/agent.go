@@ -129,6 +129,9 @@ type Session struct {
 	// preapproved are the allowed-tools rules of the turn: the slash
 	// command's that started it, then each skill loaded in it.
 	preapproved []string
+	// stepSkills is the catalog of the step whose calls run: in tools
+	// mode it tells a skill's own tool from the others.
+	stepSkills skills.Catalog
 	// ended says session:end ran.
 	ended bool
 }

@@ -26,6 +26,11 @@ type PermissionQuery struct {
 	// current turn and of the slash command that started it: they turn an
 	// ask or an unmatched call into allow, never a deny.
 	Preapproved []string
+	// Skill is the skill the call loads when Call is a skill's own tool
+	// (skills.ModeTools names each tool by its skill), so that a
+	// Skill(name) rule meets it as it meets the catalog tool's call; ""
+	// for every other call.
+	Skill string
 }
 
 // The behaviors of a PermissionDecision.
@@ -76,7 +81,13 @@ func (s *Session) decide(ctx context.Context, call model.ToolCall) PermissionDec
 	if p == nil {
 		return PermissionDecision{}
 	}
-	return p.Decide(ctx, PermissionQuery{Call: call, Preapproved: slices.Clip(s.preapproved)})
+	q := PermissionQuery{Call: call, Preapproved: slices.Clip(s.preapproved)}
+	if s.k.cfg.SkillsMode == skills.ModeTools {
+		if _, ok := s.stepSkills.Lookup(call.Name); ok {
+			q.Skill = call.Name
+		}
+	}
+	return p.Decide(ctx, q)
 }
 
 // skillLoaded adds the allowed-tools of the skill a successful call loaded

@@ -326,3 +326,32 @@ func TestPermissionsConfirmationNamesOnlyAnAskingRule(t *testing.T) {
 		})
 	}
 }
+
+// Protects: M1031 (a tools-mode skill tool decided as an unknown tool). In
+// tools mode a skill's own tool is asked about with the skill it loads, so
+// Skill(name) rules meet it; a catalog-mode load and any other tool carry
+// no skill.
+func TestPermissionsSkillOfToolsModeTool(t *testing.T) {
+	for _, tc := range []struct {
+		mode skills.Mode
+		load model.ToolCall
+		want string
+	}{
+		{skills.ModeTools, model.ToolCall{Name: "deployer", Arguments: json.RawMessage(`{}`)}, "deployer"},
+		{skills.ModeCatalog, model.ToolCall{Name: skills.SkillToolName, Arguments: json.RawMessage(`{"name":"deployer"}`)}, ""},
+	} {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			root := skillfstest.RealTempDir(t)
+			skillfstest.WriteSkill(t, root, "deployer", "name: deployer\ndescription: Deploys.", "deploy it\n")
+			bash, _ := agEcho("Bash", "Runs a command.")
+			rules := &pmRules{}
+			k := pmKernelWith(t, kernel.Config{Permissions: rules, SkillsMode: tc.mode}, []kernel.Capability{&agCap{name: "tools", tools: []contract.Tool{bash}}}, root,
+				pmScript(tc.load, model.ToolCall{Name: "Bash", Arguments: json.RawMessage(`{"command":"ls"}`)})...)
+			pmRun(t, t.Context(), pmOpen(t, k, kernel.SessionConfig{}), "deploy")
+			qs := rules.queries()
+			require.Len(t, qs, 2)
+			assert.Equal(t, tc.want, qs[0].Skill, "the load")
+			assert.Empty(t, qs[1].Skill, "Bash")
+		})
+	}
+}

@@ -30,6 +30,7 @@ func (s *Session) uniqueCallIDs(calls []model.ToolCall) {
 // result. Failures the model should see are results, never Go errors.
 func (s *Session) runTool(ctx context.Context, cat skills.Catalog, tools []contract.Tool, c model.ToolCall) error {
 	s.observe(Update{Kind: UpdateToolCall, Call: c})
+	s.stepSkills = cat
 	res, pd := s.callTool(ctx, tools, c)
 	s.skillLoaded(cat, c, res)
 	s.observe(Update{Kind: UpdateToolResult, Call: c, Text: res.Content, IsError: res.IsError, Permission: pd})

@@ -29,16 +29,20 @@ var (
 	_ skills.PathWatcher = (*Skills)(nil)
 )
 
-// NewSkills is the skills capability of p; nil when p is disabled or has no
-// skill root.
-func NewSkills(p Installed) *Skills {
+// NewSkills is the skills capability of p, reading through fsys (nil: the
+// OS; a project plugin's are read through the guarded work-dir port, as
+// project skills are); nil when p is disabled or has no skill root.
+func NewSkills(p Installed, fsys skillfs.FS) *Skills {
 	if !p.Enabled || len(p.Parts.Skills) == 0 {
 		return nil
+	}
+	if fsys == nil {
+		fsys = skillfs.OSFS{}
 	}
 	return &Skills{
 		plugin:   p.Name,
 		disabled: slices.Clone(p.DisabledSkills),
-		src:      &skillfs.DirSource{FS: skillfs.OSFS{}, Source: SkillSource(p.Name), Roots: slices.Clone(p.Parts.Skills)},
+		src:      &skillfs.DirSource{FS: fsys, Source: SkillSource(p.Name), Roots: slices.Clone(p.Parts.Skills)},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // StateFile is the state and lock file of a plugins root, written by the
@@ -89,7 +90,8 @@ func LoadInstalled(root, scope string) ([]Installed, []Warning) {
 		m, w, err := ReadPlugin(dir)
 		warns = append(warns, w...)
 		if err != nil {
-			warns = append(warns, Warning{Plugin: name, Part: "plugin", Path: dir, Reason: err.Error()})
+			// The error names the plugin already.
+			warns = append(warns, Warning{Plugin: name, Reason: strings.TrimPrefix(err.Error(), "plugin "+name+": ")})
 			continue
 		}
 		m.Name = name

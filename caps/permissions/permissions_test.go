@@ -308,3 +308,33 @@ func TestCompileErrorWithoutSource(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, `permissions.ask[0] "Bash(x": column 5: '(' is never closed`, err.Error())
 }
+
+// Protects: M1035, M1038 (ReadDenied counting other tools' or ask rules). Only a
+// deny rule for Read hides a file from Glob: a Read rule naming it or a
+// folder holding it, anchored as in Decide; ask and allow rules, and other
+// tools' deny rules, hide nothing.
+func TestReadDenied(t *testing.T) {
+	s := compile(t, permissions.Config{
+		Deny:  []string{"Read(./.env)", "Read(secrets/**)", "Edit(//etc/**)"},
+		Ask:   []string{"Read(./notes.md)"},
+		Allow: []string{"Read"},
+	})
+	for path, want := range map[string]string{
+		tableDirs.Project + "/.env":              "Read(./.env)",
+		tableDirs.Project + "/secrets/a/key.pem": "Read(secrets/**)",
+		tableDirs.Project + "/sub/../.env":       "Read(./.env)",
+		tableDirs.Project + "/sub/.env":          "",
+		tableDirs.Project + "/notes.md":          "",
+		"/etc/passwd":                            "",
+	} {
+		rule, denied := s.ReadDenied(path)
+		assert.Equal(t, want, rule, path)
+		assert.Equal(t, want != "", denied, path)
+	}
+	all := compile(t, permissions.Config{Deny: []string{"Read"}})
+	_, denied := all.ReadDenied("/anything")
+	assert.True(t, denied, "a bare Read deny covers every file")
+	var nilSet *permissions.Set
+	_, denied = nilSet.ReadDenied(tableDirs.Project + "/.env")
+	assert.False(t, denied)
+}

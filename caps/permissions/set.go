@@ -3,6 +3,7 @@ package permissions
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -84,6 +85,26 @@ func (s *Set) Mode() Mode {
 		return ModeDefault
 	}
 	return s.mode
+}
+
+// ReadDenied reports whether a deny rule forbids reading path (absolute),
+// and which: a `Read` rule naming it or a folder holding it. Glob leaves
+// such files out of what it lists, as Claude Code's Glob and Grep take the
+// Read deny rules as ignore patterns; ask rules hide nothing.
+func (s *Set) ReadDenied(path string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	path = filepath.Clean(path)
+	for _, e := range s.deny {
+		if e.rule.tool != "Read" {
+			continue
+		}
+		if e.rule.kind == kindTool || e.rule.kind == kindPath && e.rule.matchesPath(path, e.dirs) {
+			return e.rule.raw, true
+		}
+	}
+	return "", false
 }
 
 // Decide decides a call: deny rules first, then ask, then allow; the first

@@ -39,7 +39,7 @@ const maxInputLine = 16 << 20
 
 // headlessFlags are run's flags in Claude Code's names.
 type headlessFlags struct {
-	print        bool // -p/--print: accepted, as claude -p; run never asks
+	print        bool // -p/--print: as claude -p, run asks nothing, not even on a terminal
 	verbose      bool // --verbose: accepted, as Claude Code's stream-json needs it
 	outputFormat string
 	inputFormat  string
@@ -48,7 +48,7 @@ type headlessFlags struct {
 
 func (h *headlessFlags) add(c *cobra.Command) {
 	f := c.Flags()
-	f.BoolVarP(&h.print, "print", "p", false, "accepted for Claude Code's claude -p: run is always non-interactive")
+	f.BoolVarP(&h.print, "print", "p", false, "as Claude Code's claude -p: non-interactive, an ask is denied even on a terminal")
 	f.BoolVar(&h.verbose, "verbose", false, "accepted for Claude Code's claude -p --verbose (which stream-json needs there): changes nothing")
 	f.StringVar(&h.outputFormat, "output-format", formatText, "text, json (the final result object) or stream-json (one event a line), as Claude Code's")
 	f.StringVar(&h.inputFormat, "input-format", formatText, "text (the PROMPT argument) or stream-json (user messages, one a line, from stdin: one turn each)")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,10 +21,6 @@ const (
 	exitAsk  = 3
 	exitDeny = 4
 )
-
-// userSettingsFile holds the user's own permissions, under the home
-// directory; they apply under the project's.
-const userSettingsFile = ".helios/settings.json"
 
 func permissionsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
@@ -141,8 +136,9 @@ func parseCheckCall(s string) (permissions.Call, error) {
 }
 
 // permissionSet compiles the config's permissions over the user's
-// (~/.helios/settings.json), anchored as a session anchors them: "./x" at
-// each file's folder, tool paths at the work dir.
+// (~/.helios/settings.json) through the assembly's one reader, anchored as
+// a session anchors them: "./x" at each file's folder, tool paths at the
+// work dir.
 func (g *globals) permissionSet() (*permissions.Set, error) {
 	c, err := g.readConfig()
 	if err != nil {
@@ -164,49 +160,5 @@ func (g *globals) permissionSet() (*permissions.Set, error) {
 	if base == "" {
 		base = work
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return nil, fmt.Errorf("permissions: %w", err)
-	}
-	user, userFile, err := readUserPermissions(home)
-	if err != nil {
-		return nil, err
-	}
-	source := filepath.Join(base, assembly.ConfigFileName)
-	if g.config != "" {
-		if source, err = filepath.Abs(g.config); err != nil {
-			return nil, err
-		}
-	}
-	return permissions.Compile([]permissions.Layer{
-		{Source: source, Config: c.cfg.Permissions, Dirs: permissions.Dirs{Project: base, Home: home, Work: work}},
-		{Source: userFile, Config: user, Dirs: permissions.Dirs{Project: filepath.Dir(userFile), Home: home, Work: work}},
-	})
-}
-
-// readUserPermissions reads the "permissions" key of ~/.helios/settings.json
-// strictly; the file's other keys are not judged here. A missing file holds
-// no rules.
-func readUserPermissions(home string) (permissions.Config, string, error) {
-	var c permissions.Config
-	path := filepath.Join(home, userSettingsFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) || err == nil && len(bytes.TrimSpace(data)) == 0 {
-		return c, path, nil
-	}
-	if err != nil {
-		return c, path, fmt.Errorf("user settings: %w", err)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return c, path, fmt.Errorf("%s: %w", path, err)
-	}
-	if raw, ok := obj["permissions"]; ok {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return c, path, fmt.Errorf("%s: permissions: %w", path, err)
-		}
-	}
-	return c, path, nil
+	return assembly.CompilePermissions(c.cfg, base, work)
 }

@@ -49,6 +49,9 @@ type globals struct {
 	// to stdout and stderr; the assembly adds the config's (the model key,
 	// the database password), helios mcp its token.
 	secrets *redact.Secrets
+	// askTTY says stdin and stderr are this process's terminal: `helios
+	// run` asks the person there (see askOnTerminal).
+	askTTY bool
 }
 
 // exitError carries an exit code out of a command without printing more.
@@ -70,10 +73,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &outWriter{w: stdout, onFail: func() { cancel(errStdoutClosed) }}
 	stop := watchClosed(stdout, func() { cancel(errStdoutClosed) })
 	defer stop()
+	askTTY := askOnTerminal(stderr)
 	secrets := redact.New()
 	stdout, stderr = secrets.Writer(out), secrets.Writer(stderr)
 
-	g := &globals{stderr: stderr, secrets: secrets}
+	g := &globals{stderr: stderr, secrets: secrets, askTTY: askTTY}
 	root := &cobra.Command{
 		Use:           "helios",
 		Short:         "Helios: a kernel for AI coding agents",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -61,7 +62,14 @@ func runCmd(g *globals) *cobra.Command {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				out := cmd.OutOrStdout()
 				p := &progress{w: out, json: g.json, start: startJSON(c.cfg)}
-				s, err := k.OpenSession(cmd.Context(), kernel.SessionConfig{Resume: resume, MaxSteps: h.maxTurns, Observe: p.update})
+				sc := kernel.SessionConfig{Resume: resume, MaxSteps: h.maxTurns, Observe: p.update}
+				if g.askTTY && !h.print {
+					// On a terminal an ask goes to the person; without one,
+					// or with -p (as claude -p), it is denied, naming the
+					// rule that asked.
+					sc.Confirm = newTermAsker(cmd.ErrOrStderr(), os.Stdin).confirm
+				}
+				s, err := k.OpenSession(cmd.Context(), sc)
 				if err != nil {
 					return err
 				}

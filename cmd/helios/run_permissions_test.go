@@ -92,3 +92,42 @@ func TestRunSlashCommandAllowedToolsPreapprove(t *testing.T) {
 		assert.Equal(t, tc.list, p["list"], tc.prompt)
 	}
 }
+
+// Protects: M1030 (the CLI reading ~/.helios/settings.json its own way).
+// `helios permissions check` and a session read the user's settings through
+// the one reader: the same file gives the same decision, rule and reason
+// through both, and a key only a lenient decoder would take ("Deny") is the
+// same config error naming the file and the JSON path in both.
+func TestPermissionsCheckAndRunReadSettingsAlike(t *testing.T) {
+	home, work := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	settings := filepath.Join(home, ".helios", "settings.json")
+	srv := modeltest.NewServer(t, bashCall("rm -rf build"), modeltest.Say("done"))
+	cfg := permConfig(t, t.TempDir(), srv.URL(), `{"allow": ["Bash(echo:*)"]}`)
+
+	writeCmd(t, settings, `{"theme": "dark", "permissions": {"deny": ["Bash(rm:*)"]}}`)
+	var out, errOut bytes.Buffer
+	require.Equal(t, exitDeny, run(t.Context(), []string{"--work-dir", work, "--config", cfg, "--json", "permissions", "check", "Bash(rm -rf build)"}, &out, &errOut), errOut.String())
+	var check map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &check), out.String())
+
+	out.Reset()
+	require.Equal(t, exitOK, run(t.Context(), []string{"--work-dir", work, "--config", cfg, "--json", "run", "go"}, &out, &errOut), errOut.String())
+	res := toolResults(t, out.String())
+	require.Len(t, res, 1, out.String())
+	p, _ := res[0]["permission"].(map[string]any)
+	assert.Equal(t, "deny", check["decision"])
+	assert.Equal(t, check["decision"], p["decision"])
+	assert.Equal(t, check["rule"], p["rule"])
+	assert.Equal(t, check["reason"], p["reason"])
+	assert.Contains(t, p["reason"], settings)
+
+	writeCmd(t, settings, `{"permissions": {"Deny": ["Bash(rm:*)"]}}`)
+	var checkErr, runErr bytes.Buffer
+	assert.Equal(t, exitFail, run(t.Context(), []string{"--work-dir", work, "--config", cfg, "permissions", "check", "Bash(rm -rf build)"}, &out, &checkErr))
+	assert.Equal(t, exitFail, run(t.Context(), []string{"--work-dir", work, "--config", cfg, "run", "go"}, &out, &runErr))
+	for _, e := range []string{checkErr.String(), runErr.String()} {
+		assert.Contains(t, e, settings)
+		assert.Contains(t, e, "permissions.Deny: unknown key")
+	}
+}

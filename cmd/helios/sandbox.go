@@ -61,6 +61,11 @@ func printSandbox(w io.Writer, r sandbox.Report) {
 	} else {
 		fmt.Fprintf(w, "seccomp   not available: %s\n", s.SeccompError)
 	}
+	if s.UserNSError != "" {
+		fmt.Fprintf(w, "userns    not available: %s\n", s.UserNSError)
+	} else {
+		fmt.Fprintln(w, "userns    available (user, mount, PID, IPC and net namespaces for each command)")
+	}
 	if s.Simulated != "" {
 		fmt.Fprintf(w, "          (lowered by %s=%s)\n", sandbox.SimulateEnv, s.Simulated)
 	}

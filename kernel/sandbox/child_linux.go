@@ -20,9 +20,22 @@ import (
 func confineAndExec(p plan, status *os.File) error {
 	runtime.LockOSThread() // never unlocked
 	syscall.CloseOnExec(statusFD)
+	// Helios's death kills the command: this process is the init of the
+	// command's PID namespace (and becomes the command by exec), and when
+	// it dies the kernel kills every process of the namespace.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_PDEATHSIG): %w", err)
+	}
 	if err := restrict(p); err != nil {
 		return err
 	}
+	// No descriptor but 0, 1 and 2 reaches the command: one Helios
+	// inherited (exec 9>>/outside/log) would write past Landlock.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close_range: %w", err)
+	}
+	// Helios reads this; had it died before PR_SET_PDEATHSIG, the write
+	// fails (EPIPE) and the command never runs.
 	if _, err := status.WriteString(readyToken); err != nil {
 		return err
 	}
@@ -35,6 +48,9 @@ func confineAndExec(p plan, status *os.File) error {
 // namespace the parent made), no new privileges, Landlock, no
 // capabilities, then the seccomp filter.
 func restrict(p plan) error {
+	if err := ownWorld(p); err != nil {
+		return err
+	}
 	if len(p.Protect) > 0 {
 		if err := protect(p.Protect); err != nil {
 			return fmt.Errorf("protected paths: %w", err)
@@ -75,15 +91,11 @@ func restrict(p plan) error {
 }
 
 // protect applies the protected paths' mounts in this process's own mount
-// namespace. First every mount becomes a slave, so that nothing mounted
-// here propagates back to the machine. Each path is opened without
+// namespace (whose mounts are slaves, see ownWorld). Each path is opened without
 // following any symlink (the parent resolved them all: a link there now was
 // swapped in since), cloned as a detached mount, made read-only (or, for a
 // skills folder, writable) before it is attached, and attached on itself.
 func protect(mounts []protectMount) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("make mounts private: %w", err)
-	}
 	for _, m := range mounts {
 		if err := bindOnItself(m); err != nil {
 			return fmt.Errorf("%s: %w", m.Path, err)
@@ -195,10 +207,13 @@ func lastCap() int {
 
 // prepare sets what a confined command starts with: a new session (no
 // controlling terminal; the command leads its own process group, as with
-// Setpgid), and for protected paths a private mount namespace, inside a
-// user namespace that maps the caller's own ids when it is not root (the
-// child keeps the two capabilities it needs there to mount and to empty
-// its bounding set; it drops them before executing the command).
+// Setpgid), and its own world: new user, mount, PID and IPC namespaces, and
+// a net namespace with the network off. The user namespace maps only the
+// caller's own ids (root to root: root there holds no capability over the
+// machine). The child is the PID namespace's init: when it (the command,
+// once executed) ends, the kernel kills every process it left. A non-root
+// child keeps the two capabilities it needs to build its world and to
+// empty its bounding set; it drops them before executing the command.
 func (c *Cmd) prepare() {
 	var attr syscall.SysProcAttr
 	if c.Cmd.SysProcAttr != nil {
@@ -206,13 +221,15 @@ func (c *Cmd) prepare() {
 	}
 	attr.Setsid, attr.Setpgid, attr.Setctty, attr.Foreground = true, false, false, false
 	if c.namespaces {
-		attr.Cloneflags |= syscall.CLONE_NEWNS
-		if uid := os.Geteuid(); uid != 0 {
-			gid := os.Getegid()
-			attr.Cloneflags |= syscall.CLONE_NEWUSER
-			attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-			attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-			attr.GidMappingsEnableSetgroups = false
+		attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
+		if c.noNetwork {
+			attr.Cloneflags |= syscall.CLONE_NEWNET
+		}
+		uid, gid := os.Geteuid(), os.Getegid()
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		if uid != 0 {
 			attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 		}
 	}
@@ -221,11 +238,11 @@ func (c *Cmd) prepare() {
 
 // startHint explains a start that failed for want of a user namespace.
 func startHint(err error, namespaces bool) error {
-	if !namespaces || os.Geteuid() == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES)) {
+	if !namespaces || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EINVAL)) {
 		return err
 	}
-	return fmt.Errorf("%w: %w: keeping .git, helios.config.json, helios-lock.json, .helios and .agents read-only needs a user namespace, which this machine refuses "+
-		"to unprivileged users (see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns); %s",
+	return fmt.Errorf("%w: %w: a confined command needs a user namespace, which this machine refuses "+
+		"(its user, mount, PID and IPC namespaces build the command's world; see the sysctls user.max_user_namespaces, kernel.unprivileged_userns_clone and kernel.apparmor_restrict_unprivileged_userns); %s",
 		ErrUnenforceable, err, offKey)
 }
 

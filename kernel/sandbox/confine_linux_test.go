@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,9 +171,10 @@ func TestConfinedPrivilegesAndSession(t *testing.T) {
 }
 
 // Protects: TIOCSTI is refused even on a terminal the command made its
-// controlling terminal (a fresh pty no session owns: the kernel itself
-// would allow it there), and no input reaches the terminal; TIOCLINUX is
-// refused too.
+// controlling terminal (a fresh pty no session owns, given as its stdin:
+// the kernel itself would allow it there), and no input reaches the
+// terminal; TIOCLINUX is refused too. (No terminal can be opened by its
+// name: see TestConfinedWorld.)
 func TestConfinedTerminalInjection(t *testing.T) {
 	ptm, tty, err := pty.Open()
 	require.NoError(t, err)
@@ -185,23 +187,31 @@ func TestConfinedTerminalInjection(t *testing.T) {
 	s, err := sandbox.New(sandbox.Config{})
 	require.NoError(t, err)
 	defer s.Close()
-	prog := fmt.Sprintf(`
-import fcntl, os, termios
-fd = os.open(%q, os.O_RDONLY)
+	prog := `
+import fcntl, termios
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 for name, req, args in (("TIOCSTI", termios.TIOCSTI, (b"X", b"\n")), ("TIOCLINUX", 0x541c, (b"\x03",))):
     try:
         for a in args:
-            fcntl.ioctl(fd, req, a)
+            fcntl.ioctl(0, req, a)
         print(name, "allowed")
     except OSError as e:
         print(name, "refused", e.strerror)
-`, tty.Name())
+`
 	// exec: python must be the session leader, the one process that can
 	// take a terminal as its controlling one.
-	out, err := run(t, s, t.TempDir(), "exec "+py+" -c '"+strings.ReplaceAll(prog, "'", `'\''`)+"'")
-	require.NoError(t, err, out)
-	assert.Contains(t, out, "TIOCSTI refused Operation not permitted")
-	assert.Contains(t, out, "TIOCLINUX refused Operation not permitted")
+	cmd, _, err := s.Command("s1", t.TempDir(), "sh", "-c", "exec "+py+" -c '"+strings.ReplaceAll(prog, "'", `'\''`)+"'")
+	require.NoError(t, err)
+	// A file of its own: os/exec makes the one it hands over blocking, and
+	// tty is read below with a deadline.
+	stdin, err := os.OpenFile(tty.Name(), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	defer stdin.Close()
+	var out strings.Builder
+	cmd.Cmd.Stdin, cmd.Cmd.Stdout, cmd.Cmd.Stderr = stdin, &out, &out
+	require.NoError(t, cmd.Run(), out.String())
+	assert.Contains(t, out.String(), "TIOCSTI refused Operation not permitted")
+	assert.Contains(t, out.String(), "TIOCLINUX refused Operation not permitted")
 	require.NoError(t, tty.SetReadDeadline(time.Now().Add(200*time.Millisecond)))
 	buf := make([]byte, 16)
 	n, _ := tty.Read(buf)
@@ -288,4 +298,44 @@ func TestNewProtectsTheKernelProcess(t *testing.T) {
 	} else {
 		assert.Equal(t, 1, got)
 	}
+}
+
+// Protects (issue 37): the command's world is its own: it is the init of
+// its PID namespace and /proc shows only its processes; /dev holds only
+// null, zero, full, random and urandom (no pts, no tty); with the network
+// off it sees only a loopback interface of its own.
+func TestConfinedWorld(t *testing.T) {
+	s, err := sandbox.New(sandbox.Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	out, err := run(t, s, t.TempDir(), `echo "pid $$"; ls /proc | grep -c '^[0-9]'; ls /dev | tr '\n' ' '; echo; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '`)
+	require.NoError(t, err, out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 4, out)
+	assert.Equal(t, "pid 1", lines[0])
+	n, err := strconv.Atoi(lines[1])
+	require.NoError(t, err, out)
+	assert.LessOrEqual(t, n, 4, "/proc shows processes outside the command:\n%s", out)
+	assert.Equal(t, "fd full null random stderr stdin stdout urandom zero", strings.TrimSpace(lines[2]))
+	assert.Equal(t, "lo", lines[3])
+}
+
+// Protects (issue 37): when Helios dies (SIGKILL, no chance to clean up),
+// the commands it started die with it (PR_SET_PDEATHSIG on the PID
+// namespace's init).
+func TestConfinedDiesWithHelios(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	token := fmt.Sprintf("orphan-%d-%d", os.Getpid(), time.Now().UnixNano())
+	helios := exec.Command(exe, "-helios-probe", "spawn", "sleep 30; : "+token, t.TempDir())
+	stdout, err := helios.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, helios.Start())
+	line := make([]byte, 64)
+	n, _ := stdout.Read(line)
+	require.Equal(t, "spawn ok\n", string(line[:n]))
+	require.NotEmpty(t, sbProcsWith(token), "the confined command is not running")
+	require.NoError(t, helios.Process.Kill())
+	_ = helios.Wait()
+	sbGone(t, token)
 }

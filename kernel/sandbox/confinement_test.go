@@ -26,6 +26,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/sandbox"
@@ -88,6 +89,29 @@ func probe(args []string) int {
 			_, err := os.Readlink("/proc/" + pid + "/fd/0")
 			report("/proc/"+pid+"/fd/0", err)
 		}
+	case "sysv": // an outside process's SysV shared memory and message queue, by key
+		key, _ := strconv.Atoi(args[1])
+		_, err := unix.SysvShmGet(key, 0, 0)
+		report("shmget", err)
+		_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), 0, 0)
+		report("msgget", errnoErr(errno))
+	case "netlink": // a netlink socket of protocol args[1]
+		proto, _ := strconv.Atoi(args[1])
+		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW, proto)
+		if err == nil {
+			unix.Close(fd)
+		}
+		report("netlink "+args[1], err)
+	case "spawn": // start a confined command (args[1]: its shell code) in args[2], say so, and wait to be killed
+		s, err := sandbox.New(sandbox.Config{})
+		if err == nil {
+			var cmd *sandbox.Cmd
+			if cmd, _, err = s.Command("spawn", args[2], "sh", "-c", args[1]); err == nil {
+				err = cmd.Start()
+			}
+		}
+		report("spawn", err)
+		select {}
 	case "unix":
 		c, err := net.DialTimeout("unix", args[1], 5*time.Second)
 		if err == nil {
@@ -99,6 +123,13 @@ func probe(args []string) int {
 		return 2
 	}
 	return 0
+}
+
+func errnoErr(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
 }
 
 func probeTFO(addr string) error {
@@ -213,6 +244,136 @@ func confinementProbes(t *testing.T) {
 	t.Run("unix sockets", probeUnixSockets)
 	t.Run("allowed unix socket", probeAllowedUnixSocket)
 	t.Run("child fails closed", probeChildFailsClosed)
+	t.Run("chmod outside", probeChmodOutside)
+	t.Run("setsid survivor", probeSetsidSurvivor)
+	t.Run("inherited descriptor", probeInheritedFD)
+	t.Run("sysv ipc", probeSysVIPC)
+	t.Run("netlink", probeNetlink)
+}
+
+// Probe 3 of issue 37: metadata outside the writable paths. Landlock does
+// not govern chmod, utime or chown; the read-only root does, for root too
+// (which owns its files). Inside, a setuid or setgid bit is refused.
+func probeChmodOutside(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "tool")
+	require.NoError(t, os.WriteFile(outside, []byte("#!/bin/sh\n"), 0o755))
+	before, err := os.Stat(outside)
+	require.NoError(t, err)
+	w := newSBWorld(t)
+	q := sbQuote(outside)
+	res := w.run(t, map[string]any{}, nil,
+		sbBash("chmod 4755 "+q),
+		sbBash("chmod 0777 "+q),
+		sbBash("touch -m -d @0 "+q),
+		sbBash("chown $(id -u) "+q),
+		sbBash("echo x > in && chmod 4755 in; chmod 2755 in; chmod 0700 in && echo plain-ok"),
+	)
+	for i := range 4 {
+		assert.Contains(t, res[i].Content, "Read-only file system", "call %d", i)
+	}
+	after, err := os.Stat(outside)
+	require.NoError(t, err)
+	assert.Equal(t, before.Mode(), after.Mode())
+	assert.Equal(t, before.ModTime(), after.ModTime())
+	assert.Equal(t, 2, strings.Count(res[4].Content, "Operation not permitted"), res[4].Content)
+	assert.Contains(t, res[4].Content, "plain-ok")
+	fi, err := os.Stat(filepath.Join(w.work, "in"))
+	require.NoError(t, err)
+	assert.Zero(t, fi.Mode()&(os.ModeSetuid|os.ModeSetgid), fi.Mode())
+}
+
+// sbProcsWith are the pids of the machine whose command line holds token.
+func sbProcsWith(token string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline"); err == nil && strings.Contains(string(b), token) {
+			out = append(out, d.Name())
+		}
+	}
+	return out
+}
+
+// sbGone waits until no process's command line holds token, and fails
+// naming the survivors (then kills them) when some stay for 5 s.
+func sbGone(t *testing.T, token string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(sbProcsWith(token)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	left := sbProcsWith(token)
+	assert.Empty(t, left, "processes outlived their call")
+	for _, pid := range left {
+		if n, err := strconv.Atoi(pid); err == nil {
+			_ = syscall.Kill(n, syscall.SIGKILL)
+		}
+	}
+}
+
+// Probe 4: a detached process does not outlive the call that started it.
+func probeSetsidSurvivor(t *testing.T) {
+	token := fmt.Sprintf("survivor-%d-%d", os.Getpid(), time.Now().UnixNano())
+	w := newSBWorld(t)
+	// The call ends once the detached process runs in its own session (the
+	// kill of the call's process group cannot reach it).
+	res := w.run(t, map[string]any{}, nil, sbBash("setsid sh -c ': > ready; sleep 30; touch late; : "+token+"' >/dev/null 2>&1 & "+
+		"while [ ! -e ready ]; do sleep 0.01; done; echo started"))
+	require.Contains(t, res[0].Content, "started")
+	sbGone(t, token)
+	assert.NoFileExists(t, filepath.Join(w.work, "late"))
+}
+
+// Probe 9: a descriptor Helios inherited (exec 9>>/outside/log) does not
+// reach the command.
+func probeInheritedFD(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	f, err := os.Create(log)
+	require.NoError(t, err)
+	defer f.Close()
+	fd := 90
+	for ; fd < 100; fd++ {
+		if _, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd)); err != nil {
+			break
+		}
+	}
+	require.NoError(t, unix.Dup3(int(f.Fd()), fd, 0)) // no O_CLOEXEC: inherited, as from a shell
+	defer unix.Close(fd)
+	w := newSBWorld(t)
+	res := w.run(t, map[string]any{}, nil, sbBash(fmt.Sprintf("echo leaked >&%d", fd)))
+	assert.Contains(t, res[0].Content, "Bad file descriptor")
+	b, err := os.ReadFile(log)
+	require.NoError(t, err)
+	assert.Empty(t, string(b))
+}
+
+// Probe 6: SysV shared memory and message queues of an outside process
+// are out of reach (the command's own IPC namespace).
+func probeSysVIPC(t *testing.T) {
+	key := int(time.Now().UnixNano()&0x3fffffff) | 1
+	shm, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|0o666)
+	require.NoError(t, err)
+	defer func() { _, _ = unix.SysvShmCtl(shm, unix.IPC_RMID, nil) }()
+	q, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key), unix.IPC_CREAT|0o666, 0)
+	require.Zero(t, errno)
+	defer unix.Syscall(unix.SYS_MSGCTL, q, unix.IPC_RMID, 0)
+	w := newSBWorld(t)
+	res := w.run(t, map[string]any{}, nil, probeCall("sysv", strconv.Itoa(key)))
+	assert.Contains(t, res[0].Content, "shmget refused: no such file or directory")
+	assert.Contains(t, res[0].Content, "msgget refused: no such file or directory")
+}
+
+// Probe 6: with the network off, no netlink socket at all
+// (NETLINK_USERSOCK reaches other processes' sockets); with it on, only
+// NETLINK_ROUTE.
+func probeNetlink(t *testing.T) {
+	w := newSBWorld(t)
+	res := w.run(t, map[string]any{}, nil, probeCall("netlink", "2"), probeCall("netlink", "0"))
+	assert.Contains(t, res[0].Content, "netlink 2 refused: permission denied")
+	assert.Contains(t, res[1].Content, "netlink 0 refused: permission denied")
+	res = w.run(t, map[string]any{"sandbox": map[string]any{"network": true}}, nil, probeCall("netlink", "2"), probeCall("netlink", "0"))
+	assert.Contains(t, res[0].Content, "netlink 2 refused: permission denied")
+	assert.Contains(t, res[1].Content, "netlink 0 ok")
 }
 
 // TCP Fast Open with the network off: the socket is refused, and a real
@@ -345,9 +506,9 @@ func probeProjectSkill(t *testing.T) {
 	assert.Contains(t, seen, "bash-skill", "the skill made with Bash did not reach the model")
 }
 
-// TIOCSTI on a terminal the command made its own controlling terminal
-// (a fresh pty no session owns, where the kernel itself would allow it)
-// is refused, and nothing reaches the terminal's input.
+// A terminal of the machine (a fresh pty no session owns, where the
+// kernel itself would allow TIOCSTI) cannot be opened: the command's /dev
+// has no pts; and nothing reaches the terminal's input.
 func probeTerminal(t *testing.T) {
 	ptm, tty, err := pty.Open()
 	require.NoError(t, err)
@@ -357,7 +518,7 @@ func probeTerminal(t *testing.T) {
 	exe, _ := os.Executable()
 	// exec: the probe must be the session leader to take a terminal.
 	res := w.run(t, map[string]any{}, nil, sbBash("exec "+sbQuote(exe)+" "+probeArg+" tiocsti "+tty.Name()))
-	assert.Contains(t, res[0].Content, "tiocsti refused: operation not permitted")
+	assert.Contains(t, res[0].Content, "open refused: no such file or directory")
 	require.NoError(t, tty.SetReadDeadline(time.Now().Add(200*time.Millisecond)))
 	buf := make([]byte, 16)
 	n, _ := tty.Read(buf)

@@ -17,6 +17,12 @@ const (
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 )
 
+// setIDBits are the setuid and setgid mode bits.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
+// sysFchmodat2 is fchmodat2(2) (Linux 6.6), on every architecture.
+const sysFchmodat2 = 452
+
 // x32Bit marks the system calls of the x32 ABI, which share amd64's
 // audit arch: a filter on amd64's numbers must refuse them all.
 const x32Bit = 0x40000000
@@ -24,10 +30,13 @@ const x32Bit = 0x40000000
 // loadFilter installs the seccomp filter of p on the calling thread. It
 // always refuses the terminal ioctls that inject input (TIOCSTI) or paste
 // a console selection (TIOCLINUX), even on a terminal fd the command
-// inherited, and every system call of a foreign ABI (32-bit x86's
-// socketcall, x32) whose numbers the filter does not read. With the network
-// off it refuses, with EACCES, every socket but netlink ones and the Unix
-// ones p.Unix allows (no IP socket at all: TCP Fast Open's sendto, UDP,
+// inherited, every system call of a foreign ABI (32-bit x86's
+// socketcall, x32) whose numbers the filter does not read, and (EPERM)
+// setting a setuid or setgid bit by chmod, fchmod, fchmodat(2), or creating
+// a file with one (creat, open, openat, mknod(at)). With the network on,
+// of netlink sockets only NETLINK_ROUTE is allowed. With the network
+// off it refuses, with EACCES, every socket but the Unix ones p.Unix
+// allows (netlink too) (no IP socket at all: TCP Fast Open's sendto, UDP,
 // raw, MPTCP are closed together), socket pairs that could send to an
 // address (datagram ones) unless Landlock decides, and io_uring, which can
 // open sockets past seccomp.
@@ -56,8 +65,25 @@ func loadFilter(p plan) error {
 	if n, ok := nr("socketcall"); ok {
 		f.jumpIf(bpf.JumpEqual, n, "deny", "") // its arguments are out of reach
 	}
+	// Setuid and setgid mode bits, by the index of the mode argument.
+	modeCalls := []struct {
+		name string
+		arg  int
+	}{{"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}, {"creat", 1}, {"open", 2}, {"openat", 3}, {"mknod", 1}, {"mknodat", 2}}
+	for _, c := range modeCalls {
+		n, ok := nr(c.name)
+		if c.name == "fchmodat2" && !ok {
+			n, ok = sysFchmodat2, true // newer than the table: one number on every architecture
+		}
+		if ok {
+			f.jumpIf(bpf.JumpEqual, n, fmt.Sprintf("mode%d", c.arg), "")
+		}
+	}
+	if n, ok := nr("socket"); ok {
+		f.jumpIf(bpf.JumpEqual, n, "socket", "")
+	}
 	if p.NoNetwork {
-		for _, name := range []string{"socket", "socketpair", "io_uring_setup"} {
+		for _, name := range []string{"socketpair", "io_uring_setup"} {
 			if n, ok := nr(name); ok {
 				f.jumpIf(bpf.JumpEqual, n, name, "")
 			}
@@ -71,15 +97,29 @@ func loadFilter(p plan) error {
 	f.jumpIf(bpf.JumpEqual, unix.TIOCLINUX, "eperm", "")
 	f.ret(retAllow)
 
+	for _, arg := range []int{1, 2, 3} {
+		f.label(fmt.Sprintf("mode%d", arg))
+		f.load(argLow(arg))
+		f.jumpIf(bpf.JumpBitsSet, setIDBits, "eperm", "")
+		f.ret(retAllow)
+	}
+
+	f.label("socket")
+	f.load(argLow(0))
 	if p.NoNetwork {
-		f.label("socket")
-		f.load(argLow(0))
-		f.jumpIf(bpf.JumpEqual, unix.AF_NETLINK, "allow", "")
 		if p.Unix == unixLandlock {
 			f.jumpIf(bpf.JumpEqual, unix.AF_UNIX, "allow", "")
 		}
+		f.ret(retEACCES) // netlink too: no NETLINK_USERSOCK, no NETLINK_ROUTE
+	} else {
+		// The network is on: of netlink, only the routing one (ip, getaddrinfo).
+		f.jumpIf(bpf.JumpNotEqual, unix.AF_NETLINK, "allow", "")
+		f.load(argLow(2))
+		f.jumpIf(bpf.JumpEqual, unix.NETLINK_ROUTE, "allow", "")
 		f.ret(retEACCES)
+	}
 
+	if p.NoNetwork {
 		f.label("socketpair")
 		if p.Unix == unixLandlock {
 			f.ret(retAllow)

@@ -71,6 +71,10 @@ type Support struct {
 	// Seccomp says whether seccomp filters can be installed.
 	Seccomp      bool   `json:"seccomp"`
 	SeccompError string `json:"seccompError,omitempty"`
+	// UserNSError says why this machine refuses user namespaces to Helios's
+	// user ("" when it offers them): every confined command gets its own
+	// user, mount, PID and IPC namespaces.
+	UserNSError string `json:"userNamespaceError,omitempty"`
 	// Simulated is the HELIOS_SANDBOX_SIMULATE value that lowered this
 	// report, if any.
 	Simulated string `json:"simulated,omitempty"`
@@ -147,6 +151,11 @@ func makePlan(p Policy, s Support, create bool) (plan, error) {
 		}
 		return plan{}, fmt.Errorf("%w in mode %q: %s, so the terminal injection ioctls and, with the network off, sockets cannot be refused; %s",
 			ErrUnenforceable, p.Mode, why, offKey)
+	}
+	if s.UserNSError != "" {
+		return plan{}, fmt.Errorf("%w in mode %q: a confined command needs a user namespace, which this machine refuses (%s), "+
+			"so it cannot get its own mount, PID and IPC namespaces (read-only root, /proc, /dev, processes killed with the call); %s",
+			ErrUnenforceable, p.Mode, s.UserNSError, offKey)
 	}
 	pl := plan{ABI: s.LandlockABI, ScopeSignals: s.LandlockABI >= abiScopes}
 	for _, w := range p.WritablePaths() {

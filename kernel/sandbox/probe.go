@@ -8,7 +8,8 @@ import (
 
 // SimulateEnv names a variable that lowers what Probe reports, to try the
 // fail-closed path on a machine that could confine: a comma-separated list
-// of "landlock=N" (report ABI N at most; 0: no Landlock) and "seccomp=off".
+// of "landlock=N" (report ABI N at most; 0: no Landlock), "seccomp=off"
+// and "userns=off" (no user namespace).
 // It can only take support away, never add it.
 const SimulateEnv = "HELIOS_SANDBOX_SIMULATE"
 
@@ -32,6 +33,10 @@ func simulate(s Support, sim string) Support {
 				if s.LandlockABI == 0 {
 					s.LandlockError = "simulated by " + SimulateEnv
 				}
+			}
+		case "userns":
+			if v == "off" {
+				s.UserNSError = "simulated by " + SimulateEnv
 			}
 		case "seccomp":
 			if v == "off" {

@@ -119,12 +119,13 @@ func (pl plan) protections(pol Policy, root bool) []Protection {
 	}
 	switch {
 	case !pl.NoNetwork:
-		out = append(out, Protection{Name: "network", Promise: "allowed (tools.sandbox.network is true): every socket, Unix ones too", Mechanism: "none"})
+		out = append(out, Protection{Name: "network", Promise: "allowed (tools.sandbox.network is true): every socket, Unix ones too; of netlink sockets only NETLINK_ROUTE",
+			Mechanism: "seccomp filter on socket(2) for netlink"})
 	default:
 		out = append(out, Protection{
 			Name:      "network",
-			Promise:   "no IP socket at all (TCP, TCP Fast Open, UDP, raw, MPTCP), no io_uring",
-			Mechanism: "seccomp filter on socket(2) and io_uring_setup(2)",
+			Promise:   "no IP socket at all (TCP, TCP Fast Open, UDP, raw, MPTCP), no netlink socket (NETLINK_USERSOCK, NETLINK_ROUTE), no io_uring",
+			Mechanism: "seccomp filter on socket(2) and io_uring_setup(2), a net namespace of its own",
 		})
 		unix := Protection{Name: "unix sockets", Promise: "no Unix socket but stream and seqpacket socket pairs", Mechanism: "seccomp filter on socket(2) and socketpair(2)"}
 		if pl.Unix == unixLandlock {
@@ -136,6 +137,22 @@ func (pl plan) protections(pol Policy, root bool) []Protection {
 	out = append(out,
 		Protection{Name: "terminal", Promise: "a new session without a controlling terminal; TIOCSTI and TIOCLINUX refused on any terminal fd", Mechanism: "setsid(2), seccomp filter on ioctl(2)"},
 		Protection{Name: "privileges", Promise: "no capability (effective, permitted, inheritable, ambient, bounding) and no new privileges through exec", Mechanism: "capset(2), PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS"},
+	)
+	world, apart := "user, mount, PID and IPC namespaces", "its processes and SysV IPC"
+	if pl.NoNetwork {
+		world, apart = "user, mount, PID, IPC and net namespaces", "its processes, SysV IPC and network interfaces"
+	}
+	out = append(out,
+		Protection{Name: "namespaces", Promise: "the command's own world: " + apart + " apart from the machine's",
+			Mechanism: world + " (clone(2); root there maps to root but holds no capability over the machine)"},
+		Protection{Name: "read-only root", Promise: "the whole file system read-only but the writable paths: chmod, chown, utime and xattrs fail outside them, root or not",
+			Mechanism: "mount_setattr(2) MOUNT_ATTR_RDONLY on / (recursive), the writable paths bound back as they were"},
+		Protection{Name: "/proc", Promise: "a fresh /proc showing only the command's processes", Mechanism: "proc mounted in the new PID namespace"},
+		Protection{Name: "/dev", Promise: "only null, zero, full, random, urandom: no terminal (/dev/pts, /dev/tty), no disk", Mechanism: "a read-only tmpfs with those devices bound in"},
+		Protection{Name: "descriptors", Promise: "no descriptor but 0, 1 and 2 reaches the command (one Helios inherited, e.g. exec 9>>log)", Mechanism: "close_range(2) CLOSE_RANGE_CLOEXEC before exec"},
+		Protection{Name: "lifetime", Promise: "when the call ends (normally, timeout, cancel) or Helios dies, every process it started is gone",
+			Mechanism: "the command is its PID namespace's init (the kernel kills the rest with it), PR_SET_PDEATHSIG"},
+		Protection{Name: "setuid bits", Promise: "no setuid or setgid mode bit set (chmod, fchmod, fchmodat, or a file created with one)", Mechanism: "seccomp filter on chmod(2), fchmodat(2), open(2), creat(2), mknod(2) and their variants"},
 	)
 	procs := Protection{
 		Name:      "processes",

@@ -320,7 +320,7 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 		st.noted = true
 		s.mu.Unlock()
 	}
-	return &Cmd{Cmd: c, status: r, statusW: w, started: started, namespaces: len(p.Protect) > 0}, note, nil
+	return &Cmd{Cmd: c, status: r, statusW: w, started: started, namespaces: true, noNetwork: p.NoNetwork}, note, nil
 }
 
 // session returns the state of session id, making its temp dir on first
@@ -415,12 +415,13 @@ const startTimeout = 30 * time.Second
 // A confined command starts in a new session, without a controlling
 // terminal: Start sets that on SysProcAttr (in place of Setpgid, which it
 // implies: the command leads its own process group), and the namespaces
-// the protected paths need.
+// of its own world (see prepare).
 type Cmd struct {
 	Cmd             *exec.Cmd
 	status, statusW *os.File // the child's report; nil when unconfined
 	started         func()   // called once the child is confined
-	namespaces      bool     // the plan has protected mounts
+	namespaces      bool     // the command gets its own namespaces
+	noNetwork       bool     // a net namespace too
 }
 
 // Run starts the command and waits for it.

@@ -13,10 +13,11 @@ import (
 
 // BenchmarkBash measures one Bash call of `true`: unconfined (the
 // baseline), then confined in workspace-write mode, which adds re-executing
-// the binary in a new session and a private mount namespace (a user
-// namespace too when not root), the protected paths' read-only mounts,
-// Landlock, the capability drop and seccomp; then read-only mode, which
-// has no protected paths and so no namespace. The confined sub-benchmarks
+// the binary in a new session with new user, mount, PID, IPC and net
+// namespaces (the read-only root, a fresh /proc, a minimal /dev), the
+// protected paths' read-only mounts, Landlock, the capability drop and
+// seccomp; then read-only mode, the same without protected paths. The
+// confined sub-benchmarks
 // report their cost as a multiple of the baseline (x-unconfined).
 func BenchmarkBash(b *testing.B) {
 	fsys, err := workfs.New(b.TempDir())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -48,7 +49,11 @@ func (s *Set) glob(_ context.Context, in globArgs) contract.ToolResult {
 		return contract.ErrorResult("bad pattern %q: %v", in.Pattern, filepath.ErrBadPattern)
 	case err != nil:
 		return contract.ErrorResult("%v", err)
-	case len(matches) == 0:
+	}
+	if s.hidden != nil {
+		matches = slices.DeleteFunc(matches, s.hidden)
+	}
+	if len(matches) == 0 {
 		return contract.ToolResult{Content: fmt.Sprintf("no files match %q", in.Pattern)}
 	}
 	var b strings.Builder

@@ -432,3 +432,25 @@ func TestWriteAndEditFollowNoSymlinks(t *testing.T) {
 	require.False(t, res.IsError, "%+v", res)
 	assert.Equal(t, "ok", readFile(t, e.path("real/config")))
 }
+
+// Protects: M1034 (Glob listing what Hidden covers). Glob leaves out the
+// files Config.Hidden reports, given their absolute paths; when nothing is
+// left it says nothing matches.
+func TestGlobLeavesOutHidden(t *testing.T) {
+	var e *env
+	e = newEnv(t, tools.Config{Hidden: func(p string) bool {
+		return p == e.path(".env") || strings.HasPrefix(p, e.path("secrets")+"/")
+	}})
+	mkfile(t, e.path(".env"), "K=v\n")
+	mkfile(t, e.path("secrets/key"), "k\n")
+	mkfile(t, e.path("main.go"), "package main\n")
+
+	res := e.call(t, "Glob", m{"pattern": "**"})
+	require.False(t, res.IsError, res.Content)
+	assert.Contains(t, res.Content, "main.go")
+	assert.NotContains(t, res.Content, ".env")
+	assert.NotContains(t, res.Content, "secrets/key")
+
+	res = e.call(t, "Glob", m{"pattern": "secrets/*"})
+	assert.Equal(t, `no files match "secrets/*"`, res.Content)
+}

@@ -60,6 +60,11 @@ type Config struct {
 	// are added to the environment of the session's Bash commands, read
 	// anew before each. Nil or "": none.
 	EnvFile func(sessionID string) string
+	// Hidden, when set, reports the files Glob leaves out of its listing,
+	// given each match's absolute path: the assembly passes the person's
+	// Read deny rules, so a file the model may not read is not listed
+	// either. Nil: every match is listed.
+	Hidden func(path string) bool
 }
 
 // Set is the builtin tools over one work dir. It is safe for concurrent use.
@@ -72,6 +77,7 @@ type Set struct {
 	box        *sandbox.Sandbox
 	onWrite    func(string)
 	envFile    func(string) string
+	hidden     func(string) bool
 	deny       []string
 	envWarned  sync.Map // the env file problems already reported
 	tools      []contract.Tool
@@ -96,6 +102,7 @@ func New(cfg Config) (*Set, error) {
 		shell:      cfg.Shell,
 		onWrite:    cfg.OnWrite,
 		envFile:    cfg.EnvFile,
+		hidden:     cfg.Hidden,
 		deny:       cfg.Sandbox.Deny,
 	}
 	if s.maxTimeout == 0 {

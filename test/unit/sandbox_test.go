@@ -56,7 +56,8 @@ func TestSandboxCheckCLI(t *testing.T) {
 		names = append(names, p.Name)
 		assert.NotEmpty(t, p.Mechanism, p.Name)
 	}
-	assert.Equal(t, []string{"files", "protected paths", "network", "unix sockets", "terminal", "privileges", "processes"}, names)
+	assert.Equal(t, []string{"files", "protected paths", "network", "unix sockets", "terminal", "privileges",
+		"namespaces", "read-only root", "/proc", "/dev", "descriptors", "lifetime", "setuid bits", "processes"}, names)
 	assert.Equal(t, os.Geteuid() == 0, rep.RunsAsRoot)
 	if rep.RunsAsRoot {
 		assert.Contains(t, rep.Dropped, "every capability of root")
@@ -65,7 +66,8 @@ func TestSandboxCheckCLI(t *testing.T) {
 	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
 	assert.Equal(t, 0, r.code, r.stderr)
 	for _, want := range []string{"policy    workspace-write, network off", "not confined: plugins",
-		"protected paths", "read-only bind mounts", "no IP socket at all", "seccomp filter on socket(2)", "TIOCSTI", "PR_CAPBSET_DROP", "/proc/<pid>/environ"} {
+		"protected paths", "read-only bind mounts", "no IP socket at all", "seccomp filter on socket(2)", "TIOCSTI", "PR_CAPBSET_DROP", "/proc/<pid>/environ",
+		"userns    available", "user, mount, PID, IPC and net namespaces", "MOUNT_ATTR_RDONLY", "close_range(2)", "PR_SET_PDEATHSIG", "no terminal (/dev/pts"} {
 		assert.Contains(t, r.stdout, want)
 	}
 	if os.Geteuid() == 0 {
@@ -77,6 +79,13 @@ func TestSandboxCheckCLI(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.stdout)
 	assert.Contains(t, r.stdout, "FAIL")
 	assert.Contains(t, r.stdout, `tools.sandbox.mode to "off"`)
+
+	// Without user namespaces (issue 37): exit 1, naming what is missing.
+	t.Setenv(sandbox.SimulateEnv, "userns=off")
+	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
+	assert.Equal(t, 1, r.code, r.stdout)
+	assert.Contains(t, r.stdout, "userns    not available: simulated")
+	assert.Contains(t, r.stdout, "FAIL      commands cannot run confined in mode \"workspace-write\": a confined command needs a user namespace")
 
 	writeFile(t, cfg, `{"tools": {"sandbox": {"mode": "off"}}}`)
 	r = helios(t, home, work, "--config", cfg, "sandbox", "check")
