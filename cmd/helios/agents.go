@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -85,7 +86,7 @@ func printAgents(cmd *cobra.Command, out agentsJSON, warns []contract.Warning) {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tSOURCE\tMODEL\tTOOLS\tSKILLS\tDESCRIPTION")
 		for _, a := range out.Agents {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", shown(a.Name), a.Source, shown(cmpOr(a.Model, "inherit")),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", shown(a.Name), a.Source, shown(cmp.Or(a.Model, "inherit")),
 				shown(scopeList(a.Tools)), shown(scopeList(a.Skills)), shown(clip(strings.Join(strings.Fields(a.Description), " "), 60)))
 		}
 		tw.Flush()
@@ -99,13 +100,6 @@ func printAgents(cmd *cobra.Command, out agentsJSON, warns []contract.Warning) {
 func shown(s string) string {
 	out, _ := sanitize.Clean(s)
 	return out
-}
-
-func cmpOr(s, unset string) string {
-	if s == "" {
-		return unset
-	}
-	return s
 }
 
 // scopeList shows a scope list: unset is the parent's ("all"), empty is

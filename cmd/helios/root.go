@@ -97,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pf.BoolVar(&g.json, "json", false, "print data as JSON")
 
 	root.AddCommand(skillsCmd(g), agentsCmd(g), hooksCmd(g), runCmd(g), sessionsCmd(g), chatCmd(g), pluginsCmd(g), sandboxCmd(g), mcpCmd(g), trustCmd(g), contextCmd(g))
-	root.AddCommand(commandsCmd(g), permissionsCmd(g))
+	root.AddCommand(commandsCmd(g), permissionsCmd(g), acpCmd(g))
 	root.RunE = rootChat(g) // helios alone opens the UI (chat.go)
 
 	err := root.ExecuteContext(ctx)
