@@ -41,7 +41,9 @@ type Options struct {
 	WorkDir string
 	// Logger receives the kernel's warnings. Nil discards.
 	Logger *slog.Logger
-	// OnWarning receives hook-handler failures.
+	// OnWarning receives each warning the assembly and the kernel report
+	// (config, hooks, plugins, MCP servers, tools, the catalog budget),
+	// besides Logger.
 	OnWarning func(contract.Warning)
 	// Watch starts the file watchers of skills.watch, for long-running
 	// commands (skills watch, run, the UI). One-shot commands leave it off:

@@ -398,7 +398,7 @@ func (s *Session) injectCapabilities(ctx context.Context) error {
 		evs, err := inj.Inject(ctx, s.log)
 		if err != nil {
 			w := contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("messages unavailable: %v", err)}
-			s.k.logger.Warn("inject", slog.String("source", w.Source), slog.String("message", w.Message))
+			s.k.warn(w, "inject", slog.String("source", w.Source), slog.String("message", w.Message))
 			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
 			continue
 		}
@@ -458,14 +458,15 @@ func contentJSON(v any) string {
 func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
 	all, warns := s.k.tools(ctx, cat, s.budget)
 	for _, w := range warns {
-		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
+		s.k.warn(w, "tools", slog.String("source", w.Source), slog.String("message", w.Message))
 	}
 	seen := map[string]bool{}
 	var out []contract.Tool
 	hasSkill := false
 	for i, t := range all {
 		if seen[t.Name] {
-			s.k.logger.Warn("tool name already taken; dropping the later tool", slog.String("tool", t.Name))
+			s.k.warn(contract.Warning{Source: "kernel", Message: fmt.Sprintf("tool %q: name already taken; the later tool is dropped", t.Name)},
+				"tool name already taken; dropping the later tool", slog.String("tool", t.Name))
 			continue
 		}
 		seen[t.Name] = true

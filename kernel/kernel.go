@@ -80,7 +80,10 @@ type Config struct {
 	Resources []io.Closer
 	// Logger receives warnings. Nil discards.
 	Logger *slog.Logger
-	// OnWarning also receives hook-handler failures.
+	// OnWarning also receives each warning the kernel logs as a
+	// contract.Warning: hook-handler failures, tools refused or dropped for
+	// a taken name, a capability's messages or tools unavailable, and what
+	// the catalog budget cut.
 	OnWarning func(contract.Warning)
 	// Telemetry records spans and metrics of turns, model requests, tool
 	// calls, hook handlers and skill snapshots and loads. Nil (the default)
