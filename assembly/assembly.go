@@ -18,6 +18,7 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
@@ -324,7 +325,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits) ([]kernel.C
 		instr, err := instructions.New(instructions.Config{Port: port, MaxBytes: a.cfg.Instructions.MaxBytes, Logger: a.opts.Logger,
 			OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
 				if a.kernel != nil {
-					_ = kernel.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
+					_ = hooks.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
 				}
 			}})
 		if err != nil {

@@ -200,7 +200,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	s.budget = k.SessionBudget(ctx)
-	outs, err := SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
+	outs, err := hooks.SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("session:start: %w", err), s.log.Close())
 	}
@@ -233,7 +233,7 @@ func (s *Session) Close() error {
 	var err error
 	if !s.ended {
 		s.ended = true
-		err = SessionEnd.Dispatch(s.watch(context.Background()), s.hooks, SessionEndIn{SessionID: s.ID(), WorkDir: s.k.workDir})
+		err = hooks.SessionEnd.Dispatch(s.watch(context.Background()), s.hooks, SessionEndIn{SessionID: s.ID(), WorkDir: s.k.workDir})
 	}
 	for _, c := range s.k.caps {
 		if e, ok := c.Capability.(contract.SessionEnder); ok {
@@ -284,7 +284,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 // submit runs prompt:submit and appends the prompt with the contexts the
 // handlers added, unless one blocked it: then nothing is appended.
 func (s *Session) submit(ctx context.Context, prompt string) error {
-	ds, err := PromptSubmit.Dispatch(s.watch(ctx), s.k.hooks, PromptSubmitIn{SessionID: s.ID(), Prompt: prompt})
+	ds, err := hooks.PromptSubmit.Dispatch(s.watch(ctx), s.k.hooks, PromptSubmitIn{SessionID: s.ID(), Prompt: prompt})
 	if err != nil {
 		return fmt.Errorf("prompt:submit: %w", err)
 	}
@@ -334,7 +334,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
-	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
+	extra, err := hooks.ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
 	}
@@ -494,7 +494,7 @@ func (s *Session) stop(reason string) {
 // no tool calls. The step limit ends the turn whatever a handler decided: a
 // handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
-	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp, s.continued))
+	d, decided, err := hooks.TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp, s.continued))
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
@@ -523,10 +523,10 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 	if size <= s.cfg.ContextBudget {
 		return nil
 	}
-	if err := CompactBefore.Dispatch(ctx, s.hooks, CompactBeforeIn{SessionID: s.ID(), ViewBytes: size, Budget: s.cfg.ContextBudget}); err != nil {
+	if err := hooks.CompactBefore.Dispatch(ctx, s.hooks, CompactBeforeIn{SessionID: s.ID(), ViewBytes: size, Budget: s.cfg.ContextBudget}); err != nil {
 		return err
 	}
-	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
+	c, decided, err := hooks.ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
 	if err != nil || !decided {
 		return err
 	}

@@ -194,10 +194,10 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
-	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
+	if err := k.hooks.Declare(hooks.InstructionsLoaded.Point); err != nil {
 		return nil, err
 	}
-	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
+	if err := k.hooks.Mount(hooks.ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(k.hooks); err != nil {
@@ -341,7 +341,7 @@ func (k *Kernel) Skills() *skills.Registry { return k.skills }
 // capability's session mounts, builtins before plugins.
 func (k *Kernel) NewSessionHooks(m model.Model) (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
-	if err := r.Mount(ContextCompact.Bind("compactor", compactor(m))); err != nil {
+	if err := r.Mount(hooks.ContextCompact.Bind("compactor", compactor(m))); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {
