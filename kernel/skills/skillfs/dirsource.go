@@ -204,9 +204,7 @@ func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]e
 		return r
 	}
 	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
-	open, done := rootOpener(d.FS, abs)
-	results := d.readEntries(ctx, open, abs, entries, pre)
-	done()
+	results := d.readEntries(ctx, fsOpener{d.FS}, abs, entries, pre)
 	if ctx.Err() != nil {
 		r.incomplete = true
 		return r
