@@ -20,6 +20,7 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
 	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sandbox"
@@ -43,7 +44,9 @@ type Options struct {
 	WorkDir string
 	// Logger receives the kernel's warnings. Nil discards.
 	Logger *slog.Logger
-	// OnWarning receives hook-handler failures.
+	// OnWarning receives each warning the assembly and the kernel report
+	// (config, hooks, plugins, MCP servers, tools, the catalog budget),
+	// besides Logger.
 	OnWarning func(contract.Warning)
 	// Watch starts the file watchers of skills.watch, for long-running
 	// commands (skills watch, run, the UI). One-shot commands leave it off:
@@ -352,7 +355,7 @@ func (a *assembler) builtins(port *workfs.FS, limits skillfs.Limits, hidden func
 		instr, err := instructions.New(instructions.Config{Port: port, MaxBytes: a.cfg.Instructions.MaxBytes, Logger: a.opts.Logger,
 			OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
 				if a.kernel != nil {
-					_ = kernel.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
+					_ = hooks.InstructionsLoaded.Dispatch(ctx, a.kernel.Hooks(), in) // a failing handler is a warning
 				}
 			}})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/sandbox"
 )
@@ -41,7 +42,7 @@ func ExampleLoad() {
 	// The program, as the README prints it (with the config's path).
 	sandbox.Main() // first: the model's commands run confined in a re-executed copy of this program
 	ctx := context.Background()
-	guard := kernel.ToolBefore.Bind("no-force-push", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	guard := hooks.ToolBefore.Bind("no-force-push", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		deny := strings.Contains(string(in.Call.Arguments), "--force")
 		return kernel.ToolDecision{Deny: deny, Reason: "force pushes are not allowed here"}, deny, nil
 	})

@@ -133,7 +133,7 @@ func TestSpineEndToEnd(t *testing.T) {
 	k, err = assembly.Load(ctx, cfgPath, assembly.Options{Watch: true})
 	require.NoError(t, err)
 	defer k.Close()
-	require.NoError(t, kernel.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	require.NoError(t, hooks.ToolBefore.Mount(k.Hooks(), "no-network", hooks.Builtin, func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		if in.Call.Name == "Bash" && strings.Contains(string(in.Call.Arguments), "curl") {
 			return kernel.ToolDecision{Deny: true, Reason: "no network access"}, true, nil
 		}

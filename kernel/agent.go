@@ -240,7 +240,7 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	s.budget = k.SessionBudget(ctx)
-	outs, err := SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
+	outs, err := hooks.SessionStart.Dispatch(s.watch(ctx), reg, SessionStartIn{SessionID: s.log.ID(), WorkDir: k.workDir})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("session:start: %w", err), s.log.Close())
 	}
@@ -273,7 +273,7 @@ func (s *Session) Close() error {
 	var err error
 	if !s.ended {
 		s.ended = true
-		err = SessionEnd.Dispatch(s.watch(context.Background()), s.hooks, SessionEndIn{SessionID: s.ID(), WorkDir: s.k.workDir})
+		err = hooks.SessionEnd.Dispatch(s.watch(context.Background()), s.hooks, SessionEndIn{SessionID: s.ID(), WorkDir: s.k.workDir})
 	}
 	for _, c := range s.k.caps {
 		if e, ok := c.Capability.(contract.SessionEnder); ok {
@@ -328,7 +328,7 @@ func (s *Session) Run(ctx context.Context, prompt string) (answer string, err er
 // submit runs prompt:submit and appends the prompt with the contexts the
 // handlers added, unless one blocked it: then nothing is appended.
 func (s *Session) submit(ctx context.Context, prompt string) error {
-	ds, err := PromptSubmit.Dispatch(s.watch(ctx), s.k.hooks, PromptSubmitIn{SessionID: s.ID(), Prompt: prompt})
+	ds, err := hooks.PromptSubmit.Dispatch(s.watch(ctx), s.k.hooks, PromptSubmitIn{SessionID: s.ID(), Prompt: prompt})
 	if err != nil {
 		return fmt.Errorf("prompt:submit: %w", err)
 	}
@@ -383,7 +383,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		s.observe(Update{Kind: UpdateInjected, Text: inj.Event.Text})
 	}
 
-	extra, err := ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
+	extra, err := hooks.ContextPrepare.Dispatch(ctx, s.k.hooks, prepareIn(s.ID(), step, cat))
 	if err != nil {
 		return model.Response{}, false, fmt.Errorf("context:prepare: %w", err)
 	}
@@ -445,7 +445,7 @@ func (s *Session) injectCapabilities(ctx context.Context) error {
 		evs, err := inj.Inject(ctx, s.log)
 		if err != nil {
 			w := contract.Warning{Source: skills.CapabilitySource(c.Name()), Message: fmt.Sprintf("messages unavailable: %v", err)}
-			s.k.logger.Warn("inject", slog.String("source", w.Source), slog.String("message", w.Message))
+			s.k.warn(w, "inject", slog.String("source", w.Source), slog.String("message", w.Message))
 			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
 			continue
 		}
@@ -527,14 +527,15 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 		}
 	}
 	for _, w := range warns {
-		s.k.logger.Warn("tools", slog.String("source", w.Source), slog.String("message", w.Message))
+		s.k.warn(w, "tools", slog.String("source", w.Source), slog.String("message", w.Message))
 	}
 	seen := map[string]bool{}
 	var out []contract.Tool
 	hasSkill := false
 	for i, t := range all {
 		if seen[t.Name] {
-			s.k.logger.Warn("tool name already taken; dropping the later tool", slog.String("tool", t.Name))
+			s.k.warn(contract.Warning{Source: "kernel", Message: fmt.Sprintf("tool %q: name already taken; the later tool is dropped", t.Name)},
+				"tool name already taken; dropping the later tool", slog.String("tool", t.Name))
 			continue
 		}
 		seen[t.Name] = true
@@ -567,7 +568,7 @@ func (s *Session) stop(reason string) {
 // no tool calls. The step limit ends the turn whatever a handler decided: a
 // handler that always says "go on" must not make Run loop forever.
 func (s *Session) turnEnds(ctx context.Context, step int, resp model.Response) (bool, error) {
-	d, decided, err := TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp, s.continued))
+	d, decided, err := hooks.TurnEnd.Dispatch(ctx, s.k.hooks, turnEndIn(s.ID(), step, resp, s.continued))
 	if err != nil {
 		return false, fmt.Errorf("turn:end: %w", err)
 	}
@@ -596,10 +597,10 @@ func (s *Session) maybeCompact(ctx context.Context) error {
 	if size <= s.cfg.ContextBudget {
 		return nil
 	}
-	if err := CompactBefore.Dispatch(ctx, s.hooks, CompactBeforeIn{SessionID: s.ID(), ViewBytes: size, Budget: s.cfg.ContextBudget}); err != nil {
+	if err := hooks.CompactBefore.Dispatch(ctx, s.hooks, CompactBeforeIn{SessionID: s.ID(), ViewBytes: size, Budget: s.cfg.ContextBudget}); err != nil {
 		return err
 	}
-	c, decided, err := ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
+	c, decided, err := hooks.ContextCompact.Dispatch(ctx, s.hooks, compactIn(s.ID(), s.log, size, s.cfg.ContextBudget))
 	if err != nil || !decided {
 		return err
 	}

@@ -59,16 +59,16 @@ func TestAgentStepOrder(t *testing.T) {
 		return inner(ctx, args)
 	}
 	recorder := &agCap{name: "recorder", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
-		agConcat(kernel.ContextPrepare, "prepare-recorder", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+		agConcat(hooks.ContextPrepare, "prepare-recorder", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
 			last := s.Log().At(s.Log().Len() - 1)
 			rec(fmt.Sprintf("prepare %d (log ends with %s %s)", in.Step, last.Type, last.Provenance))
 			return "", false, nil
 		}),
-		agFirstWin(kernel.ToolBefore, "before-recorder", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		agFirstWin(hooks.ToolBefore, "before-recorder", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			rec("tool:before " + in.Call.Name)
 			return kernel.ToolDecision{}, false, nil
 		}),
-		agFirstWin(kernel.TurnEnd, "end-recorder", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+		agFirstWin(hooks.TurnEnd, "end-recorder", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 			rec(fmt.Sprintf("turn:end %d", in.Step))
 			return kernel.TurnDecision{}, false, nil
 		}),
@@ -124,15 +124,15 @@ func TestAgentStepOrder(t *testing.T) {
 // nothing of it is logged or sent as a message.
 func TestAgentContextPrepare(t *testing.T) {
 	builtin := &agCap{name: "prep-builtin", mounts: []hooks.Mount{
-		agConcat(kernel.ContextPrepare, "builtin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+		agConcat(hooks.ContextPrepare, "builtin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
 			return fmt.Sprintf("BUILTIN-PREP step %d", in.Step), true, nil
 		}),
-		agConcat(kernel.ContextPrepare, "blank-prep", func(context.Context, kernel.PrepareIn) (string, bool, error) {
+		agConcat(hooks.ContextPrepare, "blank-prep", func(context.Context, kernel.PrepareIn) (string, bool, error) {
 			return "  \n ", true, nil
 		}),
 	}}
 	plugin := &agCap{name: "prep-plugin", desc: "Adds planning notes.", mounts: []hooks.Mount{
-		agConcat(kernel.ContextPrepare, "plugin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+		agConcat(hooks.ContextPrepare, "plugin-prep", func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
 			return fmt.Sprintf("PLUGIN-PREP step %d", in.Step), true, nil
 		}),
 	}}
@@ -143,7 +143,7 @@ func TestAgentContextPrepare(t *testing.T) {
 		modeltest.Say("done"),
 	)
 	// Mounted after the plugin's mounts: it still runs in the builtin band.
-	require.NoError(t, kernel.ContextPrepare.Mount(w.k.Hooks(), "late-builtin-prep", hooks.Builtin, func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
+	require.NoError(t, hooks.ContextPrepare.Mount(w.k.Hooks(), "late-builtin-prep", hooks.Builtin, func(_ context.Context, in kernel.PrepareIn) (string, bool, error) {
 		return fmt.Sprintf("LATE-MOUNTED-PREP step %d", in.Step), true, nil
 	}))
 	s := w.open(t, kernel.SessionConfig{SystemPrompt: "AG-BASE-PROMPT"})
@@ -431,13 +431,13 @@ func TestAgentToolBefore(t *testing.T) {
 			var builtinCalls, pluginCalls atomic.Int32
 			echo, probe := agEcho("Echo", "Echoes its arguments.")
 			builtin := &agCap{name: "policy", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
-				agFirstWin(kernel.ToolBefore, "builtin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				agFirstWin(hooks.ToolBefore, "builtin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 					builtinCalls.Add(1)
 					return tt.builtin(in)
 				}),
 			}}
 			plugin := &agCap{name: "plugin-policy", mounts: []hooks.Mount{
-				agFirstWin(kernel.ToolBefore, "plugin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				agFirstWin(hooks.ToolBefore, "plugin-policy", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 					pluginCalls.Add(1)
 					return tt.plugin(in)
 				}),
@@ -575,7 +575,7 @@ func TestAgentTurnEnd(t *testing.T) {
 			var steps []int
 			echo, probe := agEcho("Echo", "Echoes.")
 			c := &agCap{name: "turns", tools: []contract.Tool{echo}, mounts: []hooks.Mount{
-				agFirstWin(kernel.TurnEnd, "turn-policy", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+				agFirstWin(hooks.TurnEnd, "turn-policy", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 					mu.Lock()
 					steps = append(steps, in.Step)
 					mu.Unlock()
@@ -630,7 +630,7 @@ func TestAgentCompaction(t *testing.T) {
 			return contract.ToolResult{Content: hiddenResult}, nil
 		}}
 		plugin := &agCap{name: "plugin-compactor", mounts: []hooks.Mount{
-			agFirstWin(kernel.ContextCompact, "plugin-compactor", func(_ context.Context, in kernel.CompactIn) (kernel.Compaction, bool, error) {
+			agFirstWin(hooks.ContextCompact, "plugin-compactor", func(_ context.Context, in kernel.CompactIn) (kernel.Compaction, bool, error) {
 				pluginCalls.Add(1)
 				return kernel.Compaction{From: 1, To: 1, Summary: "PLUGIN-SUMMARY"}, true, nil
 			}),
@@ -744,7 +744,7 @@ func TestAgentSessionStart(t *testing.T) {
 	calls := map[string]int{}
 	var payloads []kernel.SessionStartIn
 	starter := func(name, text string) hooks.Mount {
-		return agConcat(kernel.SessionStart, name, func(_ context.Context, in kernel.SessionStartIn) (string, bool, error) {
+		return agConcat(hooks.SessionStart, name, func(_ context.Context, in kernel.SessionStartIn) (string, bool, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			calls[name]++

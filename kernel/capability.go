@@ -52,7 +52,7 @@ type Injector interface {
 // NewCapability is the smallest in-process capability: a name and hook
 // mounts, typically made with a typed point's Bind:
 //
-//	kernel.NewCapability("house-rules", kernel.ToolBefore.Bind("no-force-push", guard))
+//	kernel.NewCapability("house-rules", hooks.ToolBefore.Bind("no-force-push", guard))
 //
 // It has no description, so it is not listed in <extensions>.
 func NewCapability(name string, mounts ...hooks.Mount) Capability {

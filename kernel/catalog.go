@@ -116,7 +116,7 @@ func (k *Kernel) SkillLimits() skillfs.Limits { return k.cfg.SkillLimits }
 // CatalogView returns what the model sees of cat in the kernel's mode under
 // its budget: in catalog mode exactly the catalog message, in tools mode the
 // bounded tool list, with the summary and the warnings (what was cut,
-// pinned names that do not exist). It is memoized per catalog.
+// pinned names that do not exist).
 //
 // For a complete catalog, the warnings are also logged, once per change of
 // outcome rather than at every step; when a cut catalog fits again, that is
@@ -154,7 +154,7 @@ func (k *Kernel) logOutcome(v skillcatalog.View) {
 		return
 	}
 	for _, w := range v.Warnings {
-		k.logger.Warn("skills catalog", slog.String("key", w.Path), slog.String("message", w.Message))
+		k.warn(w, "skills catalog", slog.String("key", w.Path), slog.String("message", w.Message))
 	}
 	if !v.Cut() && wasCut {
 		k.logger.Info("skills catalog fits its budget again", slog.Int("skills", v.Summary.Total), slog.Int("used", v.Summary.Used), slog.Int("budget", v.Summary.Budget))

@@ -80,7 +80,10 @@ type Config struct {
 	Resources []io.Closer
 	// Logger receives warnings. Nil discards.
 	Logger *slog.Logger
-	// OnWarning also receives hook-handler failures.
+	// OnWarning also receives each warning the kernel logs as a
+	// contract.Warning: hook-handler failures, tools refused or dropped for
+	// a taken name, a capability's messages or tools unavailable, and what
+	// the catalog budget cut.
 	OnWarning func(contract.Warning)
 	// Permissions decides every tool call after tool:before (C31): deny
 	// refuses it with the reason for the model, ask asks the person
@@ -199,15 +202,15 @@ func New(cfg Config) (*Kernel, error) {
 	}
 
 	k.hooks = hooks.New(hooks.Config{Scope: hooks.ScopeRun, Logger: k.logger, OnWarning: cfg.OnWarning, Telemetry: cfg.Telemetry})
-	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
+	if err := k.hooks.Declare(hooks.InstructionsLoaded.Point); err != nil {
 		return nil, err
 	}
-	for _, p := range []hooks.Point{SubagentStart.Point, SubagentStop.Point} {
+	for _, p := range []hooks.Point{hooks.SubagentStart.Point, hooks.SubagentStop.Point} {
 		if err := k.hooks.Declare(p); err != nil {
 			return nil, err
 		}
 	}
-	if err := k.hooks.Mount(ContextPrepare.Bind("environment", k.environment)); err != nil {
+	if err := k.hooks.Mount(hooks.ContextPrepare.Bind("environment", k.environment)); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(k.hooks); err != nil {
@@ -351,7 +354,7 @@ func (k *Kernel) Skills() *skills.Registry { return k.skills }
 // capability's session mounts, builtins before plugins.
 func (k *Kernel) NewSessionHooks(m model.Model) (*hooks.Registry, error) {
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeSession, Logger: k.logger, OnWarning: k.cfg.OnWarning, Telemetry: k.cfg.Telemetry})
-	if err := r.Mount(ContextCompact.Bind("compactor", compactor(m))); err != nil {
+	if err := r.Mount(hooks.ContextCompact.Bind("compactor", compactor(m))); err != nil {
 		return nil, err
 	}
 	if err := k.mountAll(r); err != nil {

@@ -214,7 +214,7 @@ func TestPermissionsAfterHooks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bash, probe := agEcho("Bash", "Runs a command.")
 			hook := &agCap{name: "guard", tools: []contract.Tool{bash}, mounts: []hooks.Mount{
-				agFirstWin(kernel.ToolBefore, "guard", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				agFirstWin(hooks.ToolBefore, "guard", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 					return tc.hook, true, nil
 				})}}
 			rules := &pmRules{by: map[string]kernel.PermissionDecision{"Bash": pmDenyRm}}
@@ -310,7 +310,7 @@ func TestPermissionsConfirmationNamesOnlyAnAskingRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bash, _ := agEcho("Bash", "Runs a command.")
 			hook := &agCap{name: "guard", tools: []contract.Tool{bash}, mounts: []hooks.Mount{
-				agFirstWin(kernel.ToolBefore, "guard", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+				agFirstWin(hooks.ToolBefore, "guard", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 					return kernel.ToolDecision{Ask: true, Reason: "hook wants a look"}, tc.hookAsks, nil
 				})}}
 			k := pmKernel(t, &pmRules{by: map[string]kernel.PermissionDecision{"Bash": tc.rule}}, []kernel.Capability{hook}, "",

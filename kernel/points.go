@@ -3,52 +3,14 @@ package kernel
 import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookdata"
-	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 
-// The standard points, typed. Each point's rule is written on its payload
-// (package hookdata); Bind makes a handler of the point into a Mount.
-var (
-	// SessionStart runs once when a new session opens; the texts are joined
-	// into one injected message at the start of the log.
-	SessionStart = hooks.NewConcat[SessionStartIn, string](hooks.SessionStart)
-	// PromptSubmit runs with each prompt before it enters the log: any
-	// handler may block it; the contexts follow it.
-	PromptSubmit = hooks.NewConcat[PromptSubmitIn, PromptDecision](hooks.PromptSubmit)
-	// ContextPrepare runs before each model request; the texts are added to
-	// that request's system prompt.
-	ContextPrepare = hooks.NewConcat[PrepareIn, string](hooks.ContextPrepare)
-	// CompactBefore tells every handler that the model view passed the
-	// context budget, before ContextCompact runs.
-	CompactBefore = hooks.NewNotify[CompactBeforeIn](hooks.CompactBefore)
-	// ContextCompact runs when the model view passes the context budget;
-	// the builtin compactor decides first whenever it can.
-	ContextCompact = hooks.NewFirstWin[CompactIn, Compaction](hooks.ContextCompact)
-	// ToolBefore runs before each tool call: deny it, rewrite its
-	// arguments, have the person confirm it, or pass.
-	ToolBefore = hooks.NewFirstWin[ToolBeforeIn, ToolDecision](hooks.ToolBefore)
-	// ToolAfter runs after each tool call that ran; the contexts are
-	// appended to the result the model reads.
-	ToolAfter = hooks.NewConcat[ToolAfterIn, ToolFeedback](hooks.ToolAfter)
-	// TurnEnd decides whether the turn ends after a step.
-	TurnEnd = hooks.NewFirstWin[TurnEndIn, TurnDecision](hooks.TurnEnd)
-	// SessionEnd tells every handler that the session was closed.
-	SessionEnd = hooks.NewNotify[SessionEndIn](hooks.SessionEnd)
-	// InstructionsLoaded tells every handler which instruction files the
-	// model was just given. The kernel declares it in its run registry;
-	// it is not on the plugin wire.
-	InstructionsLoaded = hooks.NewNotify[InstructionsLoadedIn](hooks.Point{Name: "instructions:loaded", Kind: hooks.Concat, Scope: hooks.ScopeRun})
-	// SubagentStart tells every handler that the Agent tool starts a
-	// subagent in a child session. Declared by the kernel; not on the
-	// plugin wire.
-	SubagentStart = hooks.NewNotify[SubagentStartIn](hooks.Point{Name: "subagent:start", Kind: hooks.Concat, Scope: hooks.ScopeRun})
-	// SubagentStop tells every handler that a subagent's turn ended.
-	// Declared by the kernel; not on the plugin wire.
-	SubagentStop = hooks.NewNotify[SubagentStopIn](hooks.Point{Name: "subagent:stop", Kind: hooks.Concat, Scope: hooks.ScopeRun})
-)
+// The standard points, and the points the kernel declares beside them
+// (instructions:loaded, subagent:start, subagent:stop), live in package
+// hooks: hooks.ToolBefore, hooks.SubagentStart, ...
 
 // The payloads and results of the standard points: the types of package
 // hookdata, which plugins/sdk aliases too, so a handler written for the

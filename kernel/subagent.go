@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/sanitize"
 	"github.com/helios-agents/helios/kernel/session"
@@ -295,7 +296,7 @@ func (s *Session) runSubagent(ctx context.Context, def AgentDef, in agentArgs) c
 	if err != nil {
 		return contract.ErrorResult("subagent %s not started: %v", def.Name, err)
 	}
-	_ = SubagentStart.Dispatch(s.watch(ctx), s.k.hooks, SubagentStartIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID})
+	_ = hooks.SubagentStart.Dispatch(s.watch(ctx), s.k.hooks, SubagentStartIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID})
 	answer, runErr := child.Run(ctx, in.Prompt)
 	run := &subagentRun{childID: child.ID(), agentType: def.Name, usage: childUsage(child.log)}
 	s.recordSubagent(callID, run)
@@ -303,7 +304,7 @@ func (s *Session) runSubagent(ctx context.Context, def AgentDef, in agentArgs) c
 	if runErr != nil {
 		stop.LastAssistantMessage, stop.Error = "", runErr.Error()
 	}
-	_ = SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
+	_ = hooks.SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
 	if err := child.Close(); err != nil && runErr == nil {
 		s.k.logger.Warn("close subagent session", slog.String("session", child.ID()), slog.String("error", err.Error()))
 	}

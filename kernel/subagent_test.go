@@ -129,15 +129,15 @@ func TestSubagentScopedToOneSkillAndItsTools(t *testing.T) {
 	var seen []string
 	rec := func(s string) { mu.Lock(); seen = append(seen, s); mu.Unlock() }
 	probe := &agCap{name: "probe", tools: []contract.Tool{echo, other}, mounts: []hooks.Mount{
-		agFirstWin(kernel.ToolBefore, "before", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		agFirstWin(hooks.ToolBefore, "before", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			rec("tool:before " + in.Call.Name)
 			return kernel.ToolDecision{}, false, nil
 		}),
-		kernel.SubagentStart.Bind("start", func(_ context.Context, in kernel.SubagentStartIn) error {
+		hooks.SubagentStart.Bind("start", func(_ context.Context, in kernel.SubagentStartIn) error {
 			rec("subagent:start " + in.AgentType)
 			return nil
 		}),
-		kernel.SubagentStop.Bind("stop", func(_ context.Context, in kernel.SubagentStopIn) error {
+		hooks.SubagentStop.Bind("stop", func(_ context.Context, in kernel.SubagentStopIn) error {
 			rec("subagent:stop " + in.AgentType + " " + in.LastAssistantMessage)
 			return nil
 		}),

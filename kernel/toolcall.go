@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
@@ -86,7 +87,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	if i >= 0 {
 		in.Annotations = tools[i].Annotations
 	}
-	d, decided, err := ToolBefore.Dispatch(ctx, s.k.hooks, in)
+	d, decided, err := hooks.ToolBefore.Dispatch(ctx, s.k.hooks, in)
 	if err != nil {
 		return contract.ErrorResult("tool call not run: %v", err), pd, "hook_error"
 	}
@@ -173,7 +174,7 @@ func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason strin
 // toolAfter runs tool:after on a call that ran and returns its result with
 // the handlers' contexts appended, in dispatch order.
 func (s *Session) toolAfter(ctx context.Context, c model.ToolCall, args json.RawMessage, res contract.ToolResult) contract.ToolResult {
-	fs, err := ToolAfter.Dispatch(ctx, s.k.hooks, toolAfterIn(s.ID(), c, args, res))
+	fs, err := hooks.ToolAfter.Dispatch(ctx, s.k.hooks, toolAfterIn(s.ID(), c, args, res))
 	if err != nil {
 		return res // the context ended: the result stands as it is
 	}

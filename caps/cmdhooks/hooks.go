@@ -308,35 +308,35 @@ func (c *Hooks) Mounts() []hooks.Mount {
 func (c *Hooks) mount(h *hook) hooks.Mount {
 	switch h.event {
 	case SessionStart:
-		return kernel.SessionStart.Bind(h.name(), func(ctx context.Context, in kernel.SessionStartIn) (string, bool, error) {
+		return hooks.SessionStart.Bind(h.name(), func(ctx context.Context, in kernel.SessionStartIn) (string, bool, error) {
 			return c.sessionStart(ctx, h, in)
 		})
 	case UserPromptSubmit:
-		return kernel.PromptSubmit.Bind(h.name(), func(ctx context.Context, in kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
+		return hooks.PromptSubmit.Bind(h.name(), func(ctx context.Context, in kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
 			return c.promptSubmit(ctx, h, in)
 		})
 	case PreToolUse:
-		return kernel.ToolBefore.Bind(h.name(), func(ctx context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		return hooks.ToolBefore.Bind(h.name(), func(ctx context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			return c.preToolUse(ctx, h, in)
 		})
 	case PostToolUse:
-		return kernel.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+		return hooks.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return c.postToolUse(ctx, h, in)
 		})
 	case PostToolUseFailure:
-		return kernel.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+		return hooks.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return c.postToolUseFailure(ctx, h, in)
 		})
 	case Stop:
-		return kernel.TurnEnd.Bind(h.name(), func(ctx context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+		return hooks.TurnEnd.Bind(h.name(), func(ctx context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 			return c.stop(ctx, h, in)
 		})
 	case PreCompact:
-		return kernel.CompactBefore.Bind(h.name(), func(ctx context.Context, in kernel.CompactBeforeIn) error {
+		return hooks.CompactBefore.Bind(h.name(), func(ctx context.Context, in kernel.CompactBeforeIn) error {
 			return c.notify(ctx, h, "auto", c.common(in.SessionID, PreCompact, input{Trigger: "auto", CustomInstructions: new(string)}))
 		})
 	case InstructionsLoaded:
-		return kernel.InstructionsLoaded.Bind(h.name(), func(ctx context.Context, in kernel.InstructionsLoadedIn) error {
+		return hooks.InstructionsLoaded.Bind(h.name(), func(ctx context.Context, in kernel.InstructionsLoadedIn) error {
 			var errs []error
 			for _, f := range in.Files {
 				errs = append(errs, c.notify(ctx, h, f.LoadReason, c.common(in.SessionID, InstructionsLoaded, input{FilePath: f.Path, MemoryType: f.MemoryType, LoadReason: f.LoadReason})))
@@ -344,16 +344,16 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 			return errors.Join(errs...)
 		})
 	case SubagentStart:
-		return kernel.SubagentStart.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStartIn) error {
+		return hooks.SubagentStart.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStartIn) error {
 			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStart, input{AgentID: in.AgentID, AgentType: in.AgentType}))
 		})
 	case SubagentStop:
-		return kernel.SubagentStop.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStopIn) error {
+		return hooks.SubagentStop.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStopIn) error {
 			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStop, input{AgentID: in.AgentID, AgentType: in.AgentType,
 				LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: new(bool)}))
 		})
 	case SessionEnd:
-		return kernel.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
+		return hooks.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
 			return c.notify(ctx, h, "other", c.common(in.SessionID, SessionEnd, input{Reason: "other"}))
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
 )
 
 // Protects: InstructionsLoaded runs once per file given to the model, with
@@ -24,7 +25,7 @@ func TestInstructionsLoadedPerFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "inputs")
 	ms := newHooks(t, `{"InstructionsLoaded": [{"matcher": "session_start", "hooks": [{"type": "command", "command": `+jsonString("cat >> '"+out+"'")+`}]}]}`, cmdhooks.Config{})
 	require.Len(t, ms, 1)
-	assert.Equal(t, kernel.InstructionsLoaded.Name, ms[0].Point)
+	assert.Equal(t, hooks.InstructionsLoaded.Name, ms[0].Point)
 
 	_, err := ms[0].Handler(context.Background(), kernel.InstructionsLoadedIn{SessionID: "s1", Files: []kernel.InstructionFile{
 		{Path: "/home/u/.claude/CLAUDE.md", MemoryType: "User", LoadReason: "session_start"},

@@ -38,7 +38,7 @@ func afterTool(t *testing.T, ms []hooks.Mount, in kernel.ToolAfterIn) []kernel.T
 	t.Helper()
 	var out []kernel.ToolFeedback
 	for _, m := range ms {
-		require.Equal(t, kernel.ToolAfter.Name, m.Point, m.Name)
+		require.Equal(t, hooks.ToolAfter.Name, m.Point, m.Name)
 		r, err := m.Handler(context.Background(), in)
 		require.NoError(t, err, m.Name)
 		if r.Handled {

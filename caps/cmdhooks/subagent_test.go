@@ -14,6 +14,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
 )
 
 // Protects: Claude Code's SubagentStart and SubagentStop run on
@@ -26,8 +27,8 @@ func TestSubagentEventsMapped(t *testing.T) {
 	cat := `[{"matcher": "review.*", "hooks": [{"type": "command", "command": ` + jsonString("cat >> '"+out+"'") + `}]}]`
 	ms := newHooks(t, `{"SubagentStart": `+cat+`, "SubagentStop": `+cat+`}`, cmdhooks.Config{})
 	require.Len(t, ms, 2)
-	assert.Equal(t, kernel.SubagentStart.Name, ms[0].Point)
-	assert.Equal(t, kernel.SubagentStop.Name, ms[1].Point)
+	assert.Equal(t, hooks.SubagentStart.Name, ms[0].Point)
+	assert.Equal(t, hooks.SubagentStop.Name, ms[1].Point)
 
 	_, err := ms[0].Handler(context.Background(), kernel.SubagentStartIn{SessionID: "s1", AgentID: "c1", AgentType: "reviewer", ToolUseID: "t1"})
 	require.NoError(t, err)

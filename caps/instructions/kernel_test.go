@@ -15,6 +15,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/instructions"
 	"github.com/helios-agents/helios/kernel"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/workfs"
@@ -154,7 +155,7 @@ func TestKernelInstructionsLoaded(t *testing.T) {
 	write(t, filepath.Join(tr.root, "sub/AGENTS.md"), "sub\n")
 	var mu sync.Mutex
 	var got []kernel.InstructionFile
-	probe := kernel.NewCapability("probe", kernel.InstructionsLoaded.Bind("probe", func(_ context.Context, in kernel.InstructionsLoadedIn) error {
+	probe := kernel.NewCapability("probe", hooks.InstructionsLoaded.Bind("probe", func(_ context.Context, in kernel.InstructionsLoadedIn) error {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, in.Files...)
@@ -164,7 +165,7 @@ func TestKernelInstructionsLoaded(t *testing.T) {
 	require.NoError(t, err)
 	var k *kernel.Kernel
 	c, err := instructions.New(instructions.Config{Port: port, Home: tr.home, OnLoaded: func(ctx context.Context, in kernel.InstructionsLoadedIn) {
-		require.NoError(t, kernel.InstructionsLoaded.Dispatch(ctx, k.Hooks(), in))
+		require.NoError(t, hooks.InstructionsLoaded.Dispatch(ctx, k.Hooks(), in))
 	}})
 	require.NoError(t, err)
 	k, err = kernel.New(kernel.Config{WorkDir: tr.work, UserSkillRoots: []string{}, Model: &recorder{},

@@ -83,8 +83,8 @@ type args struct {
 
 // derived holds the args of types built without refinements, by type: a
 // tool rebuilt at every step (the skill tool, over the current catalog)
-// would otherwise derive and check its schema every time, some 0.3 ms and a
-// thousand allocations (BenchmarkNewTool).
+// would otherwise derive and check its schema every time (BenchmarkNewTool
+// measures it).
 var derived sync.Map // reflect.Type -> args
 
 // argsFor derives, refines and checks In's schema. The caller must not

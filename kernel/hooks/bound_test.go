@@ -118,8 +118,8 @@ func dispatchBound(t *testing.T, hs []boundHandler, firstWin, traced bool, in pr
 		}
 		return "", false, nil
 	}
-	cp := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
-	fw := hooks.NewFirstWin[prepare, string](hooks.ToolBefore)
+	cp := hooks.NewConcat[prepare, string](hooks.ContextPrepare.Point)
+	fw := hooks.NewFirstWin[prepare, string](hooks.ToolBefore.Point)
 	for _, h := range hs {
 		f := func(_ context.Context, in prepare) (string, bool, error) { return run(h, in) }
 		if firstWin {
@@ -174,7 +174,7 @@ func TestDispatchBoundHandlersFollowTheContract(t *testing.T) {
 // mounted among bound ones still runs (and is vetted).
 func TestDispatchBoundHandlersFollowLaterMounts(t *testing.T) {
 	w := newTypedWorld()
-	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
+	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare.Point)
 	bound := func(name string) {
 		t.Helper()
 		require.NoError(t, pt.Mount(w.r, name, hooks.Builtin, func(context.Context, prepare) (string, bool, error) {
@@ -204,7 +204,7 @@ func TestDispatchBoundHandlersFollowLaterMounts(t *testing.T) {
 
 	// The same point dispatched for other types takes its handlers through
 	// Handler, and refuses those bound for string.
-	other := hooks.NewConcat[prepare, int](hooks.ContextPrepare)
+	other := hooks.NewConcat[prepare, int](hooks.ContextPrepare.Point)
 	w.warnings = nil
 	ints, err := other.Dispatch(ctx, w.r, prepare{})
 	require.NoError(t, err)

@@ -71,7 +71,7 @@ func TestDispatchAllocations(t *testing.T) {
 
 	in := prepare{Session: "s1", Step: 2, Notes: []string{"n"}}
 	tr := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
-	tc := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
+	tc := hooks.NewConcat[prepare, string](hooks.ContextPrepare.Point)
 	for _, name := range []string{"a", "b"} {
 		require.NoError(t, tc.Mount(tr, name, hooks.Builtin, func(_ context.Context, in prepare) (string, bool, error) {
 			return in.Session, true, nil
@@ -82,7 +82,7 @@ func TestDispatchAllocations(t *testing.T) {
 		_, _ = tc.Dispatch(ctx, tr, in)
 	}), "typed concat dispatch allocations")
 
-	tf := hooks.NewFirstWin[prepare, verdict](hooks.ToolBefore)
+	tf := hooks.NewFirstWin[prepare, verdict](hooks.ToolBefore.Point)
 	require.NoError(t, tf.Mount(tr, "pass", hooks.Builtin, func(context.Context, prepare) (verdict, bool, error) { return verdict{}, false, nil }))
 	require.NoError(t, tf.Mount(tr, "deny", hooks.Builtin, func(_ context.Context, in prepare) (verdict, bool, error) {
 		return verdict{Deny: true, Reason: in.Session}, true, nil

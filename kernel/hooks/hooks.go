@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
@@ -93,37 +94,54 @@ type Point struct {
 	Scope Scope
 }
 
-// The standard points, in lifecycle order.
+// The standard points, in lifecycle order, typed: each point's payload and
+// result are the types of package hookdata, where each point's rule is
+// written. Bind makes a handler of a point into a Mount; plugins/sdk names
+// the same points for plugin authors.
 var (
-	// SessionStart runs once when a session opens; results are joined.
-	SessionStart = Point{"session:start", Concat, ScopeSession}
-	// PromptSubmit runs once per turn with the person's prompt; every
-	// handler may add context or block the prompt.
-	PromptSubmit = Point{"prompt:submit", Concat, ScopeRun}
-	// ContextPrepare runs before each model request; every handler may add
-	// context, joined in dispatch order (the model sees that order).
-	ContextPrepare = Point{"context:prepare", Concat, ScopeRun}
+	// SessionStart runs once when a new session opens; the texts are joined
+	// into one injected message at the start of the log.
+	SessionStart = NewConcat[hookdata.SessionStartIn, string](Point{"session:start", Concat, ScopeSession})
+	// PromptSubmit runs once per turn with the person's prompt, before it
+	// enters the log: any handler may block it; the contexts follow it.
+	PromptSubmit = NewConcat[hookdata.PromptSubmitIn, hookdata.PromptDecision](Point{"prompt:submit", Concat, ScopeRun})
+	// ContextPrepare runs before each model request; the texts are added to
+	// that request's system prompt, joined in dispatch order (the model
+	// sees that order).
+	ContextPrepare = NewConcat[hookdata.PrepareIn, string](Point{"context:prepare", Concat, ScopeRun})
 	// CompactBefore tells every handler that the context passed its
 	// budget, before context:compact decides; it returns nothing.
-	CompactBefore = Point{"compact:before", Concat, ScopeSession}
+	CompactBefore = NewNotify[hookdata.CompactBeforeIn](Point{"compact:before", Concat, ScopeSession})
 	// ContextCompact runs when the context passes its budget. The builtin
 	// compactor decides when it can; plugins only get the call when it passes.
-	ContextCompact = Point{"context:compact", FirstWin, ScopeSession}
+	ContextCompact = NewFirstWin[hookdata.CompactIn, hookdata.Compaction](Point{"context:compact", FirstWin, ScopeSession})
 	// ToolBefore runs before each tool call; the first handler that decides
 	// (deny, rewrite or ask) wins.
-	ToolBefore = Point{"tool:before", FirstWin, ScopeRun}
+	ToolBefore = NewFirstWin[hookdata.ToolBeforeIn, hookdata.ToolDecision](Point{"tool:before", FirstWin, ScopeRun})
 	// ToolAfter runs after each tool call that ran; every handler may add
 	// text to the result the model reads.
-	ToolAfter = Point{"tool:after", Concat, ScopeRun}
-	// TurnEnd decides whether the turn ends; the first handler that decides wins.
-	TurnEnd = Point{"turn:end", FirstWin, ScopeRun}
+	ToolAfter = NewConcat[hookdata.ToolAfterIn, hookdata.ToolFeedback](Point{"tool:after", Concat, ScopeRun})
+	// TurnEnd decides whether the turn ends after a step; the first handler
+	// that decides wins.
+	TurnEnd = NewFirstWin[hookdata.TurnEndIn, hookdata.TurnDecision](Point{"turn:end", FirstWin, ScopeRun})
 	// SessionEnd tells every handler that the session was closed; it
 	// returns nothing.
-	SessionEnd = Point{"session:end", Concat, ScopeSession}
+	SessionEnd = NewNotify[hookdata.SessionEndIn](Point{"session:end", Concat, ScopeSession})
+	// InstructionsLoaded tells every handler which instruction files the
+	// model was just given. The kernel declares it in its run registry; it
+	// is not a standard point and not on the plugin wire.
+	InstructionsLoaded = NewNotify[hookdata.InstructionsLoadedIn](Point{"instructions:loaded", Concat, ScopeRun})
+	// SubagentStart tells every handler that the Agent tool starts a
+	// subagent in a child session. The kernel declares it; it is not on
+	// the plugin wire.
+	SubagentStart = NewNotify[hookdata.SubagentStartIn](Point{"subagent:start", Concat, ScopeRun})
+	// SubagentStop tells every handler that a subagent's turn ended. The
+	// kernel declares it; it is not on the plugin wire.
+	SubagentStop = NewNotify[hookdata.SubagentStopIn](Point{"subagent:stop", Concat, ScopeRun})
 )
 
 // standard is the standard points in lifecycle order.
-var standard = [...]Point{SessionStart, PromptSubmit, ContextPrepare, CompactBefore, ContextCompact, ToolBefore, ToolAfter, TurnEnd, SessionEnd}
+var standard = [...]Point{SessionStart.Point, PromptSubmit.Point, ContextPrepare.Point, CompactBefore.Point, ContextCompact.Point, ToolBefore.Point, ToolAfter.Point, TurnEnd.Point, SessionEnd.Point}
 
 // StandardPoints lists the standard points in lifecycle order.
 func StandardPoints() []Point {

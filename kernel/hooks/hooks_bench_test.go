@@ -25,7 +25,7 @@ import (
 // which keeps its ratio steady on a loaded machine.
 //
 // The typed/ sub-benchmarks take the path the kernel takes: handlers bound
-// by kernel.ContextPrepare, dispatched by kernel.ContextPrepare.Dispatch
+// by hooks.ContextPrepare, dispatched by hooks.ContextPrepare.Dispatch
 // with a kernel.PrepareIn, against ten direct calls of the same typed
 // handlers into a presized []string (direct/10typed). Typed or not, every
 // dispatch runs in the registry's one loop; the typed handlers are called
@@ -196,7 +196,7 @@ func BenchmarkDispatch(b *testing.B) {
 		b.Helper()
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		for i, h := range typed {
-			require.NoError(b, kernel.ContextPrepare.Mount(r, fmt.Sprint("b", i), hooks.Builtin, h))
+			require.NoError(b, hooks.ContextPrepare.Mount(r, fmt.Sprint("b", i), hooks.Builtin, h))
 		}
 		return r
 	}
@@ -221,7 +221,7 @@ func BenchmarkDispatch(b *testing.B) {
 		r := typedRegistry(b)
 		b.ReportAllocs()
 		for b.Loop() {
-			out, err := kernel.ContextPrepare.Dispatch(ctx, r, in)
+			out, err := hooks.ContextPrepare.Dispatch(ctx, r, in)
 			if err != nil || len(out) != 10 {
 				b.Fatalf("ContextPrepare.Dispatch = %d values, %v; want 10", len(out), err)
 			}
@@ -233,18 +233,18 @@ func BenchmarkDispatch(b *testing.B) {
 	b.Run("typed/firstWin/1stBuiltinHandles", func(b *testing.B) {
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		deny := kernel.ToolDecision{Deny: true, Reason: "policy"}
-		require.NoError(b, kernel.ToolBefore.Mount(r, "deny", hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		require.NoError(b, hooks.ToolBefore.Mount(r, "deny", hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			return deny, true, nil
 		}))
 		for i := range 9 {
-			require.NoError(b, kernel.ToolBefore.Mount(r, fmt.Sprint("pass", i), hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+			require.NoError(b, hooks.ToolBefore.Mount(r, fmt.Sprint("pass", i), hooks.Builtin, func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 				return kernel.ToolDecision{}, false, nil
 			}))
 		}
 		in := kernel.ToolBeforeIn{SessionID: "session"}
 		b.ReportAllocs()
 		for b.Loop() {
-			got, handled, err := kernel.ToolBefore.Dispatch(ctx, r, in)
+			got, handled, err := hooks.ToolBefore.Dispatch(ctx, r, in)
 			if err != nil || !handled || !got.Deny {
 				b.Fatalf("ToolBefore.Dispatch = %+v, %v, %v; want the denial", got, handled, err)
 			}
@@ -258,7 +258,7 @@ func BenchmarkDispatch(b *testing.B) {
 		for b.Loop() {
 			t0 := time.Now()
 			for range batch {
-				out, err := kernel.ContextPrepare.Dispatch(ctx, r, in)
+				out, err := hooks.ContextPrepare.Dispatch(ctx, r, in)
 				if err != nil || len(out) != 10 {
 					b.Fatalf("ContextPrepare.Dispatch = %d values, %v; want 10", len(out), err)
 				}

@@ -65,7 +65,7 @@ func (w *typedWorld) bare(t *testing.T, point, name string, origin hooks.Origin,
 // skipped, a value of another type refused.
 func TestDispatchTypedConcatMixesBoundAndBareHandlers(t *testing.T) {
 	w := newTypedWorld()
-	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
+	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare.Point)
 	typed := func(name string, origin hooks.Origin, f func() (string, bool, error)) {
 		t.Helper()
 		require.NoError(t, pt.Mount(w.r, name, origin, func(_ context.Context, in prepare) (string, bool, error) {
@@ -103,7 +103,7 @@ func TestDispatchTypedConcatMixesBoundAndBareHandlers(t *testing.T) {
 // decision wins and later handlers are not called.
 func TestDispatchTypedFirstWinMixesBoundAndBareHandlers(t *testing.T) {
 	w := newTypedWorld()
-	pt := hooks.NewFirstWin[prepare, verdict](hooks.ToolBefore)
+	pt := hooks.NewFirstWin[prepare, verdict](hooks.ToolBefore.Point)
 	typed := func(name string, origin hooks.Origin, v verdict, handled bool, err error) {
 		t.Helper()
 		require.NoError(t, pt.Mount(w.r, name, origin, func(_ context.Context, in prepare) (verdict, bool, error) {
@@ -137,7 +137,7 @@ func TestDispatchTypedFirstWinMixesBoundAndBareHandlers(t *testing.T) {
 func TestDispatchTypedInterfaceTypesKeepTheirChecks(t *testing.T) {
 	t.Run("nil value", func(t *testing.T) {
 		w := newTypedWorld()
-		pt := hooks.NewConcat[string, fmt.Stringer](hooks.ContextPrepare)
+		pt := hooks.NewConcat[string, fmt.Stringer](hooks.ContextPrepare.Point)
 		require.NoError(t, pt.Mount(w.r, "nil", hooks.Builtin, func(context.Context, string) (fmt.Stringer, bool, error) {
 			return nil, true, nil
 		}))
@@ -149,7 +149,7 @@ func TestDispatchTypedInterfaceTypesKeepTheirChecks(t *testing.T) {
 	})
 	t.Run("nil payload", func(t *testing.T) {
 		w := newTypedWorld()
-		pt := hooks.NewConcat[error, string](hooks.ContextPrepare)
+		pt := hooks.NewConcat[error, string](hooks.ContextPrepare.Point)
 		require.NoError(t, pt.Mount(w.r, "typed", hooks.Builtin, func(context.Context, error) (string, bool, error) {
 			return "x", true, nil
 		}))
@@ -170,7 +170,7 @@ func TestDispatchTypedHandlerRunsInItsSpan(t *testing.T) {
 	tel, err := telemetry.New(tp, metricnoop.NewMeterProvider(), false)
 	require.NoError(t, err)
 	r := hooks.New(hooks.Config{Scope: hooks.ScopeRun, Telemetry: tel})
-	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare)
+	pt := hooks.NewConcat[prepare, string](hooks.ContextPrepare.Point)
 	require.NoError(t, pt.Mount(r, "notes", hooks.Builtin, func(ctx context.Context, _ prepare) (string, bool, error) {
 		_, span := tp.Tracer("test").Start(ctx, "inner")
 		span.End()

@@ -27,42 +27,17 @@ type Catalog struct {
 	// catalog asked (0 when it was served from cache), for telemetry.
 	ProvidersAsked int
 
-	// memo keeps what is derived from this merge (the model's view, the
-	// search index). A catalog served from the registry's cache shares it,
-	// so a step where nothing changed derives nothing.
+	// memo keeps the search index of this merge. A catalog served from the
+	// registry's cache shares it, so a step where nothing changed builds no
+	// index.
 	memo *memo
 }
 
 // memo is what a merged catalog keeps of what was derived from it.
 type memo struct {
-	mu     sync.Mutex
-	ok     bool
-	budget Budget
-	mode   Mode
-	val    any
-
 	// indexOnce builds the catalog's search index at its first search.
 	indexOnce sync.Once
 	index     *searchIndex
-}
-
-// Memo returns what derive computes from c for b and mode (package catalog
-// derives the model's view). A catalog served from the registry's cache
-// keeps the last value, and returns it while b and mode stay the same: a
-// step where nothing changed derives nothing. A catalog built by hand keeps
-// nothing and derives every time.
-func (c Catalog) Memo(b Budget, mode Mode, derive func() any) any {
-	m := c.memo
-	if m == nil {
-		return derive()
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok || m.mode != mode || !m.budget.equal(b) {
-		m.val = derive()
-		m.budget, m.mode, m.ok = b.clone(), mode, true
-	}
-	return m.val
 }
 
 // Digest is a stable hash of the summaries in a catalog (name, description,
@@ -173,12 +148,11 @@ func mergeSets(sets []sourcedSet) Catalog {
 	return cat
 }
 
-// mergeOne is mergeSets when a single provider has skills, its set is
-// frozen (a DirSource's: never modified once returned, so sharing it is
-// safe), and they carry their source and are already sorted by name without
-// a duplicate (one root, the common case): the catalog then shares that
-// slice instead of copying and indexing it, so a refresh costs one pass of
-// comparisons and no allocation per skill.
+// mergeOne is mergeSets when a single provider has skills, and they carry
+// their source and are already sorted by name without a duplicate (one
+// root, the common case): the catalog then shares that slice (the
+// registry's own copy, made by guardLoads) instead of copying and indexing
+// it, so a refresh costs one pass of comparisons.
 func mergeOne(sets []sourcedSet) (Catalog, bool) {
 	one := -1
 	for i, e := range sets {
@@ -193,9 +167,6 @@ func mergeOne(sets []sourcedSet) (Catalog, bool) {
 		}
 	}
 	if one < 0 {
-		return Catalog{}, false
-	}
-	if !sets[one].set.Frozen {
 		return Catalog{}, false
 	}
 	skills := sets[one].set.Skills

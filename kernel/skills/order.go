@@ -53,16 +53,6 @@ type Budget struct {
 	Recent []string
 }
 
-func (b Budget) equal(o Budget) bool {
-	return b.Chars == o.Chars && b.ContextWindow == o.ContextWindow && b.ToolsMax == o.ToolsMax && slices.Equal(b.Pinned, o.Pinned) && slices.Equal(b.Recent, o.Recent)
-}
-
-// clone copies b, so a kept budget cannot change under its keeper.
-func (b Budget) clone() Budget {
-	b.Pinned, b.Recent = slices.Clone(b.Pinned), slices.Clone(b.Recent)
-	return b
-}
-
 // Why a skill has its place in the catalog order (Placed.Why).
 const (
 	whyPinned  = "pinned"

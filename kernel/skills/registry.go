@@ -244,13 +244,8 @@ func (r *Registry) allTrusted(jobs []job) bool {
 
 // guardLoads wraps each skill's Load so that a load whose file now carries
 // another name is refused as stale and invalidates this registration: the
-// next snapshot then publishes the new name. A set whose loads guard
-// themselves (a DirSource's, which also marks the entry to re-read) is
-// returned as is: a refresh then builds no closure per skill.
+// next snapshot then publishes the new name.
 func (g *Registration) guardLoads(set Set) Set {
-	if set.Guarded {
-		return set
-	}
 	skills := make([]Skill, len(set.Skills))
 	for i, s := range set.Skills {
 		load := s.Load
@@ -269,8 +264,8 @@ func (g *Registration) guardLoads(set Set) Set {
 
 // CheckFresh refuses a load whose frontmatter name is no longer the name
 // the catalog listed (ErrStaleSkill), calling invalidate so the next
-// snapshot publishes the new name. A provider whose loads check themselves
-// this way marks its sets Guarded (skillfs.DirSource does).
+// snapshot publishes the new name. A provider may check its own loads this
+// way (skillfs.DirSource does, to mark the entry to re-read).
 func CheckFresh(c Content, err error, name string, invalidate func()) (Content, error) {
 	if err != nil {
 		return c, err

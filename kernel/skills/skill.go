@@ -92,14 +92,6 @@ type Set struct {
 	Warnings []contract.Warning
 	// Incomplete says a transient failure may have hidden skills.
 	Incomplete bool
-	// Guarded promises that every Load already refuses a file that no
-	// longer carries the skill's name and invalidates the provider's
-	// registration (CheckFresh), so the registry need not wrap the loads.
-	Guarded bool
-	// Frozen promises that the producer never modifies Skills after
-	// returning them, so a catalog may share the slice instead of copying
-	// it.
-	Frozen bool
 }
 
 // Provider produces skills. Capabilities implement it to contribute skills.

@@ -23,7 +23,7 @@ func idOf(fi fs.FileInfo) fileID {
 // identify returns the identity of the directory at path (symlinks
 // followed). With parent, the open directory path is a child of, only the
 // last component is resolved: arming a root of 10,000 bundles identifies
-// each, and walking each whole path again was a third of the arming.
+// each, and need not walk each whole path again.
 func identify(parent *os.File, path string) (fileID, error) {
 	if parent == nil {
 		fi, err := os.Stat(path)

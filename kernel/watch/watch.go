@@ -212,8 +212,7 @@ func (w *Watcher) Close() error {
 		s.evicted.Store(false)
 	}
 	// No watch is removed one by one: closing the fsnotify instance below
-	// drops them all at once (a root of 10,000 skills holds 10,000, and
-	// removing each was 7% of a one-step `helios run`).
+	// drops them all at once (a root of 10,000 skills holds 10,000).
 	clear(w.subs)
 	clear(w.paths)
 	clear(w.ids)

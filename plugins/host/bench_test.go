@@ -30,7 +30,7 @@ func BenchmarkHookCall(b *testing.B) {
 	in := prepareIn("release-notes", "changelog", "code-review")
 
 	builtin := hooks.New(hooks.Config{})
-	require.NoError(b, kernel.ContextPrepare.Mount(builtin, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
+	require.NoError(b, hooks.ContextPrepare.Mount(builtin, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
 		return "Release notes: load the release-notes skill first.", true, nil
 	}))
 	remote := hooks.New(hooks.Config{})
@@ -44,7 +44,7 @@ func BenchmarkHookCall(b *testing.B) {
 	// would allocate and cost time on one side only.
 	dispatch := func(r *hooks.Registry) func() {
 		return func() {
-			out, err := kernel.ContextPrepare.Dispatch(ctx, r, in)
+			out, err := hooks.ContextPrepare.Dispatch(ctx, r, in)
 			if err != nil || len(out) != 1 {
 				b.Fatalf("dispatch = %q, %v; want one text", out, err)
 			}

@@ -150,7 +150,7 @@ func (w *plWorld) prepare(t *testing.T) []string {
 	for _, s := range cat.Visible() {
 		in.Skills = append(in.Skills, hookdata.Skill{Name: s.Name, Description: s.Description, Source: s.Source})
 	}
-	out, err := kernel.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), in)
+	out, err := hooks.ContextPrepare.Dispatch(context.Background(), w.k.Hooks(), in)
 	require.NoError(t, err, "context:prepare dispatch")
 	// The kernel's own builtin (the environment) always comes first; the
 	// tests below are about the capabilities after it.
@@ -162,7 +162,7 @@ func (w *plWorld) prepare(t *testing.T) []string {
 func (w *plWorld) toolBefore(t *testing.T, command string) (kernel.ToolDecision, bool) {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"command": command})
-	d, ok, err := kernel.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: hookdata.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
+	d, ok, err := hooks.ToolBefore.Dispatch(context.Background(), w.k.Hooks(), kernel.ToolBeforeIn{SessionID: "s", Call: hookdata.ToolCall{ID: "c1", Name: "Bash", Arguments: args}})
 	require.NoError(t, err, "tool:before dispatch")
 	return d, ok
 }

@@ -298,14 +298,14 @@ func TestNativeInvalidAnswers(t *testing.T) {
 			// Through the registry: a warning, and the builtin's answer.
 			var warnings []contract.Warning
 			r := hooks.New(hooks.Config{OnWarning: func(w contract.Warning) { warnings = append(warnings, w) }})
-			require.NoError(t, kernel.ContextPrepare.Mount(r, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
+			require.NoError(t, hooks.ContextPrepare.Mount(r, "builtin", hooks.Builtin, func(context.Context, kernel.PrepareIn) (string, bool, error) {
 				return "builtin", true, nil
 			}))
 			m := c.Mounts()[1] // context:prepare
 			require.Equal(t, tt.point, m.Point)
 			m.Origin = hooks.Plugin
 			require.NoError(t, r.Mount(m))
-			out, err := kernel.ContextPrepare.Dispatch(context.Background(), r, kernel.PrepareIn{})
+			out, err := hooks.ContextPrepare.Dispatch(context.Background(), r, kernel.PrepareIn{})
 			require.NoError(t, err)
 			assert.Equal(t, []string{"builtin"}, out)
 			if assert.Len(t, warnings, 1) {
@@ -352,7 +352,7 @@ func TestOneHandlerInProcessAndInAPlugin(t *testing.T) {
 	asPlugin, ok := guard.(func(context.Context, sdk.ToolBeforeIn) (sdk.ToolDecision, bool, error))
 	require.True(t, ok, "a kernel handler is not a plugin handler")
 	inProcess := hooks.New(hooks.Config{})
-	require.NoError(t, inProcess.Mount(kernel.ToolBefore.Bind("guard", guard.(func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error)))))
+	require.NoError(t, inProcess.Mount(hooks.ToolBefore.Bind("guard", guard.(func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error)))))
 	c, _ := memPlugin(t, sdkPlugin(t, hookList{sdk.ToolBefore("guard", asPlugin)}))
 	remote := hooks.New(hooks.Config{})
 	for _, m := range c.Mounts() {
@@ -361,9 +361,9 @@ func TestOneHandlerInProcessAndInAPlugin(t *testing.T) {
 	}
 	for _, call := range []hookdata.ToolCall{{ID: "1", Name: "Bash"}, {ID: "2", Name: "Read"}} {
 		in := kernel.ToolBeforeIn{SessionID: "s1", Call: call}
-		want, wantOK, err := kernel.ToolBefore.Dispatch(context.Background(), inProcess, in)
+		want, wantOK, err := hooks.ToolBefore.Dispatch(context.Background(), inProcess, in)
 		require.NoError(t, err)
-		got, gotOK, err := kernel.ToolBefore.Dispatch(context.Background(), remote, in)
+		got, gotOK, err := hooks.ToolBefore.Dispatch(context.Background(), remote, in)
 		require.NoError(t, err)
 		assert.Equal(t, wantOK, gotOK, "%s: decided", call.Name)
 		assert.Equal(t, want, got, "%s: decision", call.Name)

@@ -448,7 +448,7 @@ func TestCmdHooksOrderBetweenBuiltinsAndPlugins(t *testing.T) {
 	ch, err := cmdhooks.New(cmdhooks.Config{Settings: settings, WorkDir: work})
 	require.NoError(t, err)
 	after := func(name string) hooks.Mount {
-		return kernel.ToolAfter.Bind(name, func(context.Context, kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+		return hooks.ToolAfter.Bind(name, func(context.Context, kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return kernel.ToolFeedback{Context: "[" + name + "]"}, true, nil
 		})
 	}

@@ -51,22 +51,22 @@ func TestFrontDoorOptionsCapabilitiesAreBuiltins(t *testing.T) {
 	dir := asmTempDir(t)
 	asmExtension(t, filepath.Join(dir, "ext"), "docs-style", "Docs style.")
 	path := asmWriteConfig(t, dir, `{"workDir": ".", "skills": {"userRoots": []}, "extensions": [{"dir": "ext"}]}`)
-	guard := kernel.ToolBefore.Bind("no-force", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	guard := hooks.ToolBefore.Bind("no-force", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		deny := strings.Contains(string(in.Call.Arguments), "--force")
 		return kernel.ToolDecision{Deny: deny, Reason: "no force"}, deny, nil
 	})
-	first := kernel.NewCapability("first", kernel.ContextPrepare.Bind("one", fdSay("ONE")), guard)
-	second := kernel.NewCapability("second", kernel.ContextPrepare.Bind("two", fdSay("TWO")))
+	first := kernel.NewCapability("first", hooks.ContextPrepare.Bind("one", fdSay("ONE")), guard)
+	second := kernel.NewCapability("second", hooks.ContextPrepare.Bind("two", fdSay("TWO")))
 	k := asmLoad(t, path, assembly.Options{Capabilities: []kernel.Capability{first, second}})
 
 	assert.Equal(t, []string{"environment builtin", "one builtin", "two builtin"}, fdHandlers(t, k, hooks.ContextPrepare.Name))
 	assert.Equal(t, []string{"no-force builtin"}, fdHandlers(t, k, hooks.ToolBefore.Name))
 
-	outs, err := kernel.ContextPrepare.Dispatch(context.Background(), k.Hooks(), kernel.PrepareIn{})
+	outs, err := hooks.ContextPrepare.Dispatch(context.Background(), k.Hooks(), kernel.PrepareIn{})
 	require.NoError(t, err)
 	require.Len(t, outs, 3)
 	assert.Equal(t, []string{"ONE", "TWO"}, outs[1:])
-	d, decided, err := kernel.ToolBefore.Dispatch(context.Background(), k.Hooks(),
+	d, decided, err := hooks.ToolBefore.Dispatch(context.Background(), k.Hooks(),
 		kernel.ToolBeforeIn{Call: hookdata.ToolCall{Name: "Bash", Arguments: []byte(`{"command":"git push --force"}`)}})
 	require.NoError(t, err)
 	assert.True(t, decided)
@@ -299,25 +299,25 @@ func TestFrontDoorOSErrorsAreNotConfigErrors(t *testing.T) {
 func TestFrontDoorTypedBindPoints(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct{ got, want string }{
-		{kernel.SessionStart.Bind("h", func(context.Context, kernel.SessionStartIn) (string, bool, error) { return "", false, nil }).Point, "session:start"},
-		{kernel.ContextPrepare.Bind("h", fdSay("x")).Point, "context:prepare"},
-		{kernel.ContextCompact.Bind("h", func(context.Context, kernel.CompactIn) (kernel.Compaction, bool, error) {
+		{hooks.SessionStart.Bind("h", func(context.Context, kernel.SessionStartIn) (string, bool, error) { return "", false, nil }).Point, "session:start"},
+		{hooks.ContextPrepare.Bind("h", fdSay("x")).Point, "context:prepare"},
+		{hooks.ContextCompact.Bind("h", func(context.Context, kernel.CompactIn) (kernel.Compaction, bool, error) {
 			return kernel.Compaction{}, false, nil
 		}).Point, "context:compact"},
-		{kernel.ToolBefore.Bind("h", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+		{hooks.ToolBefore.Bind("h", func(context.Context, kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			return kernel.ToolDecision{}, false, nil
 		}).Point, "tool:before"},
-		{kernel.TurnEnd.Bind("h", func(context.Context, kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+		{hooks.TurnEnd.Bind("h", func(context.Context, kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 			return kernel.TurnDecision{}, false, nil
 		}).Point, "turn:end"},
-		{kernel.PromptSubmit.Bind("h", func(context.Context, kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
+		{hooks.PromptSubmit.Bind("h", func(context.Context, kernel.PromptSubmitIn) (kernel.PromptDecision, bool, error) {
 			return kernel.PromptDecision{}, false, nil
 		}).Point, "prompt:submit"},
-		{kernel.ToolAfter.Bind("h", func(context.Context, kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
+		{hooks.ToolAfter.Bind("h", func(context.Context, kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return kernel.ToolFeedback{}, false, nil
 		}).Point, "tool:after"},
-		{kernel.CompactBefore.Bind("h", func(context.Context, kernel.CompactBeforeIn) error { return nil }).Point, "compact:before"},
-		{kernel.SessionEnd.Bind("h", func(context.Context, kernel.SessionEndIn) error { return nil }).Point, "session:end"},
+		{hooks.CompactBefore.Bind("h", func(context.Context, kernel.CompactBeforeIn) error { return nil }).Point, "compact:before"},
+		{hooks.SessionEnd.Bind("h", func(context.Context, kernel.SessionEndIn) error { return nil }).Point, "session:end"},
 	}
 	require.Len(t, tests, len(hooks.StandardPoints()), "every standard point has a typed Bind")
 	for _, tt := range tests {
@@ -326,10 +326,10 @@ func TestFrontDoorTypedBindPoints(t *testing.T) {
 
 	// Behaviour: a bound turn:end handler decides the turn, in a kernel.
 	r := hooks.New(hooks.Config{})
-	require.NoError(t, r.Mount(kernel.TurnEnd.Bind("stop", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
+	require.NoError(t, r.Mount(hooks.TurnEnd.Bind("stop", func(_ context.Context, in kernel.TurnEndIn) (kernel.TurnDecision, bool, error) {
 		return kernel.TurnDecision{End: in.Step >= 2}, true, nil
 	})))
-	d, handled, err := kernel.TurnEnd.Dispatch(ctx, r, kernel.TurnEndIn{Step: 2})
+	d, handled, err := hooks.TurnEnd.Dispatch(ctx, r, kernel.TurnEndIn{Step: 2})
 	require.NoError(t, err)
 	assert.True(t, handled)
 	assert.True(t, d.End)

@@ -157,7 +157,7 @@ type hooksCompactOut struct {
 // crashed and the plugin won" cannot pass for success). When it has nothing to
 // decide, the plugin gets its turn.
 func TestHooksSessionCompactorBeatsPlugin(t *testing.T) {
-	compact := hooks.NewFirstWin[hooksCompactIn, hooksCompactOut](hooks.ContextCompact)
+	compact := hooks.NewFirstWin[hooksCompactIn, hooksCompactOut](hooks.ContextCompact.Point)
 	tests := []struct {
 		name          string
 		pluginFirst   bool // mount call order
@@ -567,7 +567,7 @@ func TestHooksWrongScopeMountFails(t *testing.T) {
 		r := hooks.New(hooks.Config{Scope: hooks.ScopeRun})
 		err := r.Declare(hooks.Point{Name: "session:end", Kind: hooks.Concat, Scope: hooks.ScopeSession})
 		assert.ErrorIs(t, err, hooks.ErrWrongScope, "Declare(session point) into run registry")
-		assert.ErrorIs(t, r.Declare(hooks.ContextCompact), hooks.ErrWrongScope, "Declare(context:compact) into run registry")
+		assert.ErrorIs(t, r.Declare(hooks.ContextCompact.Point), hooks.ErrWrongScope, "Declare(context:compact) into run registry")
 	})
 
 	// A standard point's name cannot be re-declared with this registry's scope
@@ -625,7 +625,7 @@ func TestHooksUnknownPointFails(t *testing.T) {
 func TestHooksTypedPointsRoundTrip(t *testing.T) {
 	t.Run("concat", func(t *testing.T) {
 		h := newHooksHarness(hooks.ScopeRun)
-		prepare := hooks.NewConcat[[]string, string](hooks.ContextPrepare)
+		prepare := hooks.NewConcat[[]string, string](hooks.ContextPrepare.Point)
 		mount := func(name string, origin hooks.Origin, fn func([]string) (string, bool, error)) {
 			t.Helper()
 			err := prepare.Mount(h.reg, name, origin, func(_ context.Context, in []string) (string, bool, error) {
@@ -658,7 +658,7 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 		type call struct{ Tool string }
 		type verdict struct{ Deny bool }
 		h := newHooksHarness(hooks.ScopeRun)
-		before := hooks.NewFirstWin[call, verdict](hooks.ToolBefore)
+		before := hooks.NewFirstWin[call, verdict](hooks.ToolBefore.Point)
 		mount := func(name string, origin hooks.Origin, fn func(call) (verdict, bool, error)) {
 			t.Helper()
 			err := before.Mount(h.reg, name, origin, func(_ context.Context, in call) (verdict, bool, error) {
@@ -699,10 +699,10 @@ func TestHooksTypedPointsRoundTrip(t *testing.T) {
 			f         func()
 			wantPanic bool
 		}{
-			{"NewConcat(tool:before)", func() { hooks.NewConcat[string, string](hooks.ToolBefore) }, true},
-			{"NewFirstWin(context:prepare)", func() { hooks.NewFirstWin[string, string](hooks.ContextPrepare) }, true},
-			{"NewConcat(session:start)", func() { hooks.NewConcat[string, string](hooks.SessionStart) }, false},
-			{"NewFirstWin(context:compact)", func() { hooks.NewFirstWin[string, string](hooks.ContextCompact) }, false},
+			{"NewConcat(tool:before)", func() { hooks.NewConcat[string, string](hooks.ToolBefore.Point) }, true},
+			{"NewFirstWin(context:prepare)", func() { hooks.NewFirstWin[string, string](hooks.ContextPrepare.Point) }, true},
+			{"NewConcat(session:start)", func() { hooks.NewConcat[string, string](hooks.SessionStart.Point) }, false},
+			{"NewFirstWin(context:compact)", func() { hooks.NewFirstWin[string, string](hooks.ContextCompact.Point) }, false},
 		}
 		for _, tt := range tests {
 			assert.Equal(t, tt.wantPanic, hooksPanics(tt.f), "%s panicked", tt.name)
@@ -1145,7 +1145,7 @@ func TestHooksTypedPointWrongTypeIsAWarnedFailure(t *testing.T) {
 
 	t.Run("concat", func(t *testing.T) {
 		h := newHooksHarness(hooks.ScopeRun)
-		pt := hooks.NewConcat[string, string](hooks.ContextPrepare)
+		pt := hooks.NewConcat[string, string](hooks.ContextPrepare.Point)
 		h.mount(t, pt.Name, hooksSpec{name: "foreign", origin: hooks.Builtin, res: hooks.Handled(42)})
 		require.NoError(t, pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
 			return "ok", true, nil
@@ -1158,7 +1158,7 @@ func TestHooksTypedPointWrongTypeIsAWarnedFailure(t *testing.T) {
 
 	t.Run("firstWin", func(t *testing.T) {
 		h := newHooksHarness(hooks.ScopeRun)
-		pt := hooks.NewFirstWin[string, string](hooks.ToolBefore)
+		pt := hooks.NewFirstWin[string, string](hooks.ToolBefore.Point)
 		h.mount(t, pt.Name, hooksSpec{name: "foreign", origin: hooks.Builtin, res: hooks.Handled(42)})
 		require.NoError(t, pt.Mount(h.reg, "typed", hooks.Plugin, func(context.Context, string) (string, bool, error) {
 			return "deny", true, nil

@@ -23,6 +23,7 @@ import (
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
@@ -330,7 +331,7 @@ func TestMCPClientCrashCostsOnlyItsTools(t *testing.T) {
 // refuses destructive tools works on an MCP server's.
 func TestMCPClientAnnotationsOnToolBefore(t *testing.T) {
 	var seen sync.Map
-	policy := kernel.NewCapability("no-destructive", kernel.ToolBefore.Bind("no-destructive", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
+	policy := kernel.NewCapability("no-destructive", hooks.ToolBefore.Bind("no-destructive", func(_ context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 		seen.Store(in.Call.Name, in.Annotations)
 		if in.Annotations != nil && in.Annotations.Destructive {
 			return kernel.ToolDecision{Deny: true, Reason: "destructive tools need a person"}, true, nil

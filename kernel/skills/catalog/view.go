@@ -67,15 +67,9 @@ type View struct {
 func (v View) Cut() bool { return v.Summary.Shortened > 0 || len(v.Summary.Omitted) > 0 }
 
 // ViewOf returns what the model sees of c under b in mode: in catalog mode
-// Render with the message frame, in tools mode the bounded tool list. A
-// catalog served from the registry's cache computes it once per budget and
-// mode (skills.Catalog.Memo), so a step where nothing changed renders
-// nothing.
+// Render with the message frame, in tools mode the bounded tool list.
 func ViewOf(c skills.Catalog, b skills.Budget, mode skills.Mode) View {
-	return c.Memo(b, mode, func() any { return view(c.Skills, b, mode) }).(View)
-}
-
-func view(all []skills.Skill, b skills.Budget, mode skills.Mode) View {
+	all := c.Skills
 	if mode == skills.ModeTools {
 		return toolsView(all, b)
 	}

@@ -14,13 +14,12 @@ import (
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )
 
-// viaFS is the local file system under another type: a DirSource reading
-// through it takes the generic path (FS.Open, Stat, Read, Close), where
-// OSFS itself reads skill files with direct system calls on Linux.
+// viaFS is the local file system under another type: a DirSource reads
+// every FS, OSFS included, the one way (FS.Open, Stat, Read, Close).
 type viaFS struct{ skillfs.OSFS }
 
-// Protects: the direct reads of a local root (OSFS) reach exactly the
-// outcome of the generic FS path, entry by entry — the same skills, the
+// Protects: the reads of a local root (OSFS) reach exactly the outcome of
+// any other FS over the same files, entry by entry — the same skills, the
 // same warnings word for word, in the same order, for every kind of entry a
 // root can hold: a FIFO or a folder where SKILL.md should be, symlinks
 // (good, broken, looping), binary and broken files, a lower-case skill.md,

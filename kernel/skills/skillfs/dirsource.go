@@ -145,7 +145,6 @@ func (d *DirSource) scan(ctx context.Context) (skills.Set, RootWatch, error) {
 		d.assemble()
 	}
 	set := *d.last
-	set.Guarded, set.Frozen = d.invalidate != nil, true
 	// What failed transiently is read again next time.
 	for name := range d.incomplete {
 		d.markDirty(name)
@@ -205,9 +204,7 @@ func (d *DirSource) scanRoot(ctx context.Context, root string, prev map[string]e
 		return r
 	}
 	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return strings.HasPrefix(e.Name(), ".") })
-	open, done := rootOpener(d.FS, abs)
-	results := d.readEntries(ctx, open, abs, entries, pre)
-	done()
+	results := d.readEntries(ctx, fsOpener{d.FS}, abs, entries, pre)
 	if ctx.Err() != nil {
 		r.incomplete = true
 		return r
@@ -385,9 +382,8 @@ func (d *DirSource) assemble() {
 			warnings += len(e.warnings)
 		}
 	}
-	// Sized up front: published skills carry about three warnings each, and
-	// growing a slice of tens of thousands by appends was a fifth of what a
-	// discovery allocated.
+	// Sized up front: a root holds tens of thousands of skills, and
+	// published skills carry about three warnings each.
 	set.Skills = make([]skills.Skill, 0, total)
 	if warnings > 0 {
 		set.Warnings = make([]contract.Warning, 0, warnings)

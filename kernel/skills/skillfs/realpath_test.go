@@ -41,7 +41,7 @@ func messages(ws []contract.Warning) []string {
 	return out
 }
 
-// bothFS reads a test's roots through OSFS (direct system calls on Linux)
+// bothFS reads a test's roots through OSFS
 // and through the generic FS path, which the guarded port takes.
 var bothFS = map[string]skillfs.FS{"OSFS": skillfs.OSFS{}, "generic FS": viaFS{}}
 

@@ -175,11 +175,9 @@ func (d *DirSource) prefetch(roots []string) (armed func(root int, entry string,
 	}
 	ch := make(chan item, 256) // armed blocks the arming when reads fall this far behind
 	out := make([]map[string]prefetched, len(roots))
-	openers, prefixes := make([]opener, len(roots)), make([]string, len(roots))
-	closers := make([]func(), len(roots))
+	prefixes := make([]string, len(roots))
 	for i, r := range roots {
 		out[i] = map[string]prefetched{}
-		openers[i], closers[i] = rootOpener(d.FS, r)
 		prefixes[i] = strings.TrimSuffix(r, string(filepath.Separator)) + string(filepath.Separator)
 	}
 	var mu sync.Mutex
@@ -187,7 +185,7 @@ func (d *DirSource) prefetch(roots []string) (armed func(root int, entry string,
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for it := range ch {
-				st := d.readEntrySafe(context.Background(), openers[it.root], prefixes[it.root]+it.entry, it.mode)
+				st := d.readEntrySafe(context.Background(), fsOpener{d.FS}, prefixes[it.root]+it.entry, it.mode)
 				mu.Lock()
 				out[it.root][it.entry] = prefetched{mode: it.mode, st: st}
 				mu.Unlock()
@@ -202,9 +200,6 @@ func (d *DirSource) prefetch(roots []string) (armed func(root int, entry string,
 	wait = func() []map[string]prefetched {
 		close(ch)
 		wg.Wait()
-		for _, c := range closers {
-			c()
-		}
 		return out
 	}
 	return armed, wait
