@@ -202,7 +202,7 @@ func New(cfg Config) (*Kernel, error) {
 	if err := k.hooks.Declare(InstructionsLoaded.Point); err != nil {
 		return nil, err
 	}
-	for _, p := range []hooks.Point{SubagentStart.Point, SubagentStop.Point} {
+	for _, p := range []hooks.Point{SubagentStart.Point, SubagentStop.Point, PermissionRequest.Point} {
 		if err := k.hooks.Declare(p); err != nil {
 			return nil, err
 		}

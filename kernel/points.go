@@ -48,6 +48,11 @@ var (
 	// SubagentStop tells every handler that a subagent's turn ended.
 	// Declared by the kernel; not on the plugin wire.
 	SubagentStop = hooks.NewNotify[SubagentStopIn](hooks.Point{Name: "subagent:stop", Kind: hooks.Concat, Scope: hooks.ScopeRun})
+	// PermissionRequest runs when a call would be put to the person (a
+	// permission rule's or a tool:before handler's ask): the first handler
+	// that decides allows or denies it in the person's stead. Declared by
+	// the kernel; not on the plugin wire.
+	PermissionRequest = hooks.NewFirstWin[PermissionRequestIn, PermissionAnswer](hooks.Point{Name: "permission:request", Kind: hooks.FirstWin, Scope: hooks.ScopeRun})
 )
 
 // The payloads and results of the standard points: the types of package
@@ -88,6 +93,10 @@ type (
 	SubagentStartIn = hookdata.SubagentStartIn
 	// SubagentStopIn is the subagent:stop payload.
 	SubagentStopIn = hookdata.SubagentStopIn
+	// PermissionRequestIn is the permission:request payload.
+	PermissionRequestIn = hookdata.PermissionRequestIn
+	// PermissionAnswer is a permission:request result.
+	PermissionAnswer = hookdata.PermissionAnswer
 	// InstructionFile is one file of an InstructionsLoadedIn.
 	InstructionFile = hookdata.InstructionFile
 )
