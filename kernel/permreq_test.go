@@ -169,7 +169,7 @@ func TestPermissionRequestInterruptStopsTheTurn(t *testing.T) {
 	bash, probe := agEcho("Bash", "Runs a command.")
 	h := &prHandler{answered: true, a: kernel.PermissionAnswer{Deny: true, Message: "STOP-HERE", Interrupt: true}}
 	c := &agCap{name: "tools", tools: []contract.Tool{bash}, mounts: []hooks.Mount{h.mount()}}
-	k := pmKernel(t, &pmRules{by: map[string]kernel.PermissionDecision{"Bash": pmAskGit}}, []kernel.Capability{c}, "", pmScript(prPush, prPush)...)
+	k := pmKernel(t, &pmRules{by: map[string]kernel.PermissionDecision{"Bash": pmAskGit}}, []kernel.Capability{c}, "", pmScript(prPush)[:1]...)
 	s := pmOpen(t, k, kernel.SessionConfig{})
 	_, err := s.Run(t.Context(), "go")
 	require.Error(t, err)
