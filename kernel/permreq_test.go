@@ -135,9 +135,9 @@ func TestPermissionRequestAnswersAnAsk(t *testing.T) {
 	}
 }
 
-// A tool:before handler's ask reaches permission:request too (with no
-// rule), and an answer's Args meet the deny rules again: a rewrite never
-// passes a deny.
+// Protects: M1123 (a rewrite passes a deny rule). A tool:before
+// handler's ask reaches permission:request too (with no rule), and an
+// answer's Args meet the deny rules again: a rewrite never passes a deny.
 func TestPermissionRequestHookAskAndRewrittenDeny(t *testing.T) {
 	bash, probe := agEcho("Bash", "Runs a command.")
 	h := &prHandler{answered: true, a: kernel.PermissionAnswer{Args: json.RawMessage(`{"command":"rm -rf /"}`)}}
@@ -163,8 +163,9 @@ func TestPermissionRequestHookAskAndRewrittenDeny(t *testing.T) {
 	assert.Contains(t, res[0].Text, `denied by the deny rule "Bash(rm:*)"`)
 }
 
-// A deny answer with Interrupt ends the turn after this step, telling the
-// person why: the model is not asked again.
+// Protects: M1124 (Interrupt ignored). A deny answer with Interrupt ends
+// the turn after this step, telling the person why: the model is not asked
+// again.
 func TestPermissionRequestInterruptStopsTheTurn(t *testing.T) {
 	bash, probe := agEcho("Bash", "Runs a command.")
 	h := &prHandler{answered: true, a: kernel.PermissionAnswer{Deny: true, Message: "STOP-HERE", Interrupt: true}}

@@ -123,11 +123,11 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	}
 	if ask {
 		// permission:request answers before anyone is asked.
-		in := PermissionRequestIn{SessionID: s.ID(), Call: hookdata.ToolCall(call), Rule: pd.Rule, Reason: askReason}
+		req := PermissionRequestIn{SessionID: s.ID(), Call: hookdata.ToolCall(call), Rule: pd.Rule, Reason: askReason}
 		if i >= 0 {
-			in.Annotations = tools[i].Annotations
+			req.Annotations = tools[i].Annotations
 		}
-		a, answered, err := PermissionRequest.Dispatch(ctx, s.k.hooks, in)
+		a, answered, err := PermissionRequest.Dispatch(ctx, s.k.hooks, req)
 		switch {
 		case err != nil:
 			return contract.ErrorResult("tool call not run: %v", err), pd, "hook_error"

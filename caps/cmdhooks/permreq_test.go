@@ -93,8 +93,7 @@ func prHook(in, command string) string {
 	return `{"PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ` + jsonString(stdinTo(in)+"; "+command) + `}]}]}`
 }
 
-// Protects: M1120 (PermissionRequest consulted for a deny rule). A call a
-// deny rule matches is denied without the hook running: its allow cannot
+// A call a deny rule matches is denied without the hook running: its allow cannot
 // pass the deny.
 func TestPermissionRequestHookNeverSeesADeny(t *testing.T) {
 	t.Parallel()
@@ -107,8 +106,9 @@ func TestPermissionRequestHookNeverSeesADeny(t *testing.T) {
 	assert.Contains(t, result, `"Bash(rm:*)"`)
 }
 
-// Protects: M1121 (its allow ignored), M1122 (its deny ignored). An ask
-// rule's call runs the PermissionRequest hook with Claude Code's input;
+// Protects: M1125 (its allow ignored), M1126 (its deny ignored), M1127
+// (updatedInput dropped). An ask rule's call runs the PermissionRequest
+// hook with Claude Code's input;
 // its decision answers without the person (allow runs the call, with its
 // updatedInput; deny and exit 2 give the model the message), and without
 // a decision, or when its matcher does not select the tool, the person is
@@ -175,8 +175,9 @@ func TestPermissionRequestHookAnswersAnAsk(t *testing.T) {
 	}
 }
 
-// PermissionRequest is an event Helios runs (not among the unknown ones),
-// and "if" filters it as it does the other tool events.
+// Protects: M1128 (PermissionRequest not run). PermissionRequest is an
+// event Helios runs (not among the unknown ones), and "if" filters it as
+// it does the other tool events.
 func TestPermissionRequestIsRunAndTakesIf(t *testing.T) {
 	t.Parallel()
 	var s cmdhooks.Settings
