@@ -205,7 +205,7 @@ func New(cfg Config) (*Kernel, error) {
 	if err := k.hooks.Declare(hooks.InstructionsLoaded.Point); err != nil {
 		return nil, err
 	}
-	for _, p := range []hooks.Point{hooks.SubagentStart.Point, hooks.SubagentStop.Point} {
+	for _, p := range []hooks.Point{hooks.SubagentStart.Point, hooks.SubagentStop.Point, hooks.PermissionRequest.Point} {
 		if err := k.hooks.Declare(p); err != nil {
 			return nil, err
 		}

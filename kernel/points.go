@@ -9,8 +9,8 @@ import (
 )
 
 // The standard points, and the points the kernel declares beside them
-// (instructions:loaded, subagent:start, subagent:stop), live in package
-// hooks: hooks.ToolBefore, hooks.SubagentStart, ...
+// (instructions:loaded, subagent:start, subagent:stop, permission:request),
+// live in package hooks: hooks.ToolBefore, hooks.SubagentStart, ...
 
 // The payloads and results of the standard points: the types of package
 // hookdata, which plugins/sdk aliases too, so a handler written for the
@@ -50,6 +50,10 @@ type (
 	SubagentStartIn = hookdata.SubagentStartIn
 	// SubagentStopIn is the subagent:stop payload.
 	SubagentStopIn = hookdata.SubagentStopIn
+	// PermissionRequestIn is the permission:request payload.
+	PermissionRequestIn = hookdata.PermissionRequestIn
+	// PermissionAnswer is a permission:request result.
+	PermissionAnswer = hookdata.PermissionAnswer
 	// InstructionFile is one file of an InstructionsLoadedIn.
 	InstructionFile = hookdata.InstructionFile
 )

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
@@ -121,8 +123,33 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 		ask, askReason = true, strings.TrimSpace(askReason+"\n"+pd.Reason)
 	}
 	if ask {
-		if why := s.confirm(ctx, call, askReason, pd, decided && d.Ask); why != "" {
+		// permission:request answers before anyone is asked.
+		req := PermissionRequestIn{SessionID: s.ID(), Call: hookdata.ToolCall(call), Rule: pd.Rule, Reason: askReason}
+		if i >= 0 {
+			req.Annotations = tools[i].Annotations
+		}
+		a, answered, err := hooks.PermissionRequest.Dispatch(ctx, s.k.hooks, req)
+		switch {
+		case err != nil:
+			return contract.ErrorResult("tool call not run: %v", err), pd, "hook_error"
+		case answered && a.Deny:
+			why := cmp.Or(a.Message, "denied by a permission:request handler")
+			if a.Interrupt {
+				s.stop(why)
+			}
 			return contract.ErrorResult("tool call %s denied: %s", c.Name, why), pd, "denied"
+		case answered && len(a.Args) > 0:
+			// The rewritten call meets the deny rules again: an answer
+			// never passes a deny.
+			args = a.Args
+			call.Arguments = args
+			if re := s.decide(ctx, call); re.Behavior == PermissionDeny {
+				return contract.ErrorResult("tool call %s denied: %s", c.Name, re.Reason), re, "denied"
+			}
+		case !answered:
+			if why := s.confirm(ctx, call, askReason, pd, decided && d.Ask); why != "" {
+				return contract.ErrorResult("tool call %s denied: %s", c.Name, why), pd, "denied"
+			}
 		}
 	}
 	if i < 0 {

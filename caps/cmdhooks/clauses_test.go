@@ -124,6 +124,7 @@ func TestEveryEventArrivesOnItsPoint(t *testing.T) {
 		cmdhooks.InstructionsLoaded: {"instructions:loaded", kernel.InstructionsLoadedIn{SessionID: "s1", Files: []hookdata.InstructionFile{{Path: "/w/AGENTS.md", MemoryType: "Project", LoadReason: "session_start"}}}, "file_path", "/w/AGENTS.md"},
 		cmdhooks.UserPromptSubmit:   {"prompt:submit", kernel.PromptSubmitIn{SessionID: "s1", Prompt: "hello"}, "prompt", "hello"},
 		cmdhooks.PreToolUse:         {"tool:before", kernel.ToolBeforeIn{SessionID: "s1", Call: call}, "tool_name", "Bash"},
+		cmdhooks.PermissionRequest:  {"permission:request", kernel.PermissionRequestIn{SessionID: "s1", Call: call, Rule: "Bash"}, "tool_name", "Bash"},
 		cmdhooks.PostToolUse:        {"tool:after", kernel.ToolAfterIn{SessionID: "s1", Call: call, Content: "a\n"}, "tool_use_id", "toolu_9"},
 		cmdhooks.PostToolUseFailure: {"tool:after", kernel.ToolAfterIn{SessionID: "s1", Call: call, Content: "boom", IsError: true}, "error", "boom"},
 		cmdhooks.Stop:               {"turn:end", kernel.TurnEndIn{SessionID: "s1", Step: 1, Text: "done"}, "stop_hook_active", false},

@@ -319,6 +319,10 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 		return hooks.ToolBefore.Bind(h.name(), func(ctx context.Context, in kernel.ToolBeforeIn) (kernel.ToolDecision, bool, error) {
 			return c.preToolUse(ctx, h, in)
 		})
+	case PermissionRequest:
+		return hooks.PermissionRequest.Bind(h.name(), func(ctx context.Context, in kernel.PermissionRequestIn) (kernel.PermissionAnswer, bool, error) {
+			return c.permissionRequest(ctx, h, in)
+		})
 	case PostToolUse:
 		return hooks.ToolAfter.Bind(h.name(), func(ctx context.Context, in kernel.ToolAfterIn) (kernel.ToolFeedback, bool, error) {
 			return c.postToolUse(ctx, h, in)
@@ -530,6 +534,45 @@ func (c *Hooks) preToolUse(ctx context.Context, h *hook, in kernel.ToolBeforeIn)
 		return d, d.Args != nil, nil
 	}
 	return kernel.ToolDecision{}, false, fmt.Errorf(`its permissionDecision %q is none of "allow", "deny", "ask": ignored`, decision)
+}
+
+// permissionRequest runs h when a call would be put to the person: its
+// decision's behavior "allow" runs the call (with updatedInput, if any),
+// "deny" refuses it with its message (interrupt also stops the turn); exit
+// 2 denies with stderr, "continue": false denies and stops the turn. No
+// decision leaves the call to the next handler, then the person.
+func (c *Hooks) permissionRequest(ctx context.Context, h *hook, in kernel.PermissionRequestIn) (kernel.PermissionAnswer, bool, error) {
+	if !h.applies(in.Call) {
+		return kernel.PermissionAnswer{}, false, nil
+	}
+	given := claudeInput(in.Call.Name, in.Call.Arguments, c.workDir)
+	r, err := c.call(ctx, h, c.common(in.SessionID, PermissionRequest, input{ToolName: in.Call.Name, ToolInput: given}))
+	switch {
+	case err != nil:
+		return kernel.PermissionAnswer{}, false, err
+	case r.blocked:
+		return kernel.PermissionAnswer{Deny: true, Message: cmp.Or(r.stderr, h.name()+" denied the call")}, true, nil
+	case r.reply.stops():
+		return kernel.PermissionAnswer{Deny: true, Interrupt: true, Message: cmp.Or(r.reply.StopReason, h.name()+` answered "continue": false`)}, true, nil
+	case !r.isJSON || r.reply.Specific.Decision == nil:
+		return kernel.PermissionAnswer{}, false, nil
+	}
+	d := r.reply.Specific.Decision
+	switch d.Behavior {
+	case "deny":
+		return kernel.PermissionAnswer{Deny: true, Interrupt: d.Interrupt, Message: cmp.Or(strings.TrimSpace(d.Message), h.name()+" denied the call")}, true, nil
+	case "allow":
+		var a kernel.PermissionAnswer
+		if len(d.UpdatedInput) > 0 && string(d.UpdatedInput) != "null" {
+			args, ok := heliosInput(in.Call.Name, d.UpdatedInput, given)
+			if !ok {
+				return a, false, errors.New("its decision.updatedInput is not a JSON object: the call is put to the person as the model wrote it")
+			}
+			a.Args = args
+		}
+		return a, true, nil
+	}
+	return kernel.PermissionAnswer{}, false, fmt.Errorf(`its decision.behavior %q is neither "allow" nor "deny": the call is put to the person`, d.Behavior)
 }
 
 // postToolUse runs h after a call that succeeded; a failed call is

@@ -39,6 +39,18 @@ type specific struct {
 	PermissionDecisionReason string          `json:"permissionDecisionReason"`
 	AdditionalContext        string          `json:"additionalContext"`
 	UpdatedInput             json.RawMessage `json:"updatedInput"`
+	// Decision is PermissionRequest's answer.
+	Decision *permissionAnswer `json:"decision"`
+}
+
+// permissionAnswer is a PermissionRequest hook's decision: behavior
+// "allow" (with updatedInput) or "deny" (with message and interrupt).
+// Claude Code's updatedPermissions is not applied.
+type permissionAnswer struct {
+	Behavior     string          `json:"behavior"`
+	UpdatedInput json.RawMessage `json:"updatedInput"`
+	Message      string          `json:"message"`
+	Interrupt    bool            `json:"interrupt"`
 }
 
 // stops says the reply asks to stop the turn ("continue": false).

@@ -104,8 +104,14 @@ const (
 	SubagentStop  = "SubagentStop"
 )
 
+// PermissionRequest runs on permission:request, when a call would be put
+// to the person (a permission rule's or a PreToolUse hook's ask); its
+// matcher selects the tool name. Its decision answers in the person's
+// stead.
+const PermissionRequest = "PermissionRequest"
+
 // events are the events Helios runs, in lifecycle order.
-var events = []string{SessionStart, InstructionsLoaded, UserPromptSubmit, PreToolUse, SubagentStart, SubagentStop, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
+var events = []string{SessionStart, InstructionsLoaded, UserPromptSubmit, PreToolUse, PermissionRequest, SubagentStart, SubagentStop, PostToolUse, PostToolUseFailure, Stop, PreCompact, SessionEnd}
 
 // Events lists the events Helios runs, in lifecycle order.
 func Events() []string { return slices.Clone(events) }
@@ -243,7 +249,7 @@ func checkIf(event, path, rule string) []string {
 		return nil
 	}
 	if !toolEvent(event) {
-		return []string{fmt.Sprintf(`%s: "if" filters tool calls, and %s has none: it applies to PreToolUse, PostToolUse and PostToolUseFailure`, path, event)}
+		return []string{fmt.Sprintf(`%s: "if" filters tool calls, and %s has none: it applies to PreToolUse, PermissionRequest, PostToolUse and PostToolUseFailure`, path, event)}
 	}
 	if _, err := permissions.ParseRule(rule); err != nil {
 		return []string{fmt.Sprintf("%s: %q: %v", path, rule, err)}
@@ -253,5 +259,5 @@ func checkIf(event, path, rule string) []string {
 
 // toolEvent reports the events of a tool call, which "if" may filter.
 func toolEvent(event string) bool {
-	return event == PreToolUse || event == PostToolUse || event == PostToolUseFailure
+	return event == PreToolUse || event == PermissionRequest || event == PostToolUse || event == PostToolUseFailure
 }

@@ -31,7 +31,8 @@ func TestHooksDescribeAndRunJSONNameWhatIsIgnored(t *testing.T) {
   "hooks": {
     "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "async": true, "once": true, "statusMessage": "Guarding", "shell": "bash", "newKey": 1}]}],
     "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
-    "PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]
+    "Elicitation": [{"hooks": [{"type": "command", "command": "true"}]}],
+    "PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./answer.sh"}]}]
   }
 }`), 0o600))
 
@@ -42,15 +43,17 @@ func TestHooksDescribeAndRunJSONNameWhatIsIgnored(t *testing.T) {
 		EventsNotRun []string        `json:"eventsNotRun"`
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &desc), out.String())
-	assert.Equal(t, []string{"Notification", "PermissionRequest"}, desc.EventsNotRun)
+	assert.Equal(t, []string{"Elicitation", "Notification"}, desc.EventsNotRun)
 	assert.Equal(t, []cmdhooks.Info{{Event: "PreToolUse", Path: "hooks.PreToolUse[0].hooks[0]", Matcher: "Bash", Command: "./guard.sh",
-		TimeoutSeconds: 600, Shell: "bash", Async: true, Once: true, StatusMessage: "Guarding"}}, desc.CommandHooks)
+		TimeoutSeconds: 600, Shell: "bash", Async: true, Once: true, StatusMessage: "Guarding"},
+		{Event: "PermissionRequest", Path: "hooks.PermissionRequest[0].hooks[0]", Matcher: "Bash", Command: "./answer.sh", TimeoutSeconds: 600, Shell: "bash"}}, desc.CommandHooks)
 
 	out.Reset()
 	require.Zero(t, run(t.Context(), []string{"hooks", "describe", "--config", cfg}, &out, &errOut), errOut.String())
 	assert.Contains(t, out.String(), `hooks.PreToolUse[0].hooks[0] matcher "Bash": ./guard.sh (timeout 600s, shell bash, async, once per session)`)
 	assert.Contains(t, out.String(), "status: Guarding")
-	assert.Contains(t, out.String(), "events Helios does not run (their hooks are ignored): Notification, PermissionRequest")
+	assert.Contains(t, out.String(), "events Helios does not run (their hooks are ignored): Elicitation, Notification")
+	assert.Regexp(t, `permission:request \(firstWin, run scope\)\n  1\. hooks\.PermissionRequest\[0\]\.hooks\[0\] \(\./answer\.sh\) \[command\]`, out.String())
 
 	out.Reset()
 	require.Zero(t, run(t.Context(), []string{"run", "--json", "--config", cfg, "go"}, &out, &errOut), errOut.String())
@@ -62,6 +65,6 @@ func TestHooksDescribeAndRunJSONNameWhatIsIgnored(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(first), &start), first)
 	assert.Equal(t, "start", start.Kind)
-	assert.Equal(t, []string{"Notification", "PermissionRequest"}, start.HookEventsNotRun)
+	assert.Equal(t, []string{"Elicitation", "Notification"}, start.HookEventsNotRun)
 	assert.Contains(t, strings.Join(start.Warnings, "\n"), "hooks.PreToolUse[0].hooks[0].newKey: unknown field")
 }

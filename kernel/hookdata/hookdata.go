@@ -301,3 +301,43 @@ type SubagentStopIn struct {
 	// Error says why the subagent failed; "" when it answered.
 	Error string
 }
+
+// PermissionRequestIn is the permission:request payload (firstWin, run
+// scope): a call the person would be asked to confirm (a permission rule's
+// ask, or a tool:before handler's), before anyone is asked, in every run,
+// also one where no one can be asked. The first handler that decides
+// returns a PermissionAnswer, which answers in the person's stead; with
+// every handler passing, the person is asked (or, with no one to ask, the
+// call is denied). A call a deny rule matched never gets here.
+type PermissionRequestIn struct {
+	// SessionID is the session the call is in.
+	SessionID string
+	// Call is the call as it would run (arguments rewritten by tool:before).
+	Call ToolCall
+	// Annotations are what the called tool's provider says of it; nil when
+	// it says nothing or no tool has that name.
+	Annotations *contract.ToolAnnotations
+	// Rule is the permission rule that asks; "" when only a tool:before
+	// handler asks.
+	Rule string
+	// Reason is why the call is put to the person: the handler's and the
+	// rule's reasons, as the person would read them.
+	Reason string
+}
+
+// PermissionAnswer is a permission:request result: allow the call (with
+// Args, when set, replacing its arguments) or deny it (Deny) with a
+// Message the model reads as the call's error result. Args must be JSON;
+// the call they make is decided by the deny rules again. Interrupt, with
+// Deny, ends the turn once this step's calls have their results.
+type PermissionAnswer struct {
+	// Deny refuses the call; false allows it.
+	Deny bool
+	// Message says why it is denied, to the model ("denied by a
+	// permission:request handler" when empty).
+	Message string
+	// Args, when set and Deny is not, replace the call's arguments.
+	Args json.RawMessage
+	// Interrupt, with Deny, stops the turn after this step.
+	Interrupt bool
+}

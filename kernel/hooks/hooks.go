@@ -138,6 +138,11 @@ var (
 	// SubagentStop tells every handler that a subagent's turn ended. The
 	// kernel declares it; it is not on the plugin wire.
 	SubagentStop = NewNotify[hookdata.SubagentStopIn](Point{"subagent:stop", Concat, ScopeRun})
+	// PermissionRequest runs when a call would be put to the person (a
+	// permission rule's or a tool:before handler's ask): the first handler
+	// that decides allows or denies it in the person's stead. The kernel
+	// declares it; it is not on the plugin wire.
+	PermissionRequest = NewFirstWin[hookdata.PermissionRequestIn, hookdata.PermissionAnswer](Point{"permission:request", FirstWin, ScopeRun})
 )
 
 // standard is the standard points in lifecycle order.

@@ -664,7 +664,7 @@ func TestCmdHooksBadSettings(t *testing.T) {
 
 	cfg, err := assembly.ParseConfig("c.json", []byte(`{"hooks": {
 		"Notification": [{"hooks": [{"type": "command", "command": "true"}]}],
-		"PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}],
+		"Elicitation": [{"hooks": [{"type": "command", "command": "true"}]}],
 		"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}`))
 	require.NoError(t, err, "an event Helios does not run is no error")
 	var warns []contract.Warning
@@ -675,5 +675,5 @@ func TestCmdHooksBadSettings(t *testing.T) {
 	defer k.Close()
 	require.Len(t, warns, 1)
 	assert.Equal(t, "hooks", warns[0].Path)
-	assert.Contains(t, warns[0].Message, "Notification, PermissionRequest")
+	assert.Contains(t, warns[0].Message, "Elicitation, Notification")
 }
