@@ -162,11 +162,6 @@ func probeSwapperAgainstWrite(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(w.work, ".git", "config"))
 	require.NoError(t, err)
 	assert.Equal(t, gitConfig, string(got), ".git/config was rewritten through the swapped link")
-	for i, r := range res[1:] {
-		if !strings.HasPrefix(r.Content, "Wrote") {
-			assert.Contains(t, r.Content, "refused", "write %d", i)
-		}
-	}
 }
 
 // Probe 5: the session's terminal, the pty the user types at, is out of
