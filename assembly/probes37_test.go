@@ -103,7 +103,7 @@ func TestMCPArgsVariableNotStoredThroughARun(t *testing.T) {
 	t.Setenv("HOME", out)
 	// The model knows the flag's name, not its value; the bracket keeps
 	// grep from finding its own command line.
-	find := `for i in $(seq 100); do f=$(grep -a -l -e '--probe37-to[k]en=' /proc/[0-9]*/cmdline 2>/dev/null | head -1); [ -n "$f" ] && break; sleep 0.05; done; tr '\0' ' ' < "$f"`
+	find := `for i in $(seq 100); do out=$(for f in $(grep -a -l -e '--probe37-to[k]en=' /proc/[0-9]*/cmdline 2>/dev/null); do tr '\0' ' ' < "$f" 2>/dev/null && echo; done); [ -n "$out" ] && break; sleep 0.05; done; echo "$out"`
 	var mu sync.Mutex
 	var result string
 	srv := modeltest.NewServer(t,
@@ -122,12 +122,14 @@ func TestMCPArgsVariableNotStoredThroughARun(t *testing.T) {
   "model": {"baseURL": "`+srv.URL()+`", "name": "scripted", "apiKeyEnv": ""},
   "sessions": {"dir": "`+sessions+`"},
   "tools": {"sandbox": {"mode": "off"}},
-  "mcp": {"servers": {"t": {"command": "/bin/sh", "args": ["-c", "MCPTEST_SERVE=stdio exec \"$0\" \"$1\"", `+jsonString(os.Args[0])+`, "--probe37-token=${PROBE37_MCP_TOKEN}"]}}}
+  "mcp": {"servers": {"t": {"command": "/bin/sh", "args": ["-c", "MCPTEST_SERVE=stdio \"$0\"; exit $?", `+jsonString(os.Args[0])+`, "--probe37-token=${PROBE37_MCP_TOKEN}"]}}}
 }`)
 	k, err := assembly.Load(ctx, cfgPath, assembly.Options{WorkDir: work, Secrets: redact.New()})
 	require.NoError(t, err)
 	defer k.Close()
-	require.Contains(t, mcpServers(t, k), "t") // started: its argv holds the value
+	// Started: the shell's argv holds the value (the server it runs gets
+	// none, so any test binary serves).
+	require.Empty(t, mcpServers(t, k)["t"].Status().Err)
 	s, err := k.OpenSession(ctx, kernel.SessionConfig{})
 	require.NoError(t, err)
 	answer, err := s.Run(ctx, "go")
