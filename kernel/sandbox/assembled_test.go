@@ -63,28 +63,55 @@ func sbReal(t *testing.T, p string) string {
 // each step, and returns the tool results in order.
 func (w *sbWorld) run(t *testing.T, tools map[string]any, modelKeys map[string]any, calls ...model.ToolCall) []sbResult {
 	t.Helper()
+	steps := make([][]model.ToolCall, len(calls))
+	for i, c := range calls {
+		steps[i] = []model.ToolCall{c}
+	}
+	return w.runSteps(t, tools, modelKeys, steps...)
+}
+
+// runSteps is run with several tool calls in a step: steps[i] are the
+// calls of step i (before[i] runs before it); the results are in the
+// order of the calls.
+func (w *sbWorld) runSteps(t *testing.T, tools map[string]any, modelKeys map[string]any, calls ...[]model.ToolCall) []sbResult {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var mu sync.Mutex // the steps run on the server's goroutine
 	var results []sbResult
 	var steps []modeltest.Step
-	for i, c := range calls {
-		c.ID = fmt.Sprintf("c%d", i+1)
+	n := 0
+	var prev []string // the ids of the step before
+	collect := func(req modeltest.Recorded, ids []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range ids {
+			results = append(results, sbToolResult(req, id))
+		}
+	}
+	for i, cs := range calls {
+		var ids []string
+		var batch []model.ToolCall
+		for _, c := range cs {
+			n++
+			c.ID = fmt.Sprintf("c%d", n)
+			ids = append(ids, c.ID)
+			batch = append(batch, c)
+		}
+		done := prev
 		steps = append(steps, func(req modeltest.Recorded) modeltest.Reply {
-			if i > 0 {
-				mu.Lock()
-				results = append(results, sbToolResult(req, fmt.Sprintf("c%d", i)))
-				mu.Unlock()
-			}
+			collect(req, done)
 			if f := w.before[i]; f != nil {
 				f()
 			}
-			return modeltest.Reply{ToolCalls: []model.ToolCall{c}}
+			return modeltest.Reply{ToolCalls: batch}
 		})
+		prev = ids
 	}
+	done := prev
 	steps = append(steps, func(req modeltest.Recorded) modeltest.Reply {
+		collect(req, done)
 		mu.Lock()
-		results = append(results, sbToolResult(req, fmt.Sprintf("c%d", len(calls))))
 		w.last = req
 		mu.Unlock()
 		return modeltest.Reply{Text: "done"}
@@ -117,7 +144,7 @@ func (w *sbWorld) run(t *testing.T, tools map[string]any, modelKeys map[string]a
 	require.Equal(t, "done", answer)
 	mu.Lock()
 	defer mu.Unlock()
-	require.Len(t, results, len(calls))
+	require.Len(t, results, n)
 	return results
 }
 

@@ -112,6 +112,10 @@ func probe(args []string) int {
 		}
 		report("spawn", err)
 		select {}
+	case "swap": // see probes37_test.go
+		return probeSwap(args[1:])
+	case "tty":
+		return probeTTY(args[1:])
 	case "unix":
 		c, err := net.DialTimeout("unix", args[1], 5*time.Second)
 		if err == nil {
@@ -228,7 +232,8 @@ func asUnprivileged(t *testing.T, pattern string) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unprivilegedUID, Gid: unprivilegedUID, Groups: []uint32{}}}
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the probes as uid %d failed:\n%s", unprivilegedUID, out)
-	require.Contains(t, string(out), "--- PASS: TestConfinement/user", "the probes did not run as uid %d:\n%s", unprivilegedUID, out)
+	name := strings.NewReplacer("^", "", "$", "").Replace(pattern)
+	require.Contains(t, string(out), "--- PASS: "+name, "the probes did not run as uid %d:\n%s", unprivilegedUID, out)
 	assert.NotContains(t, string(out), "--- SKIP", "a probe was skipped as uid %d:\n%s", unprivilegedUID, out)
 }
 
