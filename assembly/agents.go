@@ -19,10 +19,9 @@ func (a *assembler) agents(port *workfs.FS) (kernel.AgentsConfig, error) {
 	if !c.On() {
 		return kernel.AgentsConfig{}, nil
 	}
-	userDirs, err := agents.DefaultUserDirs()
-	if err != nil {
-		return kernel.AgentsConfig{}, err
-	}
+	// Without a home directory there are no user agent folders, as there
+	// are no user settings: not an error (a config naming "~/" still is).
+	userDirs, _ := agents.DefaultUserDirs()
 	var extra []agents.Dir
 	for _, d := range c.Dirs {
 		p, err := expandHome(d)
