@@ -15,6 +15,10 @@ func confineAndExec(plan, *os.File) error {
 	return errors.New("confinement exists only on Linux")
 }
 
+func compileFilter(plan) ([]byte, error) {
+	return nil, errors.New("seccomp exists only on Linux")
+}
+
 func (c *Cmd) prepare() {}
 
 func startHint(err error, _ bool) error { return err }

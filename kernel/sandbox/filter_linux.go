@@ -27,7 +27,7 @@ const sysFchmodat2 = 452
 // audit arch: a filter on amd64's numbers must refuse them all.
 const x32Bit = 0x40000000
 
-// loadFilter installs the seccomp filter of p on the calling thread. It
+// compileFilter is the seccomp filter of p, in the kernel's layout. It
 // always refuses the terminal ioctls that inject input (TIOCSTI) or paste
 // a console selection (TIOCLINUX), even on a terminal fd the command
 // inherited, every system call of a foreign ABI (32-bit x86's
@@ -43,10 +43,13 @@ const x32Bit = 0x40000000
 //
 // Arguments are compared on their low 32 bits, which is what the kernel
 // reads of an int: a caller setting the high bits gets no other answer.
-func loadFilter(p plan) error {
+//
+// The parent compiles the program once per policy (see Sandbox.filter):
+// the child only installs it.
+func compileFilter(p plan) ([]byte, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
 	nr := func(name string) (uint32, bool) {
 		n, ok := native.SyscallNames[name]
@@ -147,15 +150,33 @@ func loadFilter(p plan) error {
 
 	insts, err := f.assemble()
 	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
 	raw, err := bpf.Assemble(insts)
 	if err != nil {
-		return fmt.Errorf("seccomp filter: %w", err)
+		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	out := make([]byte, 0, len(raw)*sockFilterSize)
+	for _, r := range raw {
+		out = binary.NativeEndian.AppendUint16(out, r.Op)
+		out = append(out, r.Jt, r.Jf)
+		out = binary.NativeEndian.AppendUint32(out, r.K)
+	}
+	return out, nil
+}
+
+// sockFilterSize is the size of a struct sock_filter.
+const sockFilterSize = 8
+
+// loadFilter installs the compiled filter of p on the calling thread.
+func loadFilter(p plan) error {
+	if len(p.Filter) == 0 || len(p.Filter)%sockFilterSize != 0 || len(p.Filter)/sockFilterSize > 0xffff {
+		return fmt.Errorf("seccomp filter: a compiled program of %d bytes", len(p.Filter))
+	}
+	filter := make([]unix.SockFilter, len(p.Filter)/sockFilterSize)
+	for i := range filter {
+		b := p.Filter[i*sockFilterSize:]
+		filter[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(b), Jt: b[2], Jf: b[3], K: binary.NativeEndian.Uint32(b[4:])}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0); err != nil {

@@ -120,9 +120,12 @@ type plan struct {
 	UnixSockets []string `json:"unixSockets,omitempty"`
 	// ScopeSignals refuses signals to processes outside the sandbox;
 	// ScopeAbstract connections to abstract Unix sockets made outside it.
-	ScopeSignals  bool     `json:"scopeSignals"`
-	ScopeAbstract bool     `json:"scopeAbstract"`
-	Argv          []string `json:"argv"`
+	ScopeSignals  bool `json:"scopeSignals"`
+	ScopeAbstract bool `json:"scopeAbstract"`
+	// Filter is the seccomp program the parent compiled for NoNetwork and
+	// Unix (struct sock_filter entries, native byte order).
+	Filter []byte   `json:"filter"`
+	Argv   []string `json:"argv"`
 }
 
 // devices are written by everyday commands (2>/dev/null) in every mode.

@@ -105,7 +105,14 @@ type Sandbox struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
+	filters  map[filterKey][]byte // seccomp programs compiled, by what decides them
 	closed   bool
+}
+
+// filterKey is what a seccomp program depends on.
+type filterKey struct {
+	noNetwork bool
+	unix      unixRule
 }
 
 type sessionState struct {
@@ -294,6 +301,9 @@ func (s *Sandbox) Command(id, dir string, argv ...string) (cmd *Cmd, note string
 	if err != nil {
 		return nil, "", err
 	}
+	if p.Filter, err = s.filter(p); err != nil {
+		return nil, "", err
+	}
 	if p.Argv, err = absArgv(argv); err != nil {
 		return nil, "", err
 	}
@@ -355,6 +365,26 @@ func (s *Sandbox) session(id string) (*sessionState, error) {
 	}
 	s.sessions[id] = st
 	return st, nil
+}
+
+// filter returns p's seccomp program, compiled on first use: every
+// command of the same policy installs the same one.
+func (s *Sandbox) filter(p plan) ([]byte, error) {
+	key := filterKey{noNetwork: p.NoNetwork, unix: p.Unix}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.filters[key]; ok {
+		return f, nil
+	}
+	f, err := compileFilter(p)
+	if err != nil {
+		return nil, err
+	}
+	if s.filters == nil {
+		s.filters = map[filterKey][]byte{}
+	}
+	s.filters[key] = f
+	return f, nil
 }
 
 // TempDir returns session id's temp dir, "" when it has none yet.

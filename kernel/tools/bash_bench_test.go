@@ -18,7 +18,11 @@ import (
 // protected paths' read-only mounts, Landlock, the capability drop and
 // seccomp; then read-only mode, the same without protected paths. The
 // confined sub-benchmarks
-// report their cost as a multiple of the baseline (x-unconfined).
+// report their cost as a multiple of the baseline (x-unconfined), and
+// each reports the CPU time (user and system, of the benchmark and the
+// processes it reaped) a call costs (cpu-ms/op) and, confined, its multiple
+// of the baseline's (cpu-x-unconfined): on a loaded machine the wall-clock
+// ratio swings with the load, the CPU one far less.
 func BenchmarkBash(b *testing.B) {
 	fsys, err := workfs.New(b.TempDir())
 	if err != nil {
@@ -26,7 +30,7 @@ func BenchmarkBash(b *testing.B) {
 	}
 	defer fsys.Close()
 	args := json.RawMessage(`{"command":"true"}`)
-	var baseline time.Duration
+	var baseline, baselineCPU time.Duration
 	for _, bc := range []struct {
 		name string
 		mode sandbox.Mode
@@ -39,7 +43,7 @@ func BenchmarkBash(b *testing.B) {
 			defer set.Close()
 			bash := set.Tools()[0]
 			ctx := context.Background()
-			began := time.Now()
+			began, cpuBefore := time.Now(), cpuTime(b)
 			for b.Loop() {
 				res, err := bash.Call(ctx, args)
 				if err != nil || res.IsError {
@@ -47,10 +51,17 @@ func BenchmarkBash(b *testing.B) {
 				}
 			}
 			per := time.Since(began) / time.Duration(b.N)
+			cpu := (cpuTime(b) - cpuBefore) / time.Duration(b.N)
+			if cpu > 0 {
+				b.ReportMetric(float64(cpu)/float64(time.Millisecond), "cpu-ms/op")
+			}
 			if bc.mode == sandbox.Off {
-				baseline = per
+				baseline, baselineCPU = per, cpu
 			} else if baseline > 0 {
 				b.ReportMetric(float64(per)/float64(baseline), "x-unconfined")
+				if baselineCPU > 0 {
+					b.ReportMetric(float64(cpu)/float64(baselineCPU), "cpu-x-unconfined")
+				}
 			}
 		})
 	}
