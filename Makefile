@@ -149,11 +149,11 @@ test-postgres:
 	@dir=$$(mktemp -d); \
 	trap 'test/postgres/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
 	pgenv=$$(test/postgres/cluster.sh start "$$dir") && eval "$$pgenv" && \
-	$(GO) test -race -count=1 ./kernel/session/postgres/... && \
+	$(GO) test -race -count=1 ./store/postgres/... && \
 	$(GO) test -race -count=1 -run 'Postgres|RealInputStore|ResumeAfterSIGKILL' ./test/unit ./cmd/helios
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./plugins/... ./cmd/... ./test/...
+	$(GO) test -run '^$$' -bench . -benchmem ./kernel/... ./provider/... ./store/... ./otelsetup/... ./sandbox/... ./workfs/... ./watch/... ./frontmatter/... ./runpin/... ./plugins/... ./cmd/... ./test/...
 
 clean:
 	rm -rf bin

@@ -23,9 +23,9 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/otelsetup"
 	"github.com/helios-agents/helios/plugins/host"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // PluginRoots are the installed agent-plugin roots opts names for a work

@@ -19,8 +19,8 @@ import (
 	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // kitPlugin is an installed plugin with every part: two skills, a command,

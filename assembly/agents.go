@@ -6,7 +6,7 @@ import (
 	"github.com/helios-agents/helios/caps/agents"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // agents is the kernel's subagents config from the "agents" key: the

@@ -22,12 +22,12 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
-	"github.com/helios-agents/helios/kernel/runpin"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/otelsetup"
+	"github.com/helios-agents/helios/runpin"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // ConfigFileName is the name looked for in the work dir.

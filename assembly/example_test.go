@@ -11,8 +11,8 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // The README's embedding program: load a config, add an in-process

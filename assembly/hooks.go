@@ -10,8 +10,8 @@ import (
 	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/runpin"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/runpin"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // openHooks makes the capability of the config's "hooks" key, or nothing

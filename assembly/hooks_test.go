@@ -12,7 +12,7 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // Protects: the "hooks" key may name a plugin's hooks/hooks.json relative

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/internal/mcptest"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/plugins"
 	"github.com/helios-agents/helios/plugins/sdk"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // TestMain makes the test binary the confined commands' entry point: the

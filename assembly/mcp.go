@@ -19,9 +19,9 @@ import (
 	"github.com/helios-agents/helios/caps/mcpclient"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/runpin"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/telemetry"
+	"github.com/helios-agents/helios/runpin"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // MCPConfig is the "mcp" key.

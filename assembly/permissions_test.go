@@ -12,8 +12,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -11,10 +11,10 @@ import (
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/telemetry"
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
+	"github.com/helios-agents/helios/otelsetup"
 	"github.com/helios-agents/helios/plugins/host"
+	"github.com/helios-agents/helios/runpin"
 )
 
 // PluginConfig is one entry of "plugins": a plugin binary (built with

@@ -21,8 +21,8 @@ import (
 	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // Probe 8: a repository skill named Bash (and one named Read) in

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
-	"github.com/helios-agents/helios/kernel/runpin"
+	"github.com/helios-agents/helios/runpin"
 )
 
 // RunDigests returns what a trust of cfg records beside the config's own

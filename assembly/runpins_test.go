@@ -15,8 +15,8 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/redact"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // Protects: M740, M743 (the config named with --config not hashed at

@@ -16,12 +16,12 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/anthropic"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
-	"github.com/helios-agents/helios/kernel/session/postgres"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/watch"
+	"github.com/helios-agents/helios/provider/anthropic"
+	"github.com/helios-agents/helios/provider/openai"
+	"github.com/helios-agents/helios/store/postgres"
+	"github.com/helios-agents/helios/watch"
 )
 
 // DefaultAPIKeyEnv is the variable read for the API key unless

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // sandboxConfig turns the tools.env, tools.passEnv and tools.sandbox keys

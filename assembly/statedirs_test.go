@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/assembly"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // Probe: the model runs `mkdir .helios && ln -s <outside> .helios/skills`

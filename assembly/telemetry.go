@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
+	"github.com/helios-agents/helios/otelsetup"
 )
 
 // telemetryConfig turns the "telemetry" key into otelsetup's config, with

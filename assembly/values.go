@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
 	kskills "github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
+	"github.com/helios-agents/helios/otelsetup"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // The config's value types: one type per enum key, with its constants and

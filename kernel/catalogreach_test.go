@@ -16,11 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
 )
 
 // reachHits returns the names a skill_search result lists, in order.

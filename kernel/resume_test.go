@@ -14,11 +14,11 @@ import (
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/anthropic"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/session/sessiontest"
+	"github.com/helios-agents/helios/provider/anthropic"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
 )
 
 // A resumed session always makes a request a strict provider accepts

@@ -17,11 +17,11 @@ import (
 
 	"github.com/helios-agents/helios/caps/extdir"
 	capskills "github.com/helios-agents/helios/caps/skills"
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

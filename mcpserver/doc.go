@@ -9,6 +9,6 @@
 // kernel's catalog at call time, and each new complete catalog is announced
 // with list_changed notifications, while an incomplete observation announces
 // nothing and a body-only edit only tells the subscribers of that file.
-// Files are read through the kernel's guarded FS (kernel/workfs) rooted at
+// Files are read through the kernel's guarded FS (workfs) rooted at
 // the skill's base directory, so no URI reaches outside it.
 package mcpserver

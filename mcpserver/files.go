@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // The per-skill limits of the Agent Skills extension: a skill past them is

@@ -7,10 +7,10 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // maxNesting bounds how deep a frontmatter value nests: deeper is refused,

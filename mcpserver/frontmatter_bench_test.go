@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )

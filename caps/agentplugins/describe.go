@@ -14,7 +14,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 )
 
 // RootVars are the variables a plugin's hooks and servers may use for the

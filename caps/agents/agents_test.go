@@ -12,7 +12,7 @@ import (
 	"github.com/helios-agents/helios/caps/agents"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 func write(t *testing.T, path, text string) {

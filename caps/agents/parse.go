@@ -10,9 +10,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 )
 
 // ErrSkipped is wrapped by Parse's error for a file that defines no usable

@@ -13,7 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // DefaultProjectDirs are the project's folders, relative to the work dir, in

@@ -20,9 +20,9 @@ import (
 	"github.com/helios-agents/helios/internal/proctest"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/hookdata"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
 )
 
 // C21 on the unusual paths, through a kernel session whose model is the

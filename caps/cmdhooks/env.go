@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel/redact"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // inherited is env (nil: Helios's own) without the secrets Helios holds:

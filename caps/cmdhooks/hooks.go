@@ -19,8 +19,8 @@ import (
 	"github.com/helios-agents/helios/kernel/hookdata"
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/redact"
-	"github.com/helios-agents/helios/kernel/runpin"
 	"github.com/helios-agents/helios/kernel/sanitize"
+	"github.com/helios-agents/helios/runpin"
 )
 
 // Config configures the capability. Only Settings and WorkDir are needed.

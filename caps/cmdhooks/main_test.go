@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // probeArg makes the test binary the probe of TestHooksAreNotConfined

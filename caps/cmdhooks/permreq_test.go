@@ -16,9 +16,9 @@ import (
 	"github.com/helios-agents/helios/caps/permissions"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
 )
 
 // Claude Code's PermissionRequest hook on permission:request, through a

@@ -14,7 +14,7 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hookdata"
-	"github.com/helios-agents/helios/kernel/runpin"
+	"github.com/helios-agents/helios/runpin"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -16,9 +16,9 @@ import (
 	"github.com/helios-agents/helios/caps/cmdhooks"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // Protects (C21 "not confined"): a command hook is the person's code from

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // Sources of a command.

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/caps/commands"
-	"github.com/helios-agents/helios/kernel/sandbox"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // env is a work dir and a home folder with their commands folders.

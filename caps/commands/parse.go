@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 )
 
 // parseInto fills c from a command file's content: its frontmatter keys

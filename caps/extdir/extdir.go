@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 )

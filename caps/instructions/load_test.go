@@ -13,7 +13,7 @@ import (
 
 	"github.com/helios-agents/helios/caps/instructions"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // tree is a home and a project (with .git) whose work dir is work.

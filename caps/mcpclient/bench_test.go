@@ -11,7 +11,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // BenchmarkToolCall compares one tool call through an MCP server (over

@@ -3,7 +3,7 @@ package mcpclient
 import (
 	"errors"
 	"fmt"
-	"github.com/helios-agents/helios/kernel/runpin"
+	"github.com/helios-agents/helios/runpin"
 	"log/slog"
 	"net/url"
 	"regexp"

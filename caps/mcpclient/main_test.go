@@ -16,7 +16,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // TestMain makes the test binary its own MCP server: run with

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/kernel/runpin"
+	"github.com/helios-agents/helios/runpin"
 )
 
 // Protects: M742 (an MCP server's executable not hashed). A stdio server

@@ -12,10 +12,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	ksession "github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/telemetry"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
 )
 
 // An MCP tool's execute_tool span names the server, and the call carries

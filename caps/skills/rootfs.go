@@ -2,7 +2,7 @@ package skills
 
 import (
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 	"io/fs"
 	"os"
 	"path/filepath"

@@ -6,7 +6,7 @@ import (
 
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // DefaultRoots are the project roots, relative to the work dir, in merge

@@ -13,7 +13,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // BenchmarkACPFirstChunk measures a turn's first streamed text, the same

@@ -22,7 +22,7 @@ import (
 
 	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/internal/proctest"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // The tests of helios acp with the Go SDK's client side against this test

@@ -14,7 +14,7 @@ import (
 	"github.com/helios-agents/helios/caps/commands"
 	"github.com/helios-agents/helios/cmd/helios/tui"
 	"github.com/helios-agents/helios/kernel/sanitize"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 func commandsCmd(g *globals) *cobra.Command {

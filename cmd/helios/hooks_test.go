@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/caps/cmdhooks"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // Protects: `hooks describe` shows each command hook's fields and the

@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 func main() {

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // asHeliosEnv makes the test binary helios itself: the tests that need the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/helios-agents/helios/internal/pgtest"
 	"github.com/helios-agents/helios/internal/testkit"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // SIGKILL during a Bash call, then `run --resume`: the next request answers

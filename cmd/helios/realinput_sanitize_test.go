@@ -13,8 +13,8 @@ import (
 
 	"github.com/helios-agents/helios/internal/testkit"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // yamlQuote writes s as a YAML double-quoted scalar, every non-ASCII or

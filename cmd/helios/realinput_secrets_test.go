@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // readTree returns the text of every file under dir.

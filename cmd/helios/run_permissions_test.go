@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

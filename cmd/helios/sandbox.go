@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/helios-agents/helios/assembly"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 func sandboxCmd(g *globals) *cobra.Command {

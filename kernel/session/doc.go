@@ -13,7 +13,7 @@
 // a warning, losing nothing before it. NewMemoryStore keeps sessions in memory
 // with the same semantics, for tests.
 //
-// A store outside this package (kernel/session/postgres) keeps the same
+// A store outside this package (store/postgres) keeps the same
 // semantics with the kit in kit.go: NewLog is the in-memory Log every
 // built-in store hands out, over a Commit of the store's own; InfoFacts,
 // SortInfos, NewID and CheckID are the rules of Info, List and IDs. A store

@@ -2,7 +2,7 @@ package skills_test
 
 // Contract C4 at the registry level: complete snapshots, exact invalidation,
 // generation retry, stale names, first-party invalidation and O(changed)
-// refreshes. The file watcher itself is tested in kernel/watch; here a fake
+// refreshes. The file watcher itself is tested in watch; here a fake
 // RootWatcher fires changes on demand, so every test is deterministic.
 
 import (

@@ -7,7 +7,7 @@
 // A nil *T is telemetry off. Every method of a nil *T returns at once and
 // allocates nothing, so the kernel calls them unconditionally and pays a nil
 // check when telemetry is not configured. The SDK, the exporters and the
-// configuration that builds a T live in kernel/telemetry/otelsetup, so that
+// configuration that builds a T live in otelsetup, so that
 // packages which only record (hooks, the step loop) do not link exporters.
 //
 // Content stays out: prompts, completions, tool arguments and tool results

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // BenchmarkBash measures one Bash call of `true`: unconfined (the

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 const notePrefix = "[sandbox: commands run confined (workspace-write, network off"

@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
+	"github.com/helios-agents/helios/sandbox"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

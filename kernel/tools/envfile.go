@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // maxEnvFile bounds what is read of a session's env file.

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 	"syscall"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // fsResult tells the model why a file operation on path failed: a refusal

@@ -8,16 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel/modeltext/modeltexttest"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // What the model reads of the builtin tools — each description and each
 // schema — is checked against testdata/golden: a wording change is a
 // reviewed diff (go test ./kernel/tools -run TestModelTextGolden -update).
 // The sandbox is off here, so the text does not depend on the machine; its
-// sentence is checked in kernel/sandbox.
+// sentence is checked in sandbox.
 func TestModelTextGolden(t *testing.T) {
 	fsys, err := workfs.New(t.TempDir())
 	require.NoError(t, err)

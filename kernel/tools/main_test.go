@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // TestMain lets the test binary act as the sandbox's re-executed child, so

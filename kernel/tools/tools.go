@@ -12,8 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/sandbox"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // Defaults for the zero values of [Config].

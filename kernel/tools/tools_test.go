@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -11,12 +11,12 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel/contract"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
-	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/plugins"
+	"github.com/helios-agents/helios/watch"
 )
 
 // Plugin is what a plugin author passes to Serve: any value, which offers

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
+	"github.com/helios-agents/helios/otelsetup"
 )
 
 // startTelemetry sets up the exporters the kernel handed over (nil when the

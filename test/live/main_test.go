@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // TestMain lets the test binary run the model's commands confined.

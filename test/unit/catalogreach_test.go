@@ -24,8 +24,8 @@ import (
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/session"
 	"github.com/helios-agents/helios/kernel/skills/catalog"
-	"github.com/helios-agents/helios/kernel/watch"
 	"github.com/helios-agents/helios/mcpserver"
+	"github.com/helios-agents/helios/watch"
 )
 
 // reachHits returns the names a skill_search result lists, in order.

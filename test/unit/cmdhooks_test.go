@@ -27,10 +27,10 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
+	"github.com/helios-agents/helios/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

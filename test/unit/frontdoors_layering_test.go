@@ -21,7 +21,9 @@ func TestLayeringPluginSDKLeavesOnly(t *testing.T) {
 	}{
 		{"kernel", true},
 		{"kernel/session", false},
+		{"store", false},
 		{"kernel/model", false},
+		{"provider", false},
 		{"kernel/tools", false},
 		{"internal", false},
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // fdDocs are the documents whose Go programs the tests build, by heading.
@@ -130,7 +130,7 @@ func fdWithoutMain(t *testing.T, src string) string {
 	var b strings.Builder
 	removed := 0
 	for l := range strings.Lines(src) {
-		if strings.Contains(l, "sandbox.Main()") || strings.TrimSpace(l) == `"github.com/helios-agents/helios/kernel/sandbox"` {
+		if strings.Contains(l, "sandbox.Main()") || strings.TrimSpace(l) == `"github.com/helios-agents/helios/sandbox"` {
 			removed++
 			continue
 		}
@@ -157,7 +157,7 @@ func TestReadmeEmbeddingProgramWithoutSandboxMain(t *testing.T) {
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	require.Error(t, err, "%s", out)
-	assert.Contains(t, string(out), "add sandbox.Main() (package github.com/helios-agents/helios/kernel/sandbox) as the first statement of main")
+	assert.Contains(t, string(out), "add sandbox.Main() (package github.com/helios-agents/helios/sandbox) as the first statement of main")
 	assert.NotContains(t, string(out), "Not done", "no session ran")
 
 	writeFile(t, filepath.Join(work, "helios.config.json"), `{"tools": {"sandbox": {"mode": "off"}}, "skills": {"userRoots": []},

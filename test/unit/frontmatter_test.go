@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -15,10 +15,10 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/sandbox"
 	"github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/sandbox"
+	"github.com/helios-agents/helios/workfs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -18,7 +18,7 @@ import (
 func TestModelTextSentencesHaveOneHome(t *testing.T) {
 	seen := map[string]string{} // sentence -> file:line
 	files := 0
-	for _, root := range []string{"../../kernel", "../../mcpserver"} {
+	for _, root := range []string{"../../kernel", "../../sandbox", "../../mcpserver"} {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

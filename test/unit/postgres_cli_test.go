@@ -18,8 +18,8 @@ import (
 
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/internal/pgtest"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // pgURLEnv is the variable the test configs name in sessions.postgres.urlEnv.
@@ -159,7 +159,7 @@ func TestPostgresConfigKeys(t *testing.T) {
 func TestPostgresStoreOnlyInAssembly(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps", module+"/...").Output()
 	require.NoError(t, err)
-	store := module + "/kernel/session/postgres"
+	store := module + "/store/postgres"
 	dec := json.NewDecoder(bytes.NewReader(out))
 	importers := 0
 	for dec.More() {

@@ -11,7 +11,7 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // BenchmarkAnthropicCacheEligible runs a 20-step turn against the scripted

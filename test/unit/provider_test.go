@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // provKey is the key the provider tests configure (through provKeyEnv).

@@ -26,12 +26,12 @@ import (
 	capskills "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/internal/proctest"
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
-	"github.com/helios-agents/helios/kernel/watch"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/watch"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // C2/C4: hidden entries are never skills, also when a change event (the

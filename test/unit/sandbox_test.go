@@ -2,7 +2,7 @@ package unit_test
 
 // `helios sandbox check` (DESIGN.md C17): the CLI's report of the machine
 // and the policy. The confined commands themselves are tested beside the
-// sandbox (kernel/sandbox/assembled_test.go, confinement_test.go).
+// sandbox (sandbox/assembled_test.go, confinement_test.go).
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/helios-agents/helios/kernel/sandbox"
+	"github.com/helios-agents/helios/sandbox"
 )
 
 // sbReal resolves symlinks, as the kernel does for the work dir.

@@ -11,7 +11,7 @@ import (
 
 	skillscap "github.com/helios-agents/helios/caps/skills"
 	"github.com/helios-agents/helios/kernel/skills"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // C5 with the faster reads of project skills: a SKILL.md (or a folder)

@@ -26,7 +26,7 @@ import (
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // ioFaultFS is the OS file system with injected errors per operation and

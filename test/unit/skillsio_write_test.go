@@ -14,10 +14,10 @@ import (
 	"github.com/helios-agents/helios/assembly"
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/model"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/skills/skillfs"
 	"github.com/helios-agents/helios/kernel/skills/skillfs/skillfstest"
+	"github.com/helios-agents/helios/provider/modeltest"
 )
 
 // C4 / issue 10: a lower-case skill.md written by the agent's own Write tool,

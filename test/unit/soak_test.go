@@ -5,7 +5,7 @@ package unit_test
 // snapshots through a kernel with the real file watcher. Bounded in time
 // (a few seconds of churn, a 15 s convergence deadline). Under load it once
 // found a complete catalog stale for good: a new bundle was reported before
-// its SKILL.md was watched (held deterministically by kernel/watch's
+// its SKILL.md was watched (held deterministically by watch's
 // TestNewEntryIsReportedOnlyOnceWatched).
 
 import (

@@ -32,15 +32,15 @@ import (
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
 	"github.com/helios-agents/helios/kernel/hooks"
-	"github.com/helios-agents/helios/kernel/model/modeltest"
-	"github.com/helios-agents/helios/kernel/model/openai"
 	"github.com/helios-agents/helios/kernel/session"
 	kskills "github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
-	"github.com/helios-agents/helios/kernel/telemetry/otelsetup"
 	"github.com/helios-agents/helios/kernel/tools"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/otelsetup"
 	"github.com/helios-agents/helios/plugins/host"
+	"github.com/helios-agents/helios/provider/modeltest"
+	"github.com/helios-agents/helios/provider/openai"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // The words of a turn's content: none may reach a span without

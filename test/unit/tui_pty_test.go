@@ -23,7 +23,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
-	"github.com/helios-agents/helios/kernel/model/modeltest"
+	"github.com/helios-agents/helios/provider/modeltest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

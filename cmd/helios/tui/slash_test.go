@@ -12,7 +12,7 @@ import (
 
 	slashcmds "github.com/helios-agents/helios/caps/commands"
 	"github.com/helios-agents/helios/kernel"
-	"github.com/helios-agents/helios/kernel/workfs"
+	"github.com/helios-agents/helios/workfs"
 )
 
 // setCommands serves a real command set to the UI, as helios does.

@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 )
 
 // Limits from the Agent Skills spec.

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/internal/skillsfloor"
-	"github.com/helios-agents/helios/kernel/frontmatter"
 )
 
 // BenchmarkParseSkill is the CPU discovery spends on each skill outside its

@@ -8,7 +8,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/helios-agents/helios/kernel/frontmatter"
+	"github.com/helios-agents/helios/frontmatter"
 	"github.com/helios-agents/helios/kernel/skills"
 )
 

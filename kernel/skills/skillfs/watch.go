@@ -13,7 +13,7 @@ import (
 )
 
 // RootWatcher watches skills roots for a DirSource. WatcherOf adapts
-// kernel/watch's; tests may provide their own.
+// watch's; tests may provide their own.
 type RootWatcher interface {
 	// WatchRoots calls onChange, never concurrently, when something in the
 	// roots changes: the names of the root entries that changed, or rescan
@@ -22,7 +22,7 @@ type RootWatcher interface {
 }
 
 // EachWatcher is a RootWatcher that also hands over each root entry, while
-// it arms the roots, once the entry's watch is in place (kernel/watch's
+// it arms the roots, once the entry's watch is in place (watch's
 // WatchEach): Watch then reads the entry at once, alongside the arming of
 // the rest, for the first scan to use.
 type EachWatcher interface {

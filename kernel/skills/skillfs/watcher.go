@@ -3,10 +3,10 @@ package skillfs
 import (
 	"io/fs"
 
-	"github.com/helios-agents/helios/kernel/watch"
+	"github.com/helios-agents/helios/watch"
 )
 
-// WatcherOf adapts a kernel/watch watcher to what DirSource.Watch uses: its
+// WatcherOf adapts a watch watcher to what DirSource.Watch uses: its
 // changes as entry names or a rescan, and each root entry handed over once
 // its watch is armed. The assembly and the plugin SDK both watch this way.
 func WatcherOf(w *watch.Watcher) EachWatcher { return kernelWatcher{w} }
