@@ -148,6 +148,9 @@ type Session struct {
 	depth  int
 	parent *parentLink
 	scope  *agentScope
+	// modes are the permissionModes (plan, dontAsk) that narrow this
+	// session's decisions: its own subagent's and every one above it.
+	modes []string
 	// scopeWarned says the scope's unknown tools were warned about.
 	scopeWarned bool
 	// stopMu guards stopped and stopReason, set by concurrent Agent calls'
@@ -221,6 +224,10 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
 	if p := cfg.parent; p != nil {
 		s.depth, s.parent, s.scope = p.session.depth+1, p, p.scope
+		s.modes = p.session.modes
+		if narrowingMode(p.scope.def.PermissionMode) {
+			s.modes = append(slices.Clip(s.modes), p.scope.def.PermissionMode)
+		}
 	}
 	// The catalog's recency is read once the log is open: a store that
 	// cannot be opened is then one error, not a recency warning before it.
@@ -521,7 +528,11 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 		for i, t := range all {
 			names[i] = t.Name
 		}
-		for _, w := range AgentScopeWarnings(s.scope.def, append(names, AgentToolName)) {
+		warns := AgentScopeWarnings(s.scope.def, append(names, AgentToolName))
+		if w, ok := agentModeWarning(s.scope.def, s.k.permissionMode()); ok {
+			warns = append(warns, w)
+		}
+		for _, w := range warns {
 			s.k.logger.Warn("subagent scope", slog.String("source", w.Source), slog.String("path", w.Path), slog.String("message", w.Message))
 			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
 		}

@@ -64,8 +64,11 @@ type AgentDef struct {
 	Model string
 	// MaxTurns bounds its steps; 0 means the parent's MaxSteps.
 	MaxTurns int
-	// PermissionMode is Claude Code's field, kept for display: the parent's
-	// permission rules apply to a subagent whatever it says.
+	// PermissionMode is Claude Code's field. It can only narrow the
+	// session's permission decisions: "plan" and "dontAsk" are applied on
+	// top of them; "default" and "" change nothing; "acceptEdits",
+	// "bypassPermissions" and "auto" would widen them and are refused with
+	// a warning (acceptEdits is silent when the session runs in it).
 	PermissionMode string
 	// Source and Path say where it was read ("project", "user",
 	// "plugin:<name>"; the file), for people.
@@ -378,6 +381,9 @@ func (s *Session) childObserver(callID, agentType string) func(Update) {
 			return
 		case UpdateSubagent: // a nested subagent's, its tokens carried up
 			s.observe(Update{Kind: UpdateSubagent, Call: call, Usage: u.Usage, Text: agentType + " › " + u.Text})
+			return
+		case UpdateWarning: // its scope's and mode's, for the person
+			s.observe(u)
 			return
 		default:
 			return

@@ -113,6 +113,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	// does not pass a deny rule, and a rule's ask is asked as a hook's is.
 	call := model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}
 	pd = s.decide(ctx, call)
+	pd = s.narrow(call, pd)
 	switch pd.Behavior {
 	case PermissionDeny:
 		return contract.ErrorResult("tool call %s denied: %s", c.Name, pd.Reason), pd, "denied"
