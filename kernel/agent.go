@@ -46,7 +46,9 @@ type SessionConfig struct {
 	// Confirm, when set, asks the person whether a tool call a tool:before
 	// handler wants confirmed (ToolDecision.Ask) may run. Nil means no one
 	// can be asked (a non-interactive run): such calls are denied, and the
-	// model is told why.
+	// model is told why. The kernel asks one question at a time per
+	// session, its subagents' included (they share it), so Confirm is never
+	// entered twice at once.
 	Confirm func(ctx context.Context, q Confirmation) (bool, error)
 
 	// parent links a subagent's session to the Agent call that opened it.
@@ -148,6 +150,10 @@ type Session struct {
 	depth  int
 	parent *parentLink
 	scope  *agentScope
+	// asking holds the one question to the person of this session and its
+	// subagents: Confirm is never called twice at once, and waiting asks
+	// are put in the order they came (a channel's senders queue in order).
+	asking chan struct{}
 	// modes are the permissionModes (plan, dontAsk) that narrow this
 	// session's decisions: its own subagent's and every one above it.
 	modes []string
@@ -221,10 +227,10 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}, asking: make(chan struct{}, 1)}
 	if p := cfg.parent; p != nil {
 		s.depth, s.parent, s.scope = p.session.depth+1, p, p.scope
-		s.modes = p.session.modes
+		s.modes, s.asking = p.session.modes, p.session.asking
 		if narrowingMode(p.scope.def.PermissionMode) {
 			s.modes = append(slices.Clip(s.modes), p.scope.def.PermissionMode)
 		}

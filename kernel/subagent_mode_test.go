@@ -6,9 +6,12 @@ package kernel_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -176,4 +179,62 @@ func TestSubagentWideningModeRefusedWithAWarning(t *testing.T) {
 			assert.Contains(t, mode[0], `permissionMode: "`+tc.mode+`" would widen the session's mode "`+tc.session+`"; refused`)
 		})
 	}
+}
+
+// Protects: the confirmations of concurrent subagents are asked one at a
+// time: two subagents, both at an ask rule at once, never have Confirm
+// entered twice at once. The first question waits for a second to come in
+// (it would, were they not serialized) and gives up after a while.
+func TestSubagentConfirmationsOneAtATime(t *testing.T) {
+	deploy, deployProbe := agEcho("Deploy", "Deploys.")
+	rules := &pmRules{by: map[string]kernel.PermissionDecision{"Deploy": pmAskGit}}
+	def := kernel.AgentDef{Name: "deployer", Description: "Deploys."}
+	var mu sync.Mutex
+	requests, calls := 0, 0
+	both := make(chan struct{})
+	child := func(modeltest.Recorded) modeltest.Reply {
+		mu.Lock()
+		requests++
+		if requests == 2 {
+			close(both)
+		}
+		calls++
+		id := fmt.Sprintf("d%d", calls)
+		mu.Unlock()
+		select { // both children at their ask together
+		case <-both:
+		case <-time.After(10 * time.Second):
+		}
+		return modeltest.Reply{ToolCalls: []model.ToolCall{smCall(id, "Deploy")}}
+	}
+	var inside, most, entered atomic.Int32
+	second := make(chan struct{})
+	w := saNewWorldWith(t, kernel.Config{Permissions: rules}, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{&agCap{name: "tools", tools: []contract.Tool{deploy}}},
+		modeltest.Calls(saCall("a1", "deployer", "one"), saCall("a2", "deployer", "two")),
+		child, child,
+		modeltest.Say("deployed"), modeltest.Say("deployed"),
+		modeltest.Say("done"),
+	)
+	s, err := w.k.OpenSession(t.Context(), kernel.SessionConfig{
+		Confirm: func(context.Context, kernel.Confirmation) (bool, error) {
+			n := inside.Add(1)
+			defer inside.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			if entered.Add(1) == 2 {
+				close(second)
+			}
+			select {
+			case <-second:
+			case <-time.After(500 * time.Millisecond):
+			}
+			return true, nil
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	assert.Equal(t, "done", agRun(t, s, "go"))
+	assert.Equal(t, int32(2), entered.Load(), "both subagents asked")
+	assert.Equal(t, int32(1), most.Load(), "never two questions at once")
+	assert.Len(t, deployProbe.calls(), 2)
 }
