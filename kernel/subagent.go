@@ -27,7 +27,7 @@ const AgentToolName = "Agent"
 const (
 	MetaSubagentSession = "subagent_session"
 	MetaSubagentType    = "subagent_type"
-	MetaParentSession   = "parent_session"
+	MetaParentSession   = session.MetaParentSession
 	MetaParentToolUse   = "parent_tool_use_id"
 )
 
