@@ -45,9 +45,10 @@ var (
 	// subagent in a child session. Declared by the kernel; not on the
 	// plugin wire.
 	SubagentStart = hooks.NewNotify[SubagentStartIn](hooks.Point{Name: "subagent:start", Kind: hooks.Concat, Scope: hooks.ScopeRun})
-	// SubagentStop tells every handler that a subagent's turn ended.
-	// Declared by the kernel; not on the plugin wire.
-	SubagentStop = hooks.NewNotify[SubagentStopIn](hooks.Point{Name: "subagent:stop", Kind: hooks.Concat, Scope: hooks.ScopeRun})
+	// SubagentStop tells every handler that a subagent's turn ended; a
+	// handler may keep the subagent going (TurnDecision.End false). Declared
+	// by the kernel; not on the plugin wire.
+	SubagentStop = hooks.NewConcat[SubagentStopIn, TurnDecision](hooks.Point{Name: "subagent:stop", Kind: hooks.Concat, Scope: hooks.ScopeRun})
 )
 
 // The payloads and results of the standard points: the types of package

@@ -300,13 +300,24 @@ func (s *Session) runSubagent(ctx context.Context, def AgentDef, in agentArgs) c
 	}
 	_ = SubagentStart.Dispatch(s.watch(ctx), s.k.hooks, SubagentStartIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID})
 	answer, runErr := child.Run(ctx, in.Prompt)
+	for continued := false; ; continued = true {
+		stop := SubagentStopIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID, LastAssistantMessage: answer, Continued: continued}
+		if runErr != nil {
+			stop.LastAssistantMessage, stop.Error = "", runErr.Error()
+		}
+		ds, _ := SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
+		next, goOn := subagentGoesOn(ds)
+		left := child.cfg.MaxSteps - childRequests(child.log)
+		if !goOn || runErr != nil || left <= 0 || ctx.Err() != nil {
+			break
+		}
+		// A handler keeps the subagent going: its reason is the next
+		// prompt, within what is left of maxTurns.
+		child.cfg.MaxSteps = left
+		answer, runErr = child.Run(ctx, next)
+	}
 	run := &subagentRun{childID: child.ID(), agentType: def.Name, usage: childUsage(child.log)}
 	s.recordSubagent(callID, run)
-	stop := SubagentStopIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID, LastAssistantMessage: answer}
-	if runErr != nil {
-		stop.LastAssistantMessage, stop.Error = "", runErr.Error()
-	}
-	_ = SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
 	if err := child.Close(); err != nil && runErr == nil {
 		s.k.logger.Warn("close subagent session", slog.String("session", child.ID()), slog.String("error", err.Error()))
 	}
@@ -328,6 +339,30 @@ type parentLink struct {
 	session   *Session
 	toolUseID string
 	scope     *agentScope
+}
+
+// subagentGoesOn reads subagent:stop's decisions: the subagent goes on when
+// one has End false, with the first non-empty reason as its next prompt.
+func subagentGoesOn(ds []TurnDecision) (string, bool) {
+	goOn, next := false, ""
+	for _, d := range ds {
+		if !d.End {
+			goOn = true
+			next = cmp.Or(next, strings.TrimSpace(d.Reason))
+		}
+	}
+	return cmp.Or(next, "A hook asks you to go on."), goOn
+}
+
+// childRequests counts a child's model requests: its assistant events.
+func childRequests(l session.Log) int {
+	n := 0
+	for i := range l.Len() {
+		if l.At(i).Type == session.Assistant {
+			n++
+		}
+	}
+	return n
 }
 
 // childUsage sums the usage recorded in a child's log: its model requests

@@ -15,6 +15,7 @@ import (
 
 	"github.com/helios-agents/helios/kernel"
 	"github.com/helios-agents/helios/kernel/contract"
+	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/model/modeltest"
 	"github.com/helios-agents/helios/kernel/session"
@@ -237,4 +238,67 @@ func TestSubagentConfirmationsOneAtATime(t *testing.T) {
 	assert.Equal(t, int32(2), entered.Load(), "both subagents asked")
 	assert.Equal(t, int32(1), most.Load(), "never two questions at once")
 	assert.Len(t, deployProbe.calls(), 2)
+}
+
+// Protects: a subagent:stop handler that blocks keeps the subagent going:
+// its reason is the subagent's next prompt, subagent:stop runs again (told
+// it continued), and the later answer is the Agent call's result.
+func TestSubagentStopBlockKeepsItGoing(t *testing.T) {
+	var mu sync.Mutex
+	var continued []bool
+	stopper := &agCap{name: "stopper", mounts: []hooks.Mount{
+		kernel.SubagentStop.Bind("stop", func(_ context.Context, in kernel.SubagentStopIn) (kernel.TurnDecision, bool, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			continued = append(continued, in.Continued)
+			if len(continued) == 1 {
+				return kernel.TurnDecision{End: false, Reason: "now check the tests"}, true, nil
+			}
+			return kernel.TurnDecision{}, false, nil
+		}),
+	}}
+	var second string
+	def := kernel.AgentDef{Name: "worker", Description: "Works."}
+	w := saNewWorld(t, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{stopper},
+		modeltest.Calls(saCall("a1", "worker", "work")),
+		modeltest.Say("first answer"),
+		func(r modeltest.Recorded) modeltest.Reply {
+			second = r.Last().Content
+			return modeltest.Reply{Text: "checked"}
+		},
+		modeltest.Say("done"),
+	)
+	s, _ := smOpen(t, w)
+	assert.Equal(t, "done", agRun(t, s, "go"))
+	assert.Equal(t, "now check the tests", second, "the reason is the subagent's next prompt")
+	res := agResults(s.Log())
+	require.Len(t, res, 1)
+	assert.Equal(t, "checked", res[0].Text)
+	mu.Lock()
+	assert.Equal(t, []bool{false, true}, continued)
+	mu.Unlock()
+}
+
+// Protects: a subagent:stop handler that always blocks cannot keep a
+// subagent going past its maxTurns: two model requests in all, then its
+// last answer is the result.
+func TestSubagentStopBlockBoundedByMaxTurns(t *testing.T) {
+	stopper := &agCap{name: "stopper", mounts: []hooks.Mount{
+		kernel.SubagentStop.Bind("stop", func(context.Context, kernel.SubagentStopIn) (kernel.TurnDecision, bool, error) {
+			return kernel.TurnDecision{End: false, Reason: "more"}, true, nil
+		}),
+	}}
+	def := kernel.AgentDef{Name: "worker", Description: "Works.", MaxTurns: 2}
+	w := saNewWorld(t, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{stopper},
+		modeltest.Calls(saCall("a1", "worker", "work")),
+		modeltest.Say("one"),
+		modeltest.Say("two"),
+		modeltest.Say("done"),
+	)
+	s, _ := smOpen(t, w)
+	assert.Equal(t, "done", agRun(t, s, "go"))
+	res := agResults(s.Log())
+	require.Len(t, res, 1)
+	assert.Equal(t, "two", res[0].Text)
+	assert.Len(t, w.srv.Requests(), 4, "the parent's two requests and the subagent's two")
 }
