@@ -618,9 +618,9 @@ func (c *Hooks) subagentStop(ctx context.Context, h *hook, in kernel.SubagentSto
 	if !h.match(in.AgentType) {
 		return kernel.TurnDecision{}, false, nil
 	}
-	active := in.Continued
+	kept := in.Continued
 	r, err := c.call(ctx, h, c.common(in.SessionID, SubagentStop, input{AgentID: in.AgentID, AgentType: in.AgentType,
-		LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: &active}))
+		LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: &kept}))
 	switch {
 	case err != nil:
 		return kernel.TurnDecision{}, false, err
