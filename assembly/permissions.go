@@ -185,6 +185,10 @@ func (p *permissionDecider) Decide(_ context.Context, q kernel.PermissionQuery) 
 	return kernel.PermissionDecision{Behavior: string(d.Behavior), Rule: d.Rule, List: d.List, Reason: d.Reason}
 }
 
+// Mode is the rules' defaultMode: a subagent's permissionMode that would
+// widen it is refused (kernel.AgentDef.PermissionMode).
+func (p *permissionDecider) Mode() string { return string(p.set.Mode()) }
+
 // rules parses pre-approved rules; one that does not parse approves
 // nothing (the skill's validation names it).
 func (p *permissionDecider) rules(texts []string) []permissions.Rule {

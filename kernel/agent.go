@@ -46,7 +46,9 @@ type SessionConfig struct {
 	// Confirm, when set, asks the person whether a tool call a tool:before
 	// handler wants confirmed (ToolDecision.Ask) may run. Nil means no one
 	// can be asked (a non-interactive run): such calls are denied, and the
-	// model is told why.
+	// model is told why. The kernel asks one question at a time per
+	// session, its subagents' included (they share it), so Confirm is never
+	// entered twice at once.
 	Confirm func(ctx context.Context, q Confirmation) (bool, error)
 
 	// parent links a subagent's session to the Agent call that opened it.
@@ -148,6 +150,13 @@ type Session struct {
 	depth  int
 	parent *parentLink
 	scope  *agentScope
+	// asking holds the one question to the person of this session and its
+	// subagents: Confirm is never called twice at once, and waiting asks
+	// are put in the order they came (a channel's senders queue in order).
+	asking chan struct{}
+	// modes are the permissionModes (plan, dontAsk) that narrow this
+	// session's decisions: its own subagent's and every one above it.
+	modes []string
 	// scopeWarned says the scope's unknown tools were warned about.
 	scopeWarned bool
 	// stopMu guards stopped and stopReason, set by concurrent Agent calls'
@@ -218,9 +227,13 @@ func (k *Kernel) OpenSession(ctx context.Context, cfg SessionConfig) (*Session, 
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
-	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}}
+	s := &Session{k: k, cfg: cfg, hooks: reg, callIDs: map[string]bool{}, asking: make(chan struct{}, 1)}
 	if p := cfg.parent; p != nil {
 		s.depth, s.parent, s.scope = p.session.depth+1, p, p.scope
+		s.modes, s.asking = p.session.modes, p.session.asking
+		if narrowingMode(p.scope.def.PermissionMode) {
+			s.modes = append(slices.Clip(s.modes), p.scope.def.PermissionMode)
+		}
 	}
 	// The catalog's recency is read once the log is open: a store that
 	// cannot be opened is then one error, not a recency warning before it.
@@ -521,7 +534,11 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 		for i, t := range all {
 			names[i] = t.Name
 		}
-		for _, w := range AgentScopeWarnings(s.scope.def, append(names, AgentToolName)) {
+		warns := AgentScopeWarnings(s.scope.def, append(names, AgentToolName))
+		if w, ok := agentModeWarning(s.scope.def, s.k.permissionMode()); ok {
+			warns = append(warns, w)
+		}
+		for _, w := range warns {
 			s.k.logger.Warn("subagent scope", slog.String("source", w.Source), slog.String("path", w.Path), slog.String("message", w.Message))
 			s.observe(Update{Kind: UpdateWarning, Text: w.String()})
 		}

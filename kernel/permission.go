@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/helios-agents/helios/kernel/contract"
@@ -131,4 +132,83 @@ func permissionMeta(meta map[string]string, d PermissionDecision) map[string]str
 		meta[PermissionListKey] = d.List
 	}
 	return meta
+}
+
+// The permissionModes of a subagent definition the kernel applies.
+const (
+	agentModePlan    = "plan"
+	agentModeDontAsk = "dontAsk"
+)
+
+// planReadOnly are the tools a "plan" subagent may run unmatched: those
+// caps/permissions' defaultMode "plan" lets run (a tools-mode skill's own
+// tool counts as the skill tool).
+var planReadOnly = map[string]bool{"Read": true, "Glob": true, "Grep": true, skills.SkillToolName: true, "skill_search": true}
+
+// narrowingMode reports whether a definition's permissionMode narrows the
+// session's decisions (and so is applied).
+func narrowingMode(mode string) bool {
+	return mode == agentModePlan || mode == agentModeDontAsk
+}
+
+// permissionModer is a Permissions that knows the mode it decides
+// unmatched calls by (caps/permissions' defaultMode).
+type permissionModer interface {
+	Mode() string
+}
+
+// permissionMode is the session's permission mode as the Permissions port
+// reports it; "default" when it cannot say.
+func (k *Kernel) permissionMode() string {
+	if m, ok := k.cfg.Permissions.(permissionModer); ok && m.Mode() != "" {
+		return m.Mode()
+	}
+	return "default"
+}
+
+// agentModeWarning is the warning for a definition's permissionMode that
+// would widen the session's mode, and so is refused: a subagent never gets
+// more than its parent.
+func agentModeWarning(def AgentDef, sessionMode string) (contract.Warning, bool) {
+	switch m := def.PermissionMode; {
+	case m == "acceptEdits" && sessionMode != "acceptEdits",
+		m == "bypassPermissions", m == "auto":
+		return contract.Warning{Source: def.Source, Path: def.Path, Message: fmt.Sprintf(
+			"permissionMode: %q would widen the session's mode %q; refused, the session's permission rules apply", m, sessionMode)}, true
+	}
+	return contract.Warning{}, false
+}
+
+// narrow applies the session's subagent permissionModes to d, the rules'
+// decision on call. As caps/permissions' modes, they decide only what no
+// rule allowed: a deny stays, an allow rule's allow stays; "dontAsk" denies
+// an ask and every unmatched call, "plan" every unmatched call but a
+// read-only tool's. Without a Permissions port every call is unmatched.
+func (s *Session) narrow(call model.ToolCall, d PermissionDecision) PermissionDecision {
+	for _, mode := range s.modes {
+		if d.Behavior == PermissionDeny || d.List == "allow" || d.List == "allowed-tools" {
+			return d
+		}
+		switch {
+		case mode == agentModeDontAsk && d.Behavior == PermissionAsk:
+			d = PermissionDecision{Behavior: PermissionDeny, Rule: d.Rule, List: "permissionMode",
+				Reason: d.Reason + `; the subagent's permissionMode "dontAsk" denies what would ask`}
+		case mode == agentModeDontAsk:
+			d = PermissionDecision{Behavior: PermissionDeny, List: "permissionMode",
+				Reason: `no allow rule matches, and the subagent's permissionMode "dontAsk" denies every call no rule allows`}
+		case mode == agentModePlan && d.Behavior != PermissionAsk && !s.planReadOnly(call.Name):
+			d = PermissionDecision{Behavior: PermissionDeny, List: "permissionMode",
+				Reason: fmt.Sprintf(`no allow rule matches, and the subagent's permissionMode "plan" runs read-only tools only (not %s)`, call.Name)}
+		}
+	}
+	return d
+}
+
+// planReadOnly reports whether "plan" lets tool run unmatched.
+func (s *Session) planReadOnly(tool string) bool {
+	if planReadOnly[tool] {
+		return true
+	}
+	_, skill := s.stepSkills.Lookup(tool)
+	return s.k.cfg.SkillsMode == skills.ModeTools && skill
 }

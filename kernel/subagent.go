@@ -28,7 +28,7 @@ const AgentToolName = "Agent"
 const (
 	MetaSubagentSession = "subagent_session"
 	MetaSubagentType    = "subagent_type"
-	MetaParentSession   = "parent_session"
+	MetaParentSession   = session.MetaParentSession
 	MetaParentToolUse   = "parent_tool_use_id"
 )
 
@@ -65,8 +65,11 @@ type AgentDef struct {
 	Model string
 	// MaxTurns bounds its steps; 0 means the parent's MaxSteps.
 	MaxTurns int
-	// PermissionMode is Claude Code's field, kept for display: the parent's
-	// permission rules apply to a subagent whatever it says.
+	// PermissionMode is Claude Code's field. It can only narrow the
+	// session's permission decisions: "plan" and "dontAsk" are applied on
+	// top of them; "default" and "" change nothing; "acceptEdits",
+	// "bypassPermissions" and "auto" would widen them and are refused with
+	// a warning (acceptEdits is silent when the session runs in it).
 	PermissionMode string
 	// Source and Path say where it was read ("project", "user",
 	// "plugin:<name>"; the file), for people.
@@ -298,13 +301,24 @@ func (s *Session) runSubagent(ctx context.Context, def AgentDef, in agentArgs) c
 	}
 	_ = hooks.SubagentStart.Dispatch(s.watch(ctx), s.k.hooks, SubagentStartIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID})
 	answer, runErr := child.Run(ctx, in.Prompt)
+	for continued := false; ; continued = true {
+		stop := SubagentStopIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID, LastAssistantMessage: answer, Continued: continued}
+		if runErr != nil {
+			stop.LastAssistantMessage, stop.Error = "", runErr.Error()
+		}
+		ds, _ := hooks.SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
+		next, goOn := subagentGoesOn(ds)
+		left := child.cfg.MaxSteps - childRequests(child.log)
+		if !goOn || runErr != nil || left <= 0 || ctx.Err() != nil {
+			break
+		}
+		// A handler keeps the subagent going: its reason is the next
+		// prompt, within what is left of maxTurns.
+		child.cfg.MaxSteps = left
+		answer, runErr = child.Run(ctx, next)
+	}
 	run := &subagentRun{childID: child.ID(), agentType: def.Name, usage: childUsage(child.log)}
 	s.recordSubagent(callID, run)
-	stop := SubagentStopIn{SessionID: s.ID(), AgentID: child.ID(), AgentType: def.Name, ToolUseID: callID, LastAssistantMessage: answer}
-	if runErr != nil {
-		stop.LastAssistantMessage, stop.Error = "", runErr.Error()
-	}
-	_ = hooks.SubagentStop.Dispatch(s.watch(context.WithoutCancel(ctx)), s.k.hooks, stop)
 	if err := child.Close(); err != nil && runErr == nil {
 		s.k.logger.Warn("close subagent session", slog.String("session", child.ID()), slog.String("error", err.Error()))
 	}
@@ -326,6 +340,30 @@ type parentLink struct {
 	session   *Session
 	toolUseID string
 	scope     *agentScope
+}
+
+// subagentGoesOn reads subagent:stop's decisions: the subagent goes on when
+// one has End false, with the first non-empty reason as its next prompt.
+func subagentGoesOn(ds []TurnDecision) (string, bool) {
+	goOn, next := false, ""
+	for _, d := range ds {
+		if !d.End {
+			goOn = true
+			next = cmp.Or(next, strings.TrimSpace(d.Reason))
+		}
+	}
+	return cmp.Or(next, "A hook asks you to go on."), goOn
+}
+
+// childRequests counts a child's model requests: its assistant events.
+func childRequests(l session.Log) int {
+	n := 0
+	for i := range l.Len() {
+		if l.At(i).Type == session.Assistant {
+			n++
+		}
+	}
+	return n
 }
 
 // childUsage sums the usage recorded in a child's log: its model requests
@@ -379,6 +417,9 @@ func (s *Session) childObserver(callID, agentType string) func(Update) {
 			return
 		case UpdateSubagent: // a nested subagent's, its tokens carried up
 			s.observe(Update{Kind: UpdateSubagent, Call: call, Usage: u.Usage, Text: agentType + " › " + u.Text})
+			return
+		case UpdateWarning: // its scope's and mode's, for the person
+			s.observe(u)
 			return
 		default:
 			return

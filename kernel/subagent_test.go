@@ -137,9 +137,9 @@ func TestSubagentScopedToOneSkillAndItsTools(t *testing.T) {
 			rec("subagent:start " + in.AgentType)
 			return nil
 		}),
-		hooks.SubagentStop.Bind("stop", func(_ context.Context, in kernel.SubagentStopIn) error {
+		hooks.SubagentStop.Bind("stop", func(_ context.Context, in kernel.SubagentStopIn) (kernel.TurnDecision, bool, error) {
 			rec("subagent:stop " + in.AgentType + " " + in.LastAssistantMessage)
-			return nil
+			return kernel.TurnDecision{}, false, nil
 		}),
 	}}
 	def := kernel.AgentDef{Name: "reviewer", Description: "Reviews.", Prompt: "You are the reviewer.", Tools: []string{"Echo"}, Skills: []string{"alpha"}}

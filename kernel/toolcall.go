@@ -116,6 +116,7 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 	// does not pass a deny rule, and a rule's ask is asked as a hook's is.
 	call := model.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}
 	pd = s.decide(ctx, call)
+	pd = s.narrow(call, pd)
 	switch pd.Behavior {
 	case PermissionDeny:
 		return contract.ErrorResult("tool call %s denied: %s", c.Name, pd.Reason), pd, "denied"
@@ -173,7 +174,9 @@ func (s *Session) execTool(ctx context.Context, tools []contract.Tool, c model.T
 // or a permission rule that wants it confirmed. It returns "" when the
 // person allowed it, else why the call is denied, for the model. The
 // question names the rule only when a rule alone asks: the person's
-// "always" then answers that rule's later asks, never a hook's.
+// "always" then answers that rule's later asks, never a hook's. The
+// questions of a session and its subagents are asked one at a time, in the
+// order they came, so a front door never has two open at once.
 func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason string, pd PermissionDecision, hookAsks bool) string {
 	who, rule := "a hook asks", ""
 	if pd.Behavior == PermissionAsk {
@@ -188,6 +191,12 @@ func (s *Session) confirm(ctx context.Context, call model.ToolCall, reason strin
 	if s.cfg.Confirm == nil {
 		return who + " the person to confirm this call, and no one can be asked in this run (it is not interactive)"
 	}
+	select {
+	case s.asking <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Sprintf("%s the person to confirm this call, and asking failed: %v", who, ctx.Err())
+	}
+	defer func() { <-s.asking }()
 	ok, err := s.cfg.Confirm(ctx, Confirmation{Call: call, Reason: reason, Rule: rule})
 	switch {
 	case err != nil:

@@ -352,9 +352,8 @@ func (c *Hooks) mount(h *hook) hooks.Mount {
 			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStart, input{AgentID: in.AgentID, AgentType: in.AgentType}))
 		})
 	case SubagentStop:
-		return hooks.SubagentStop.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStopIn) error {
-			return c.notify(ctx, h, in.AgentType, c.common(in.SessionID, SubagentStop, input{AgentID: in.AgentID, AgentType: in.AgentType,
-				LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: new(bool)}))
+		return hooks.SubagentStop.Bind(h.name(), func(ctx context.Context, in kernel.SubagentStopIn) (kernel.TurnDecision, bool, error) {
+			return c.subagentStop(ctx, h, in)
 		})
 	case SessionEnd:
 		return hooks.SessionEnd.Bind(h.name(), func(ctx context.Context, in kernel.SessionEndIn) error {
@@ -648,6 +647,28 @@ func (c *Hooks) stop(ctx context.Context, h *hook, in kernel.TurnEndIn) (kernel.
 		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.stderr, h.name()+" asks to go on")}, true, nil
 	case r.reply.stops():
 		return kernel.TurnDecision{End: true}, true, nil
+	case r.reply.Decision == "block":
+		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.reply.Reason, h.name()+" asks to go on")}, true, nil
+	}
+	return kernel.TurnDecision{}, false, nil
+}
+
+// subagentStop runs h when a subagent's turn ended, when its matcher
+// selects the agent_type. Exit status 2 or a "block" decision keeps the
+// subagent going, stderr or the reason its next prompt (the kernel bounds
+// it by maxTurns).
+func (c *Hooks) subagentStop(ctx context.Context, h *hook, in kernel.SubagentStopIn) (kernel.TurnDecision, bool, error) {
+	if !h.match(in.AgentType) {
+		return kernel.TurnDecision{}, false, nil
+	}
+	kept := in.Continued
+	r, err := c.call(ctx, h, c.common(in.SessionID, SubagentStop, input{AgentID: in.AgentID, AgentType: in.AgentType,
+		LastAssistantMessage: &in.LastAssistantMessage, StopHookActive: &kept}))
+	switch {
+	case err != nil:
+		return kernel.TurnDecision{}, false, err
+	case r.blocked:
+		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.stderr, h.name()+" asks to go on")}, true, nil
 	case r.reply.Decision == "block":
 		return kernel.TurnDecision{End: false, Reason: cmp.Or(r.reply.Reason, h.name()+" asks to go on")}, true, nil
 	}

@@ -97,8 +97,8 @@ const InstructionsLoaded = "InstructionsLoaded"
 
 // SubagentStart and SubagentStop run on subagent:start and subagent:stop,
 // when the Agent tool starts a subagent and when its turn ended; their
-// matcher selects the agent_type. Both are notifications: a SubagentStop
-// decision to block is not applied.
+// matcher selects the agent_type. SubagentStart is a notification; a
+// SubagentStop that blocks keeps the subagent going, bounded by maxTurns.
 const (
 	SubagentStart = "SubagentStart"
 	SubagentStop  = "SubagentStop"

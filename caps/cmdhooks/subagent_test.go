@@ -52,3 +52,35 @@ func TestSubagentEventsMapped(t *testing.T) {
 	assert.Equal(t, "fine", got[1]["last_assistant_message"])
 	assert.Equal(t, false, got[1]["stop_hook_active"])
 }
+
+// Protects: a SubagentStop hook that exits 2 or decides "block" keeps the
+// subagent going, its stderr or reason the next prompt; one that does
+// neither passes; stop_hook_active says the subagent was kept going.
+func TestSubagentStopBlocks(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "inputs")
+	ms := newHooks(t, `{"SubagentStop": [
+		{"matcher": "exit2", "hooks": [{"type": "command", "command": `+jsonString("cat >> '"+out+"'; echo 'run the tests' >&2; exit 2")+`}]},
+		{"matcher": "json", "hooks": [{"type": "command", "command": "cat >/dev/null; echo '{\"decision\": \"block\", \"reason\": \"check the docs\"}'"}]},
+		{"matcher": "quiet", "hooks": [{"type": "command", "command": "cat >/dev/null"}]}
+	]}`, cmdhooks.Config{})
+	require.Len(t, ms, 3)
+	for i, tc := range []struct {
+		agent, reason string
+		blocks        bool
+	}{
+		{"exit2", "run the tests", true},
+		{"json", "check the docs", true},
+		{"quiet", "", false},
+	} {
+		res, err := ms[i].Handler(context.Background(), kernel.SubagentStopIn{SessionID: "s1", AgentID: "c1", AgentType: tc.agent, LastAssistantMessage: "done", Continued: true})
+		require.NoError(t, err, tc.agent)
+		assert.Equal(t, tc.blocks, res.Handled, tc.agent)
+		if tc.blocks {
+			assert.Equal(t, kernel.TurnDecision{End: false, Reason: tc.reason}, res.Value, tc.agent)
+		}
+	}
+	var in map[string]any
+	require.NoError(t, json.Unmarshal([]byte(readFile(t, out)), &in))
+	assert.Equal(t, true, in["stop_hook_active"])
+}

@@ -254,7 +254,7 @@ func sessionsCmd(g *globals) *cobra.Command {
 	}
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
-		Short: "List saved sessions, most recent first",
+		Short: "List saved sessions, most recent first, each subagent's under its parent",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
@@ -276,8 +276,14 @@ func sessionsCmd(g *globals) *cobra.Command {
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tUPDATED\tEVENTS\tTITLE")
-				for _, in := range infos {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.ID, in.Updated.Local().Format(time.DateTime), in.Events, clip(in.Title, 60))
+				for _, r := range sessionRows(infos) {
+					id, title := r.ID, clip(r.Title, 60)
+					if r.depth > 0 {
+						id = strings.Repeat("  ", r.depth-1) + "└ " + id
+					} else if r.Parent != "" {
+						title = "(child of " + r.Parent + ") " + title
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", id, r.Updated.Local().Format(time.DateTime), r.Events, title)
 				}
 				return tw.Flush()
 			})
@@ -312,6 +318,54 @@ func sessionsCmd(g *globals) *cobra.Command {
 		},
 	})
 	return c
+}
+
+// sessionRow is a session of `sessions list` and how deep it is in the
+// tree of subagent sessions.
+type sessionRow struct {
+	session.Info
+	depth int
+}
+
+// sessionRows orders infos (most recent first) as a tree: each child
+// session right under its parent, its own children under it. A child whose
+// parent is not listed stays at the top (the list says whose child it is).
+func sessionRows(infos []session.Info) []sessionRow {
+	listed := make(map[string]bool, len(infos))
+	children := map[string][]session.Info{}
+	for _, in := range infos {
+		listed[in.ID] = true
+	}
+	var rows []sessionRow
+	var add func(in session.Info, depth int)
+	add = func(in session.Info, depth int) {
+		rows = append(rows, sessionRow{in, depth})
+		for _, c := range children[in.ID] {
+			add(c, depth+1)
+		}
+	}
+	for _, in := range infos {
+		if in.Parent != "" && in.Parent != in.ID && listed[in.Parent] {
+			children[in.Parent] = append(children[in.Parent], in)
+		}
+	}
+	for _, in := range infos {
+		if !(in.Parent != "" && in.Parent != in.ID && listed[in.Parent]) {
+			add(in, 0)
+		}
+	}
+	if len(rows) < len(infos) { // parents naming each other: a broken store
+		shown := make(map[string]bool, len(rows))
+		for _, r := range rows {
+			shown[r.ID] = true
+		}
+		for _, in := range infos {
+			if !shown[in.ID] {
+				rows = append(rows, sessionRow{in, 0})
+			}
+		}
+	}
+	return rows
 }
 
 // readSession reads a session's events, without locking it when the store

@@ -284,9 +284,13 @@ type SubagentStartIn struct {
 	ToolUseID string
 }
 
-// SubagentStopIn is the subagent:stop payload (notification, run scope): a
+// SubagentStopIn is the subagent:stop payload (concat, run scope): a
 // subagent's turn ended, answered or failed. Every handler runs, in dispatch
-// order; none can change the result the parent's model reads.
+// order, and returns a TurnDecision or passes. When the subagent answered
+// and a decision has End false, the subagent goes on with that decision's
+// Reason (the first non-empty one) as its next prompt, while it has made
+// fewer model requests than its maxTurns; then subagent:stop runs again.
+// A failed subagent is never kept going.
 type SubagentStopIn struct {
 	// SessionID is the parent session.
 	SessionID string
@@ -298,6 +302,9 @@ type SubagentStopIn struct {
 	ToolUseID string
 	// LastAssistantMessage is the subagent's final text ("" when it failed).
 	LastAssistantMessage string
+	// Continued says a subagent:stop handler kept this subagent going
+	// before (Claude Code's stop_hook_active).
+	Continued bool
 	// Error says why the subagent failed; "" when it answered.
 	Error string
 }

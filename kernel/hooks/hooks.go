@@ -135,9 +135,10 @@ var (
 	// subagent in a child session. The kernel declares it; it is not on
 	// the plugin wire.
 	SubagentStart = NewNotify[hookdata.SubagentStartIn](Point{"subagent:start", Concat, ScopeRun})
-	// SubagentStop tells every handler that a subagent's turn ended. The
+	// SubagentStop tells every handler that a subagent's turn ended; a
+	// handler may keep the subagent going (TurnDecision.End false). The
 	// kernel declares it; it is not on the plugin wire.
-	SubagentStop = NewNotify[hookdata.SubagentStopIn](Point{"subagent:stop", Concat, ScopeRun})
+	SubagentStop = NewConcat[hookdata.SubagentStopIn, hookdata.TurnDecision](Point{"subagent:stop", Concat, ScopeRun})
 	// PermissionRequest runs when a call would be put to the person (a
 	// permission rule's or a tool:before handler's ask): the first handler
 	// that decides allows or denies it in the person's stead. The kernel

@@ -92,7 +92,14 @@ type Info struct {
 	// ForkOf and ForkAt name the session and Seq this one was forked from.
 	ForkOf string `json:"forkOf,omitempty"`
 	ForkAt int64  `json:"forkAt,omitempty"`
+	// Parent is the session whose subagent call started this one: the
+	// MetaParentSession of its first user message; "" for a top session.
+	Parent string `json:"parent,omitempty"`
 }
+
+// MetaParentSession is the Meta key of a child session's first user
+// message naming the session that started it (Info.Parent).
+const MetaParentSession = "parent_session"
 
 // Errors callers test for.
 var (

@@ -138,9 +138,10 @@ func decodeEvent(line []byte) (Event, error) {
 // the last and the first user message. It holds at most two lines.
 func scanSummary(r io.Reader, maxLine int) (summary, error) {
 	type head struct {
-		Time time.Time `json:"time"`
-		Type Type      `json:"type"`
-		Text string    `json:"text"`
+		Time time.Time         `json:"time"`
+		Type Type              `json:"type"`
+		Text string            `json:"text"`
+		Meta map[string]string `json:"meta"`
 	}
 	var (
 		sm         summary
@@ -172,7 +173,7 @@ func scanSummary(r io.Reader, maxLine int) (summary, error) {
 			if err := json.Unmarshal(line, &h); err != nil {
 				bad, badLine = err, n
 			} else if h.Type == User {
-				sm.title, titled = shortTitle(h.Text), true
+				sm.title, sm.parent, titled = shortTitle(h.Text), h.Meta[MetaParentSession], true
 			}
 		}
 	}

@@ -122,6 +122,8 @@ type InfoFacts struct {
 	First, Last time.Time
 	// FirstUserText is the Text of the first User event, if any.
 	FirstUserText string
+	// Parent is the first User event's Meta[MetaParentSession], if any.
+	Parent string
 }
 
 // Info builds the Info every built-in store reports: Title is the first
@@ -129,7 +131,7 @@ type InfoFacts struct {
 // first event's time unless the session is empty or a fork; Updated is the
 // last event's time, or Created when that is later.
 func (f InfoFacts) Info() Info {
-	sm := summary{n: f.Events, first: f.First, last: f.Last, title: shortTitle(f.FirstUserText)}
+	sm := summary{n: f.Events, first: f.First, last: f.Last, title: shortTitle(f.FirstUserText), parent: f.Parent}
 	return sm.info(f.ID, f.Created, f.ForkOf, f.ForkAt)
 }
 

@@ -123,6 +123,7 @@ type summary struct {
 	n           int
 	first, last time.Time // of the first and last events
 	title       string
+	parent      string // the first user message's MetaParentSession
 }
 
 func summarize(evs []Event) summary {
@@ -133,7 +134,7 @@ func summarize(evs []Event) summary {
 	sm.first, sm.last = evs[0].Time, evs[len(evs)-1].Time
 	for _, e := range evs {
 		if e.Type == User {
-			sm.title = shortTitle(e.Text)
+			sm.title, sm.parent = shortTitle(e.Text), e.Meta[MetaParentSession]
 			break
 		}
 	}
@@ -145,7 +146,7 @@ func summarize(evs []Event) summary {
 // older than the fork); otherwise Created is the first event's time.
 // Updated is the last event's time, or Created when that is later.
 func (sm summary) info(id string, created time.Time, forkOf string, forkAt int64) Info {
-	in := Info{ID: id, Events: sm.n, Created: created, Title: sm.title, ForkOf: forkOf, ForkAt: forkAt}
+	in := Info{ID: id, Events: sm.n, Created: created, Title: sm.title, ForkOf: forkOf, ForkAt: forkAt, Parent: sm.parent}
 	if sm.n > 0 && (forkOf == "" || created.IsZero()) {
 		in.Created = sm.first
 	}

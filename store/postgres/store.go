@@ -392,7 +392,7 @@ func (s *Store) List(ctx context.Context) ([]session.Info, error) {
 			if err := decodeBody(*userBody, &b); err != nil {
 				s.log.Warn("session store: cannot read a session's title", "session", f.ID, "seq", *userSeq, "err", err)
 			}
-			f.FirstUserText = b.Text
+			f.FirstUserText, f.Parent = b.Text, b.Meta[session.MetaParentSession]
 		}
 		infos = append(infos, f.Info())
 	}

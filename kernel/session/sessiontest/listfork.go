@@ -59,6 +59,27 @@ func testList(t *testing.T, s session.Store) {
 	assert.Empty(t, cmp.Diff(infos, list(t, s)), "List after closing every Log differs (-open +closed)")
 }
 
+// testListParent: a session whose first user message names a parent
+// session (a subagent's child) lists that parent in Info.Parent, open or
+// closed; a later message's meta does not count.
+func testListParent(t *testing.T, s session.Store) {
+	top := create(t, s)
+	mustAppend(t, top, session.Event{Type: session.User, Text: "top", Meta: map[string]string{"other": "x"}},
+		session.Event{Type: session.User, Text: "again", Meta: map[string]string{session.MetaParentSession: "not-the-first"}})
+	child := create(t, s)
+	mustAppend(t, child, session.Event{Type: session.User, Text: "the task", Meta: map[string]string{session.MetaParentSession: top.ID()}},
+		session.Event{Type: session.Assistant, Text: "done"})
+	check := func(when string) {
+		infos := list(t, s)
+		assert.Empty(t, find(t, infos, top.ID()).Parent, "%s: Info of the top session", when)
+		assert.Equal(t, top.ID(), find(t, infos, child.ID()).Parent, "%s: Info of the child names its parent", when)
+	}
+	check("open")
+	closeLog(t, top)
+	closeLog(t, child)
+	check("closed")
+}
+
 func testFork(t *testing.T, s session.Store) {
 	src := create(t, s)
 	mustAppend(t, src,

@@ -76,6 +76,7 @@ func RunWith(t *testing.T, newStore func(t *testing.T) session.Store, opts RunOp
 		{"SecondOpen", testSecondOpen},
 		{"Closed", testClosed},
 		{"List", testList},
+		{"ListParent", testListParent},
 		{"Fork", testFork},
 		{"ForkAll", testForkAll},
 		{"NotFound", testNotFound},
