@@ -60,7 +60,7 @@ func InstalledPlugins(workDir string, opts Options) ([]agentplugins.Installed, [
 			warns = append(warns, contract.Warning{Source: "config", Path: r.Dir, Message: "the project's plugins root leads out of the work dir (a symlink): its plugins are not loaded"})
 			continue
 		}
-		list, ws := agentplugins.LoadInstalled(r.Dir, r.Scope)
+		list, ws := agentplugins.LoadInstalledForRun(r.Dir, r.Scope)
 		for _, w := range ws {
 			warns = append(warns, pluginWarning(w))
 		}

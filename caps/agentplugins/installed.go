@@ -69,6 +69,16 @@ func ApproveHint(name string) string {
 // order. A plugin that cannot be read is left out with a warning; the others
 // load. Approved is true only when the recorded digest equals RunDigest now.
 func LoadInstalled(root, scope string) ([]Installed, []Warning) {
+	return loadInstalled(root, scope, Describe)
+}
+
+// LoadInstalledForRun is LoadInstalled with the agents listed, not parsed
+// (see DescribeForRun): what a run mounts, at the cost a run can afford.
+func LoadInstalledForRun(root, scope string) ([]Installed, []Warning) {
+	return loadInstalled(root, scope, DescribeForRun)
+}
+
+func loadInstalled(root, scope string, describe func(string, Manifest) (Parts, []Warning)) ([]Installed, []Warning) {
 	st, err := ReadState(root)
 	if err != nil {
 		return nil, []Warning{{Plugin: "*", Part: "state", Path: filepath.Join(root, StateFile), Reason: err.Error()}}
@@ -96,7 +106,7 @@ func LoadInstalled(root, scope string) ([]Installed, []Warning) {
 		}
 		m.Name = name
 		inst := Installed{Name: name, Root: dir, Scope: scope, Manifest: m, Enabled: rec.Enabled, DisabledSkills: rec.DisabledSkills}
-		parts, w := Describe(dir, m)
+		parts, w := describe(dir, m)
 		warns = append(warns, w...)
 		inst.Parts = parts
 		digest, runs, err := RunDigest(dir, parts)
