@@ -71,6 +71,12 @@ func TestSymlinkOutBelowTheRoot(t *testing.T) {
 	p, ws := agentplugins.DescribeForRun(dir, m)
 	assert.Contains(t, warnings(ws), "plugin deep: commands commands/sub/leak.md: symlink to "+filepath.Join(outside, "secret.md"))
 	assert.ElementsMatch(t, []string{filepath.Join(dir, "commands", "ok.md"), filepath.Join(dir, "commands", "sub", "ok2.md")}, p.Commands)
+
+	// A declared folder that is itself a link out, given to Describe as it
+	// is (ReadPlugin refuses it before): walked never.
+	p, ws = agentplugins.DescribeForRun(dir, agentplugins.Manifest{Name: "deep", Commands: []string{"via/cmds"}})
+	assert.Contains(t, warnings(ws), "plugin deep: commands via/cmds: symlink to "+filepath.Join(outside, "cmds"))
+	assert.Empty(t, p.Commands)
 }
 
 func writeState(t *testing.T, root, state string) {
