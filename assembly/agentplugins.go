@@ -211,7 +211,7 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 				a.warn(contract.Warning{Source: "config", Path: p.Root, Message: fmt.Sprintf("plugin %s: mcp server %s: off: %s", p.Name, name, why)})
 			}
 			if !mcpclient.ValidServerName(name) {
-				bad("the name is not 1 to 32 letters, digits, _ or - (MCP tools are named mcp__<server>__<tool>)")
+				bad(fmt.Sprintf("the name is not 1 to %d letters, digits, _ or - (MCP tools are named mcp__<server>__<tool>, at most 64 characters)", mcpclient.MaxServerName))
 				continue
 			}
 			if _, ok := cfg.MCP.Servers[name]; ok {
