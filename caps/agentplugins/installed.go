@@ -23,11 +23,16 @@ type State struct {
 
 // PluginState is one installed plugin's record.
 type PluginState struct {
-	Source         string            `json:"source"`
-	Ref            string            `json:"ref,omitempty"`
-	Commit         string            `json:"commit,omitempty"`
-	Path           string            `json:"path,omitempty"`
-	Marketplace    string            `json:"marketplace,omitempty"`
+	Source      string `json:"source"`
+	Ref         string `json:"ref,omitempty"`
+	Commit      string `json:"commit,omitempty"`
+	Path        string `json:"path,omitempty"`
+	Marketplace string `json:"marketplace,omitempty"`
+	// MarketplaceAt is the folder of the marketplace file in Source's
+	// repository ("." for its root), for a plugin that lies in the
+	// marketplace's own repository: update reads the marketplace there
+	// again and follows the plugin when its entry moved.
+	MarketplaceAt  string            `json:"marketplaceAt,omitempty"`
 	Files          map[string]string `json:"files,omitempty"`
 	Enabled        bool              `json:"enabled"`
 	DisabledSkills []string          `json:"disabledSkills,omitempty"`
