@@ -177,8 +177,8 @@ func TestAgentPluginPartsLoad(t *testing.T) {
 	require.Len(t, cmds, 1)
 	assert.Equal(t, "kit", cmds[0].Plugin)
 	require.Len(t, installed, 1)
-	// A run lists the agents' files and parses none (see DescribeForRun).
-	assert.Equal(t, []string{filepath.Join(dir, "agents", "helper.md")}, installed[0].Parts.Agents)
+	// A run reads no agent (see DescribeForRun).
+	assert.Empty(t, installed[0].Parts.Agents)
 	assert.Empty(t, installed[0].Parts.AgentDefs)
 }
 

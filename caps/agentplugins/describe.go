@@ -28,11 +28,11 @@ func Describe(dir string, m Manifest) (Parts, []Warning) {
 	return describe(dir, m, true)
 }
 
-// DescribeForRun is Describe without parsing the agents: Parts.Agents lists
-// the agent files, AgentDefs is nil and an agent that cannot be read is no
-// warning. A run does not use agents (they run when subagents exist), and
-// parsing each one's YAML was a third of the start time with a large
-// marketplace installed; `helios plugins list` and `check` parse them.
+// DescribeForRun is Describe without the agents: Parts.Agents and AgentDefs
+// are nil, and an agent that cannot be read is no warning. A run does not
+// use agents (they run when subagents exist), and walking and parsing them
+// was a third of the start time with a large marketplace installed;
+// `helios plugins list` and `check` read them.
 func DescribeForRun(dir string, m Manifest) (Parts, []Warning) {
 	return describe(dir, m, false)
 }
@@ -71,13 +71,12 @@ func describe(dir string, m Manifest, parseAgents bool) (Parts, []Warning) {
 		p.Commands = append(p.Commands, files...)
 	}
 	for _, rel := range m.Agents {
+		if !parseAgents {
+			break
+		}
 		files := mdFiles(abs, rel, "agents", warn)
 		if len(files) == 0 {
 			warn("agents", rel, "holds no .md agent")
-		}
-		if !parseAgents {
-			p.Agents = append(p.Agents, files...)
-			continue
 		}
 		for _, f := range files {
 			a, err := readAgent(f)

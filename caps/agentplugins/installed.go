@@ -77,8 +77,8 @@ func LoadInstalled(root, scope string) ([]Installed, []Warning) {
 	return loadInstalled(root, scope, Describe)
 }
 
-// LoadInstalledForRun is LoadInstalled with the agents listed, not parsed
-// (see DescribeForRun): what a run mounts, at the cost a run can afford.
+// LoadInstalledForRun is LoadInstalled without the agents (see
+// DescribeForRun): what a run mounts, at the cost a run can afford.
 func LoadInstalledForRun(root, scope string) ([]Installed, []Warning) {
 	return loadInstalled(root, scope, DescribeForRun)
 }
