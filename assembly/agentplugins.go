@@ -223,7 +223,7 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 				continue
 			}
 			var s MCPServerConfig
-			dec := json.NewDecoder(bytes.NewReader(p.Parts.MCPServers[name]))
+			dec := json.NewDecoder(bytes.NewReader(withoutComments(p.Parts.MCPServers[name])))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&s); err != nil {
 				bad(err.Error())
@@ -251,6 +251,32 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 	}
 	cfg.MCP.Servers = servers
 	return cfg
+}
+
+// withoutComments is a plugin's server entry less its keys that start with
+// "_": published plugins document a server in such keys (trailofbits'
+// zeroize-audit has "_docs"), which Claude Code ignores. Any other unknown
+// key still costs the server.
+func withoutComments(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	dropped := false
+	for k := range obj {
+		if strings.HasPrefix(k, "_") {
+			delete(obj, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return raw
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // pluginExecutables launches the go-plugin executable of each approved,
