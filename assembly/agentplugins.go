@@ -60,7 +60,7 @@ func InstalledPlugins(workDir string, opts Options) ([]agentplugins.Installed, [
 			warns = append(warns, contract.Warning{Source: "config", Path: r.Dir, Message: "the project's plugins root leads out of the work dir (a symlink): its plugins are not loaded"})
 			continue
 		}
-		list, ws := agentplugins.LoadInstalled(r.Dir, r.Scope)
+		list, ws := agentplugins.LoadInstalledForRun(r.Dir, r.Scope)
 		for _, w := range ws {
 			warns = append(warns, pluginWarning(w))
 		}
@@ -211,7 +211,7 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 				a.warn(contract.Warning{Source: "config", Path: p.Root, Message: fmt.Sprintf("plugin %s: mcp server %s: off: %s", p.Name, name, why)})
 			}
 			if !mcpclient.ValidServerName(name) {
-				bad("the name is not 1 to 32 letters, digits, _ or - (MCP tools are named mcp__<server>__<tool>)")
+				bad(fmt.Sprintf("the name is not 1 to %d letters, digits, _ or - (MCP tools are named mcp__<server>__<tool>, at most 64 characters)", mcpclient.MaxServerName))
 				continue
 			}
 			if _, ok := cfg.MCP.Servers[name]; ok {
@@ -223,7 +223,7 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 				continue
 			}
 			var s MCPServerConfig
-			dec := json.NewDecoder(bytes.NewReader(p.Parts.MCPServers[name]))
+			dec := json.NewDecoder(bytes.NewReader(withoutComments(p.Parts.MCPServers[name])))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&s); err != nil {
 				bad(err.Error())
@@ -251,6 +251,32 @@ func (a *assembler) withPluginServers(cfg Config) Config {
 	}
 	cfg.MCP.Servers = servers
 	return cfg
+}
+
+// withoutComments is a plugin's server entry less its keys that start with
+// "_": published plugins document a server in such keys (trailofbits'
+// zeroize-audit has "_docs"), which Claude Code ignores. Any other unknown
+// key still costs the server.
+func withoutComments(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	dropped := false
+	for k := range obj {
+		if strings.HasPrefix(k, "_") {
+			delete(obj, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return raw
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // pluginExecutables launches the go-plugin executable of each approved,

@@ -177,8 +177,9 @@ func TestAgentPluginPartsLoad(t *testing.T) {
 	require.Len(t, cmds, 1)
 	assert.Equal(t, "kit", cmds[0].Plugin)
 	require.Len(t, installed, 1)
-	require.Len(t, installed[0].Parts.AgentDefs, 1)
-	assert.Equal(t, "helper", installed[0].Parts.AgentDefs[0].Name)
+	// A run reads no agent (see DescribeForRun).
+	assert.Empty(t, installed[0].Parts.Agents)
+	assert.Empty(t, installed[0].Parts.AgentDefs)
 }
 
 // Protects: an unapproved plugin's hooks and MCP servers stay off, with a

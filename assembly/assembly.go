@@ -287,11 +287,13 @@ func (a *assembler) local() (kernel.Config, error) {
 	if err := checkOwnCapabilities(a.opts.Capabilities, cfg, project, caps); err != nil {
 		return kernel.Config{}, err
 	}
+	// The plugins first: each one's skills are a set of roots the watcher
+	// holds beside skills.watch.projectWatchers.
+	a.pluginSkills = a.agentPlugins(port)
 	watcher, err := a.skillWatcher()
 	if err != nil {
 		return kernel.Config{}, err
 	}
-	a.pluginSkills = a.agentPlugins(port)
 	agentsCfg, err := a.agents(port)
 	if err != nil {
 		return kernel.Config{}, err
@@ -373,7 +375,7 @@ func (a *assembler) skillWatcher() (skillfs.RootWatcher, error) {
 	if !a.opts.Watch {
 		return nil, nil
 	}
-	w, err := newWatcher(a.cfg.Skills.Watch)
+	w, err := newWatcher(a.cfg.Skills.Watch, len(a.pluginSkills))
 	if err != nil {
 		return nil, fmt.Errorf("start skills watcher: %w", err)
 	}

@@ -28,7 +28,7 @@ import (
 type MCPConfig struct {
 	// Servers are the MCP servers whose tools the model gets (as
 	// mcp__<name>__<tool>) and whose skills join the catalog (as source
-	// mcp:<name>), by name: ^[a-zA-Z0-9_-]{1,32}$. They start with the
+	// mcp:<name>), by name: ^[a-zA-Z0-9_-]{1,56}$. They start with the
 	// kernel, in name order.
 	Servers map[string]MCPServerConfig `json:"servers"`
 }
@@ -137,7 +137,7 @@ func mcpProblems(c Config) []string {
 		name, s := e.name, e.MCPServerConfig
 		at := func(k ...string) string { return mcpPath(e, k...) }
 		if !mcpclient.ValidServerName(name) {
-			add(at(), "a server's name must match ^[a-zA-Z0-9_-]{1,32}$ (it becomes part of tool names)")
+			add(at(), "a server's name must match ^[a-zA-Z0-9_-]{1,%d}$ (it becomes part of tool names, at most 64 characters)", mcpclient.MaxServerName)
 		}
 		if strings.Contains(name, "__") {
 			add(at(), `a server's name may not contain "__": tools are named mcp__<server>__<tool>, so server "a__b" with tool "c" would be server "a" with tool "b__c"`)

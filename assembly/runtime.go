@@ -299,8 +299,10 @@ func (c toolsCapability) EndSession(id string) { c.set.EndSession(id) }
 func (c toolsCapability) Close() error { return c.set.Close() }
 
 // newWatcher builds the skills watcher from skills.watch; nil when watching
-// is off.
-func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
+// is off. The installed plugins' skill sources, one set of roots each, are
+// watched beside skills.watch.projectWatchers: counted in it, 91 plugins
+// would evict one another at every catalog read.
+func newWatcher(cfg WatchConfig, pluginSources int) (*watch.Watcher, error) {
 	var mode watch.Mode
 	switch cfg.Mode {
 	case WatchPoll:
@@ -314,11 +316,15 @@ func newWatcher(cfg WatchConfig) (*watch.Watcher, error) {
 	if cfg.FollowSymlinks != nil {
 		follow = *cfg.FollowSymlinks
 	}
+	capacity := cfg.ProjectWatchers
+	if capacity == 0 {
+		capacity = watch.DefaultCapacity
+	}
 	return watch.New(watch.Config{
 		Mode:           mode,
 		PollInterval:   time.Duration(cfg.PollInterval),
 		WriteStability: time.Duration(cfg.WriteStability),
 		FollowSymlinks: follow,
-		Capacity:       cfg.ProjectWatchers,
+		Capacity:       capacity + pluginSources,
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,16 +82,25 @@ func (p *Plugins) Update(ctx context.Context, names []string, opts PluginUpdateO
 			if err != nil {
 				old = PluginOffer{Name: name}
 			}
-			o, digests, err := tx.stagePlugin(candidate{name: name, marketplace: e.Marketplace, co: co, path: e.Path})
+			at, moved, err := movedIn(co, name, e)
+			if err != nil {
+				tx.skip(name, fmt.Sprintf("plugin %s: %v; not updated", name, err))
+				continue
+			}
+			o, digests, err := tx.stagePlugin(candidate{name: name, marketplace: e.Marketplace, co: co, path: at})
 			if err != nil {
 				tx.skip(name, err.Error()+"; not updated")
 				continue
 			}
+			e.Path = at
 			if sameFiles(digests, e.Files) {
 				tx.unstage(name)
 				e.Commit = o.Commit
 				tx.state.Plugins[name] = e
 				tx.done(o, e, Unchanged, "")
+				if moved != "" {
+					tx.res.Plugins[len(tx.res.Plugins)-1].Changes = []string{moved}
+				}
 				continue
 			}
 			from := e.Commit
@@ -110,9 +120,52 @@ func (p *Plugins) Update(ctx context.Context, names []string, opts PluginUpdateO
 			ch := &tx.res.Plugins[len(tx.res.Plugins)-1]
 			ch.ApprovalDropped = dropped
 			ch.Changes = partChanges(old, o, e.Files, digests)
+			if moved != "" {
+				ch.Changes = append([]string{moved}, ch.Changes...)
+			}
 		}
 		return nil
 	})
+}
+
+// movedIn is where plugin name of e lies in co: for a plugin of its
+// marketplace's own repository, where the marketplace there lists it now
+// (and "moved: <old> → <new>" when that is not e.Path); else e.Path. A
+// marketplace that no longer lists it, or lists it from another
+// repository, is an error: the plugin is not updated.
+func movedIn(co *checkout, name string, e PluginLocked) (string, string, error) {
+	if e.Marketplace == "" || e.MarketplaceAt == "" {
+		return e.Path, "", nil
+	}
+	tree, err := subtree(co, e.MarketplaceAt)
+	if err != nil {
+		return "", "", fmt.Errorf("marketplace %s: %w", e.Marketplace, err)
+	}
+	market, entries, _, isMarket, err := readMarketplace(co, e.MarketplaceAt, tree)
+	if err != nil {
+		return "", "", err
+	}
+	if !isMarket || market != e.Marketplace {
+		return "", "", fmt.Errorf("no marketplace %q in %s at %s any more", e.Marketplace, co.at(), e.MarketplaceAt)
+	}
+	for _, me := range entries {
+		if me.Name != name {
+			continue
+		}
+		if me.Source.URL != "" {
+			return "", "", fmt.Errorf("marketplace %s now takes it from %s, another repository: uninstall it and install it from there", e.Marketplace, me.Source.URL)
+		}
+		rel := path.Clean(strings.TrimPrefix(filepath.ToSlash(me.Source.Path), "./"))
+		if rel != "." && !cleanRel(rel) {
+			return "", "", fmt.Errorf("marketplace %s: source path %q leaves the marketplace's repository", e.Marketplace, me.Source.Path)
+		}
+		at := path.Clean(path.Join(e.MarketplaceAt, rel))
+		if at == e.Path {
+			return at, "", nil
+		}
+		return at, "moved: " + e.Path + " → " + at, nil
+	}
+	return "", "", fmt.Errorf("marketplace %s no longer lists it", e.Marketplace)
 }
 
 // partChanges names, per part, what differs between two versions of a

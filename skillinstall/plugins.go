@@ -146,6 +146,7 @@ type candidate struct {
 	name, marketplace string
 	co                *checkout
 	path              string // slash path in the repository, "." for the root
+	marketAt          string // the marketplace's folder, when the plugin lies in its repository
 }
 
 // marketplaceFiles are where a marketplace is declared, relative to the
@@ -185,39 +186,12 @@ func (p *Plugins) candidates(ctx context.Context, fetch *fetcher, spec string) (
 	if err != nil {
 		return nil, false, nil, err
 	}
-	tmp, err := os.MkdirTemp("", "helios-marketplace-")
+	market, entries, mwarns, isMarket, err := readMarketplace(co, top, tree)
 	if err != nil {
-		return nil, false, nil, err
-	}
-	defer os.RemoveAll(tmp)
-	isMarket := false
-	for _, mf := range marketplaceFiles {
-		f, err := tree.File(mf.at)
-		if err != nil {
-			continue
-		}
-		dst := filepath.Join(tmp, filepath.FromSlash(mf.as))
-		if exists(dst) {
-			continue
-		}
-		data, err := readBlob(co, f.Hash, 4<<20)
-		if err != nil {
-			return nil, false, nil, fmt.Errorf("marketplace %s in %s: %w", mf.at, co.at(), err)
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return nil, false, nil, err
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return nil, false, nil, err
-		}
-		isMarket = true
+		return nil, isMarket, nil, err
 	}
 	if !isMarket {
 		return []candidate{{co: co, path: top, name: pluginFolderName(co, top)}}, false, nil, nil
-	}
-	market, entries, mwarns, err := agentplugins.ReadMarketplace(tmp)
-	if err != nil {
-		return nil, true, nil, fmt.Errorf("marketplace of %s: %w", co.at(), err)
 	}
 	var warns []string
 	for _, w := range mwarns {
@@ -232,7 +206,7 @@ func (p *Plugins) candidates(ctx context.Context, fetch *fetcher, spec string) (
 				warns = append(warns, fmt.Sprintf("plugin %s (marketplace %s): source path %q leaves the marketplace's repository; not installed", e.Name, market, e.Source.Path))
 				continue
 			}
-			c.co, c.path = co, path.Clean(path.Join(top, rel))
+			c.co, c.path, c.marketAt = co, path.Clean(path.Join(top, rel)), top
 			out = append(out, c)
 			continue
 		}
@@ -257,6 +231,46 @@ func (p *Plugins) candidates(ctx context.Context, fetch *fetcher, spec string) (
 		out = append(out, c)
 	}
 	return out, true, warns, nil
+}
+
+// readMarketplace reads the marketplace of co's folder top (tree), if it
+// holds one: its name, entries and warnings.
+func readMarketplace(co *checkout, top string, tree *object.Tree) (string, []agentplugins.MarketplaceEntry, []agentplugins.Warning, bool, error) {
+	tmp, err := os.MkdirTemp("", "helios-marketplace-")
+	if err != nil {
+		return "", nil, nil, false, err
+	}
+	defer os.RemoveAll(tmp)
+	isMarket := false
+	for _, mf := range marketplaceFiles {
+		f, err := tree.File(mf.at)
+		if err != nil {
+			continue
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(mf.as))
+		if exists(dst) {
+			continue
+		}
+		data, err := readBlob(co, f.Hash, 4<<20)
+		if err != nil {
+			return "", nil, nil, false, fmt.Errorf("marketplace %s in %s: %w", mf.at, co.at(), err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", nil, nil, false, err
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return "", nil, nil, false, err
+		}
+		isMarket = true
+	}
+	if !isMarket {
+		return "", nil, nil, false, nil
+	}
+	market, entries, mwarns, err := agentplugins.ReadMarketplace(tmp)
+	if err != nil {
+		return "", nil, nil, true, fmt.Errorf("marketplace of %s: %w", co.at(), err)
+	}
+	return market, entries, mwarns, true, nil
 }
 
 // pluginFolderName is what a bare plugin folder is named after: its own
@@ -595,7 +609,7 @@ func (p *Plugins) Install(ctx context.Context, spec string, opts PluginInstallOp
 				continue
 			}
 			prev, had := tx.state.Plugins[o.Name]
-			e := PluginLocked{Source: o.Source, Ref: o.Ref, Commit: o.Commit, Path: o.Path, Marketplace: o.Marketplace, Files: digests, Enabled: true}
+			e := PluginLocked{Source: o.Source, Ref: o.Ref, Commit: o.Commit, Path: o.Path, Marketplace: o.Marketplace, MarketplaceAt: c.marketAt, Files: digests, Enabled: true}
 			if had {
 				e.Enabled, e.DisabledSkills = prev.Enabled, prev.DisabledSkills
 			}

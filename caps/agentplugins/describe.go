@@ -25,6 +25,19 @@ var RootVars = []string{"CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "CODEX_PLUGIN_ROOT"
 // either appears in Parts or yields a warning naming the plugin, the part and
 // the reason.
 func Describe(dir string, m Manifest) (Parts, []Warning) {
+	return describe(dir, m, true)
+}
+
+// DescribeForRun is Describe without the agents: Parts.Agents and AgentDefs
+// are nil, and an agent that cannot be read is no warning. A run does not
+// use agents (they run when subagents exist), and walking and parsing them
+// was a third of the start time with a large marketplace installed;
+// `helios plugins list` and `check` read them.
+func DescribeForRun(dir string, m Manifest) (Parts, []Warning) {
+	return describe(dir, m, false)
+}
+
+func describe(dir string, m Manifest, parseAgents bool) (Parts, []Warning) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Parts{}, []Warning{{Plugin: m.Name, Part: "plugin", Path: dir, Reason: err.Error()}}
@@ -58,6 +71,9 @@ func Describe(dir string, m Manifest) (Parts, []Warning) {
 		p.Commands = append(p.Commands, files...)
 	}
 	for _, rel := range m.Agents {
+		if !parseAgents {
+			break
+		}
 		files := mdFiles(abs, rel, "agents", warn)
 		if len(files) == 0 {
 			warn("agents", rel, "holds no .md agent")
@@ -341,6 +357,12 @@ func mdFiles(abs, rel, part string, warn func(part, path, reason string)) []stri
 	if err != nil {
 		return nil
 	}
+	// The walk follows no symlink below root, so root checked once, only an
+	// entry that is itself a symlink can lead out.
+	if err := noLinkOut(abs, rel); err != nil {
+		warn(part, rel, err.Error())
+		return nil
+	}
 	if !st.IsDir() {
 		if strings.HasSuffix(root, ".md") {
 			return []string{root}
@@ -362,7 +384,9 @@ func mdFiles(abs, rel, part string, warn func(part, path, reason string)) []stri
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") {
 			return nil
 		}
-		if err := noLinkOut(abs, relTo(abs, p)); err != nil {
+		if d.Type()&fs.ModeSymlink == 0 {
+			// A plain file or folder under a checked root: inside.
+		} else if err := noLinkOut(abs, relTo(abs, p)); err != nil {
 			warn(part, relTo(abs, p), err.Error())
 			return nil
 		}

@@ -23,11 +23,16 @@ type State struct {
 
 // PluginState is one installed plugin's record.
 type PluginState struct {
-	Source         string            `json:"source"`
-	Ref            string            `json:"ref,omitempty"`
-	Commit         string            `json:"commit,omitempty"`
-	Path           string            `json:"path,omitempty"`
-	Marketplace    string            `json:"marketplace,omitempty"`
+	Source      string `json:"source"`
+	Ref         string `json:"ref,omitempty"`
+	Commit      string `json:"commit,omitempty"`
+	Path        string `json:"path,omitempty"`
+	Marketplace string `json:"marketplace,omitempty"`
+	// MarketplaceAt is the folder of the marketplace file in Source's
+	// repository ("." for its root), for a plugin that lies in the
+	// marketplace's own repository: update reads the marketplace there
+	// again and follows the plugin when its entry moved.
+	MarketplaceAt  string            `json:"marketplaceAt,omitempty"`
 	Files          map[string]string `json:"files,omitempty"`
 	Enabled        bool              `json:"enabled"`
 	DisabledSkills []string          `json:"disabledSkills,omitempty"`
@@ -69,6 +74,16 @@ func ApproveHint(name string) string {
 // order. A plugin that cannot be read is left out with a warning; the others
 // load. Approved is true only when the recorded digest equals RunDigest now.
 func LoadInstalled(root, scope string) ([]Installed, []Warning) {
+	return loadInstalled(root, scope, Describe)
+}
+
+// LoadInstalledForRun is LoadInstalled without the agents (see
+// DescribeForRun): what a run mounts, at the cost a run can afford.
+func LoadInstalledForRun(root, scope string) ([]Installed, []Warning) {
+	return loadInstalled(root, scope, DescribeForRun)
+}
+
+func loadInstalled(root, scope string, describe func(string, Manifest) (Parts, []Warning)) ([]Installed, []Warning) {
 	st, err := ReadState(root)
 	if err != nil {
 		return nil, []Warning{{Plugin: "*", Part: "state", Path: filepath.Join(root, StateFile), Reason: err.Error()}}
@@ -96,7 +111,7 @@ func LoadInstalled(root, scope string) ([]Installed, []Warning) {
 		}
 		m.Name = name
 		inst := Installed{Name: name, Root: dir, Scope: scope, Manifest: m, Enabled: rec.Enabled, DisabledSkills: rec.DisabledSkills}
-		parts, w := Describe(dir, m)
+		parts, w := describe(dir, m)
 		warns = append(warns, w...)
 		inst.Parts = parts
 		digest, runs, err := RunDigest(dir, parts)

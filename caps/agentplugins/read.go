@@ -338,6 +338,29 @@ func inside(root, p string) (string, error) {
 // noLinkOut resolves root/rel and refuses it when a symlink takes it out of
 // root. A path that does not exist is not refused here.
 func noLinkOut(root, rel string) error {
+	// Cheap first: Lstat each component below root; with none a symlink the
+	// path stays inside. Only a symlink (or an odd path) costs the full
+	// resolution of both paths.
+	if clean := path.Clean(filepath.ToSlash(rel)); clean != ".." && !strings.HasPrefix(clean, "../") && !path.IsAbs(clean) {
+		p, linked := root, false
+		for _, c := range strings.Split(clean, "/") {
+			if c == "." {
+				continue
+			}
+			p = filepath.Join(p, c)
+			fi, err := os.Lstat(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+				linked = true
+				break
+			}
+		}
+		if !linked {
+			return nil
+		}
+	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"regexp"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,12 +46,15 @@ const (
 
 // ValidServerName reports whether name can name a server: it becomes part
 // of every tool name (mcp__<server>__<tool>) and of the skills source label
-// (mcp:<server>), so it is 1 to 32 letters, digits, _ or -.
+// (mcp:<server>), so it is 1 to MaxServerName (56) letters, digits, _ or
+// -: mcp__<server>__ and a character of a tool fit in a tool name's 64.
 func ValidServerName(name string) bool { return serverNameRE().MatchString(name) }
 
 // serverNameRE is compiled on first use: only a config with MCP servers
 // needs it.
-var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`) })
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,` + strconv.Itoa(MaxServerName) + `}$`)
+})
 
 // ServerConfig is one server. Exactly one of Command and URL is set.
 type ServerConfig struct {
@@ -143,7 +147,7 @@ var ErrConfig = errors.New("invalid mcp server config")
 func (c ServerConfig) Check() error {
 	var errs []error
 	if !ValidServerName(c.Name) {
-		errs = append(errs, fmt.Errorf("name %q: want 1 to 32 letters, digits, _ or - (it becomes part of tool names)", c.Name))
+		errs = append(errs, fmt.Errorf("name %q: want 1 to %d letters, digits, _ or - (it becomes part of tool names, at most 64 characters)", c.Name, MaxServerName))
 	}
 	switch {
 	case c.Command != "" && c.URL != "":

@@ -212,8 +212,8 @@ func TestConfigCheck(t *testing.T) {
 		sc   ServerConfig
 		want string
 	}{
-		{ServerConfig{Name: "has space", Command: "x"}, `name "has space": want 1 to 32 letters`},
-		{ServerConfig{Name: strings.Repeat("n", 33), Command: "x"}, "want 1 to 32"},
+		{ServerConfig{Name: "has space", Command: "x"}, `name "has space": want 1 to 56 letters`},
+		{ServerConfig{Name: strings.Repeat("n", 57), Command: "x"}, "want 1 to 56"},
 		{ServerConfig{Name: "both", Command: "x", URL: "http://h/"}, "both command and url"},
 		{ServerConfig{Name: "neither"}, "neither command nor url"},
 		{ServerConfig{Name: "ftp", URL: "ftp://h/"}, "want an http or https URL"},

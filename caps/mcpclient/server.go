@@ -516,7 +516,7 @@ func (s *Server) suspectHang(x *session) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if err := x.cs.Ping(ctx, nil); err != nil {
-		s.drop(x, fmt.Errorf("a call got no answer within %v (timeout) and a ping none within %v: the server hangs", s.cfg.timeout(), d))
+		s.drop(x, fmt.Errorf("a call got no answer within %v (its timeout) and a ping none within %v: the server hangs", s.cfg.timeout(), d))
 	}
 }
 

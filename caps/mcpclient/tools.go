@@ -24,14 +24,25 @@ import (
 	"github.com/helios-agents/helios/kernel/telemetry"
 )
 
-// maxToolName is the longest tool name model APIs accept.
+// maxToolName is the longest tool name model APIs accept (Anthropic's
+// ^[a-zA-Z0-9_-]{1,64}$, OpenAI's 64).
 const maxToolName = 64
+
+// MaxServerName is the longest server name: mcp__<server>__ and one
+// character of a tool still fit in maxToolName.
+const MaxServerName = maxToolName - len("mcp__") - len("__") - 1
+
+// hashedTail is what a shortened name ends with: "_" and 8 hex digits.
+const hashedTail = 9
 
 // ToolName is what the model calls a server's tool by:
 // mcp__<server>__<tool>, with every character a model API refuses in a tool
 // name (outside A-Z a-z 0-9 _ -) replaced by "_". A name over 64
 // characters keeps its first 55 and ends with "_" and 8 hex digits of a
-// hash of the server's and the tool's names, so that it stays unique.
+// hash of the server's and the tool's names, so that it stays unique —
+// when those 55 hold the whole mcp__<server>__ and a character of the
+// tool. Else (a long server name, as a plugin's plugin_<plugin>_<server>
+// can be) it is "": the tool cannot be named and is left out.
 func ToolName(server, tool string) string {
 	var b strings.Builder
 	b.WriteString("mcp__")
@@ -48,8 +59,11 @@ func ToolName(server, tool string) string {
 	if len(n) <= maxToolName {
 		return n
 	}
+	if len("mcp__"+server+"__") >= maxToolName-hashedTail {
+		return ""
+	}
 	sum := sha256.Sum256([]byte(server + "\x00" + tool))
-	return n[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
+	return n[:maxToolName-hashedTail] + "_" + hex.EncodeToString(sum[:4])
 }
 
 // remoteTool is one of the server's tools with the name and description
@@ -101,6 +115,10 @@ func (s *Server) listTools(ctx context.Context, x *session) ([]remoteTool, error
 			return nil, err
 		}
 		name := ToolName(s.cfg.Name, t.Name)
+		if name == "" {
+			s.logger.Warn(fmt.Sprintf("mcp server: tool %q left out: mcp__%s__%s is over %d characters, the longest tool name the model APIs accept, and the server's name leaves no room to shorten it", t.Name, s.cfg.Name, t.Name, maxToolName), slog.String("tool", t.Name))
+			continue
+		}
 		if first, dup := seen[name]; dup {
 			s.logger.Warn("mcp server: two tools get the same name; keeping the first", slog.String("name", name), slog.String("kept", first), slog.String("dropped", t.Name))
 			continue

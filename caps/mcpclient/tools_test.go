@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/helios-agents/helios/internal/mcptest"
 	"github.com/helios-agents/helios/kernel/contract"
@@ -137,4 +138,32 @@ func TestStructuredContentOnce(t *testing.T) {
 	text := b.String()
 	assert.True(t, holds([]string{text}, map[string]any{"lines": lines[:10]}), "a few strings are looked for")
 	assert.False(t, holds([]string{text}, map[string]any{"lines": lines}), "%d strings in %d bytes: past the budget", len(lines), len(text))
+}
+
+// Protects: a long server name (a plugin's plugin_<plugin>_<server>) is
+// usable up to MaxServerName: each tool whose mcp__<server>__<tool> fits in
+// 64 characters is kept, each other one is left out with a warning naming
+// it, never the whole server, and no name is cut inside the namespace.
+func TestLongServerNameKeepsToolsThatFit(t *testing.T) {
+	assert.Equal(t, 56, MaxServerName)
+	long := "plugin_" + strings.Repeat("p", 21) + "_" + strings.Repeat("s", 21) // 50 characters
+	require.Len(t, long, 50)
+	assert.Empty(t, ToolName(long, "delete_everything"), "74 characters, no room for a hash after the namespace")
+	assert.Equal(t, "mcp__"+long+"__echo", ToolName(long, "echo"))
+	assert.Len(t, ToolName(strings.Repeat("s", 47), strings.Repeat("t", 30)), 64, "up to 47 characters a long tool name is still shortened with a hash")
+	assert.Empty(t, ToolName(strings.Repeat("s", 48), strings.Repeat("t", 30)))
+	require.NoError(t, ServerConfig{Name: strings.Repeat("n", 56), Command: "x"}.Check())
+
+	ss, logs := start(t, Config{}, stdioServer(long))
+	tools := toolsOf(t, ss[0])
+	for _, n := range []string{"echo", "add", "fail", "image"} {
+		assert.Contains(t, tools, "mcp__"+long+"__"+n)
+	}
+	for n := range tools {
+		assert.True(t, strings.HasPrefix(n, "mcp__"+long+"__"), "the namespace is whole: %s", n)
+		assert.LessOrEqual(t, len(n), 64, n)
+	}
+	assert.NotContains(t, tools, "mcp__"+long+"__delete_everything")
+	assert.Contains(t, logs.String(), `tool \"delete_everything\" left out: mcp__`+long+`__delete_everything is over 64 characters`)
+	assert.Equal(t, "echo: hi", call(t, ss[0], "mcp__"+long+"__echo", `{"text":"hi"}`).Content)
 }

@@ -362,7 +362,7 @@ func TestMCPClientConfigErrors(t *testing.T) {
 		want      []string
 	}{
 		{"unknown key", `{"servers": {"gh": {"command": "x", "bogus": 1}}}`, []string{"mcp.servers.gh.bogus: unknown key"}},
-		{"bad name", `{"servers": {"has space": {"command": "x"}}}`, []string{`mcp.servers."has space": a server's name must match ^[a-zA-Z0-9_-]{1,32}$`}},
+		{"bad name", `{"servers": {"has space": {"command": "x"}}}`, []string{`mcp.servers."has space": a server's name must match ^[a-zA-Z0-9_-]{1,56}$`}},
 		{"unicode name", `{"servers": {"сервер": {"command": "x"}}}`, []string{`mcp.servers."сервер": a server's name must match`}},
 		{"both", `{"servers": {"gh": {"command": "x", "url": "https://h/mcp"}}}`, []string{"mcp.servers.gh: both command and url"}},
 		{"neither", `{"servers": {"gh": {}}}`, []string{"mcp.servers.gh: neither command nor url"}},
