@@ -461,7 +461,17 @@ func TestCoalesceBurst(t *testing.T) {
 					continue
 				}
 				judged = true
-				assert.LessOrEqual(t, len(got), 2, "100 creates in %s made %d callbacks, want ≤ 2", took, len(got))
+				// Native: the leading edge and one trailing batch. Poll: a
+				// burst shorter than a round is seen by at most two rounds,
+				// and a round's scan reports its finds over time: under load
+				// the leading edge (1ms after the first find) leaves with the
+				// first of them and the rest follow as one trailing batch,
+				// so at most two callbacks a round.
+				most := 2
+				if mode == Poll {
+					most = 4
+				}
+				assert.LessOrEqual(t, len(got), most, "100 creates in %s made %d callbacks, want ≤ %d", took, len(got), most)
 			}
 			if !judged {
 				t.Skip("no burst was fast enough to judge; the machine is too loaded")
