@@ -75,8 +75,9 @@ run: modules build plugins
 	@-$(HELIOS) --config $(DEMO) sandbox check
 
 # The test command (README and .ci/run): format, vet, the race-enabled unit
-# suite, a short run of every fuzz target, then the mutation suite.
-test: fmt-check vet unit fuzz-short mutate
+# suite and a short run of every fuzz target. The mutation suite is `make
+# mutate`; .ci/run runs both.
+test: fmt-check vet unit fuzz-short
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -144,7 +145,7 @@ live:
 
 # The PostgreSQL session-store tests against a throwaway cluster: initdb in
 # a temp dir, pg_ctl on a free port, the tests, then the cluster is removed.
-# (make test runs them too when HELIOS_TEST_POSTGRES_URL is set, as CI does.)
+# (make test and make mutate run them too when HELIOS_TEST_POSTGRES_URL is set, as CI does.)
 test-postgres:
 	@dir=$$(mktemp -d); \
 	trap 'test/postgres/cluster.sh stop "$$dir"; rm -rf "$$dir"' EXIT; \
