@@ -386,7 +386,7 @@ func (s *Session) Step(ctx context.Context, step int) (model.Response, bool, err
 		return model.Response{}, false, err
 	}
 	if s.scope == nil {
-		s.k.catalogView(cat, s.budget) // tells a person, once per change, what the budget cut
+		s.k.CatalogView(cat, s.budget) // tells a person, once per change, what the budget cut
 	}
 	if inj := InjectCatalogWithin(s.log, cat, hasSkillTool, s.budget); inj.Append {
 		if err := s.append(ctx, inj.Event); err != nil {
@@ -516,10 +516,10 @@ func contentJSON(v any) string {
 // warning, and AllowedTools filters. It reports whether the skill tool of
 // catalog mode is visible.
 func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
-	all, warns := s.k.tools(ctx, cat, s.budget)
+	skillTools, warns := s.k.skillTools(cat, s.budget)
+	all, warns := s.k.withCapabilityTools(ctx, cat, skillTools, warns)
 	var skillNames map[string]bool // the skills' tools, scoped by the filtered catalog
 	if s.scope != nil {
-		skillTools, _ := cat.Tools(s.k.cfg.SkillsMode, s.budget)
 		skillNames = make(map[string]bool, len(skillTools))
 		for _, t := range skillTools {
 			skillNames[t.Name] = true

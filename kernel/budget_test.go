@@ -108,15 +108,15 @@ func TestCatalogBudgetWarnedOncePerChange(t *testing.T) {
 	defer k.Close()
 	ctx := context.Background()
 	for range 3 {
-		v := k.CatalogView(k.Catalog(ctx))
+		v := k.CatalogView(k.Catalog(ctx), k.CatalogBudget())
 		require.True(t, v.Cut())
 	}
 	assert.Equal(t, 1, logs.count("cut to fit its budget"), "one warning for one outcome: %v", logs.recs)
 
 	budWriteSkill(t, root, "skill-99", "One more.", "body")
 	k.Skills().Snapshot(ctx) // the folders are read at every snapshot (no watcher)
-	k.CatalogView(k.Catalog(ctx))
-	k.CatalogView(k.Catalog(ctx))
+	k.CatalogView(k.Catalog(ctx), k.CatalogBudget())
+	k.CatalogView(k.Catalog(ctx), k.CatalogBudget())
 	assert.Equal(t, 2, logs.count("cut to fit its budget"), "a new outcome, a new warning: %v", logs.recs)
 
 	for i := range 13 {
@@ -126,7 +126,7 @@ func TestCatalogBudgetWarnedOncePerChange(t *testing.T) {
 		}
 		require.NoError(t, os.RemoveAll(filepath.Join(root, name)))
 	}
-	k.CatalogView(k.Catalog(ctx))
+	k.CatalogView(k.Catalog(ctx), k.CatalogBudget())
 	assert.Equal(t, 1, logs.count("fits its budget again"), "%v", logs.recs)
 }
 
@@ -155,7 +155,7 @@ func TestCatalogBudgetTurnLogsOnceAndLoadsOmitted(t *testing.T) {
 	_, err = s.Run(t.Context(), "go")
 	require.NoError(t, err)
 
-	v := k.CatalogView(k.Catalog(t.Context()))
+	v := k.CatalogView(k.Catalog(t.Context()), k.CatalogBudget())
 	require.Contains(t, v.Summary.Omitted, "skill-39")
 	var catalogs, loaded int
 	for i := range s.Log().Len() {

@@ -29,15 +29,12 @@ func (k *Kernel) Catalog(ctx context.Context) skills.Catalog {
 	return cat
 }
 
-// SkillTools returns the tools through which the model reaches skills (the
-// one exit, skills.ToSkillTools), for the given catalog: in catalog mode the
-// skill tool then skill_search.
-func (k *Kernel) SkillTools(cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	return k.skillTools(cat, k.budget)
-}
-
+// skillTools returns the tools through which the model reaches cat's skills
+// within b, straight from the one exit (skills.ToSkillTools), each skill
+// load traced when the kernel has telemetry: in catalog mode the skill tool
+// then skill_search.
 func (k *Kernel) skillTools(cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	tools, warns := cat.Tools(k.cfg.SkillsMode, b)
+	tools, warns := skills.ToSkillTools(cat, k.cfg.SkillsMode, b)
 	if tel := k.cfg.Telemetry; tel != nil {
 		for i := range tools {
 			if tools[i].Name != skills.SearchToolName || k.cfg.SkillsMode == skills.ModeTools {
@@ -114,25 +111,16 @@ func (k *Kernel) CatalogBudget() skills.Budget {
 func (k *Kernel) SkillLimits() skillfs.Limits { return k.cfg.SkillLimits }
 
 // CatalogView returns what the model sees of cat in the kernel's mode under
-// its budget: in catalog mode exactly the catalog message, in tools mode the
+// budget b: in catalog mode exactly the catalog message, in tools mode the
 // bounded tool list, with the summary and the warnings (what was cut,
-// pinned names that do not exist).
+// pinned names that do not exist). A step passes its session's budget;
+// CatalogBudget is what every step shares, SessionBudget what a session
+// opened now gets (what `helios skills catalog` prints).
 //
 // For a complete catalog, the warnings are also logged, once per change of
 // outcome rather than at every step; when a cut catalog fits again, that is
 // logged too.
-func (k *Kernel) CatalogView(cat skills.Catalog) skillcatalog.View {
-	return k.catalogView(cat, k.budget)
-}
-
-// CatalogViewNow is CatalogView as a session opened now would see it: with
-// the skills loaded recently in this work dir (SessionBudget). It is what
-// `helios skills catalog` prints.
-func (k *Kernel) CatalogViewNow(ctx context.Context, cat skills.Catalog) skillcatalog.View {
-	return k.catalogView(cat, k.SessionBudget(ctx))
-}
-
-func (k *Kernel) catalogView(cat skills.Catalog, b skills.Budget) skillcatalog.View {
+func (k *Kernel) CatalogView(cat skills.Catalog, b skills.Budget) skillcatalog.View {
 	v := skillcatalog.ViewOf(cat, b, k.cfg.SkillsMode)
 	if cat.Complete {
 		k.logOutcome(v)
@@ -161,19 +149,22 @@ func (k *Kernel) logOutcome(v skillcatalog.View) {
 	}
 }
 
-// Tools returns every tool the model gets. In catalog mode the skill tools
-// come first, then each capability's tools in capability order; in tools
-// mode the capabilities' tools come first and the skills' tools after them,
-// so builtin tools come before any skill. A tool whose name an earlier one
-// took is refused with a warning naming both: a skill named Bash never hides
-// the Bash tool. A capability whose Tools fails costs only its own tools,
-// with a warning.
-func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, []contract.Warning) {
-	return k.tools(ctx, cat, k.budget)
+// Tools returns every tool the model gets with cat under budget b: the
+// skills' tools (skills.ToSkillTools) and each capability's. In catalog
+// mode the skill tools come first, then each capability's tools in
+// capability order; in tools mode the capabilities' tools come first and
+// the skills' tools after them, so builtin tools come before any skill. A
+// tool whose name an earlier one took is refused with a warning naming
+// both: a skill named Bash never hides the Bash tool. A capability whose
+// Tools fails costs only its own tools, with a warning.
+func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
+	skillTools, warns := k.skillTools(cat, b)
+	return k.withCapabilityTools(ctx, cat, skillTools, warns)
 }
 
-func (k *Kernel) tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	skillTools, warns := k.skillTools(cat, b)
+// withCapabilityTools is Tools given the skills' tools and their warnings,
+// for a session that needs to know its skill tools by name.
+func (k *Kernel) withCapabilityTools(ctx context.Context, cat skills.Catalog, skillTools []contract.Tool, warns []contract.Warning) ([]contract.Tool, []contract.Warning) {
 	var tools []contract.Tool
 	var owners []string // who offers tools[i], for a refusal's warning
 	taken := map[string]int{}

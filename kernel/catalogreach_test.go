@@ -60,7 +60,7 @@ func TestSkillSearchFindsOmittedSkillInTurn(t *testing.T) {
 	_, err = s.Run(t.Context(), "fill the form in form.pdf")
 	require.NoError(t, err)
 
-	v := k.CatalogView(k.Catalog(t.Context()))
+	v := k.CatalogView(k.Catalog(t.Context()), k.CatalogBudget())
 	require.Contains(t, v.Summary.Omitted, "zz-forms", "the test needs the skill left out of the catalog")
 	assert.NotContains(t, v.Message, "zz-forms")
 	assert.Contains(t, v.Message, "skill_search", "the catalog's note names the tool that finds the rest")
@@ -144,7 +144,7 @@ func TestCatalogRecentLoadsListedNextSession(t *testing.T) {
 	assert.Contains(t, next, "<available_skills>\n- skill-38\n- skill-39\n- skill-00\n", "the recent loads come first, most recent first:\n%s", next)
 	assert.NotContains(t, next, "no-such-skill", "a failed load is not remembered")
 
-	v := k.CatalogViewNow(t.Context(), k.Catalog(t.Context()))
+	v := k.CatalogView(k.Catalog(t.Context()), k.SessionBudget(t.Context()))
 	require.GreaterOrEqual(t, len(v.Summary.Listed), 3)
 	assert.Equal(t, []catalog.Listed{{Name: "skill-38", Why: "recent"}, {Name: "skill-39", Why: "recent"}, {Name: "skill-00", Why: "name"}}, v.Summary.Listed[:3])
 
@@ -165,7 +165,7 @@ func (reachBrokenStore) List(context.Context) ([]session.Info, error) {
 func TestCatalogRecentUnreadableStore(t *testing.T) {
 	root, logs := reachRoot(t), &budLogs{}
 	k := reachKernel(t, root, t.TempDir(), reachBrokenStore{session.NewMemoryStore()}, logs, modeltest.Say("one"), modeltest.Say("two"))
-	byName := k.CatalogView(k.Catalog(t.Context())).Message
+	byName := k.CatalogView(k.Catalog(t.Context()), k.CatalogBudget()).Message
 	assert.Equal(t, byName, reachTurn(t, k))
 	assert.Equal(t, byName, reachTurn(t, k))
 	assert.Equal(t, 1, logs.count("falls back to name order"), "one warning: %v", logs.recs)

@@ -44,7 +44,7 @@ func TestSkillToolsHiddenSkill(t *testing.T) {
 			require.True(t, s.DisableModelInvocation, "catalog lookup hidden-one = %+v; want it, marked hidden", s)
 			assert.Equal(t, []string{"shown"}, ksNames(cat.Visible()), "visible")
 
-			tools, _ := k.SkillTools(cat)
+			tools, _ := k.Tools(ctx, cat, k.CatalogBudget())
 			for _, tl := range tools {
 				assert.NotEqual(t, "hidden-one", tl.Name, "tool %q exposes the hidden skill", tl.Name)
 				assert.NotContains(t, tl.Description, "Only for people", "tool %q exposes the hidden skill", tl.Name)
@@ -132,7 +132,7 @@ func TestSkillsPromptDescribesByRole(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			k := ksNewKernel(t, kernel.Config{WorkDir: skillfstest.RealTempDir(t), UserSkillRoots: []string{}, SkillsMode: mode})
 			texts := map[string]string{"SkillsPrompt": k.SkillsPrompt()}
-			tools, _ := skills.ToSkillTools(nil, mode)
+			tools, _ := skills.ToSkillTools(skills.Catalog{}, mode, skills.Budget{})
 			for _, tl := range tools {
 				texts["tool "+tl.Name] = tl.Description
 			}

@@ -177,7 +177,7 @@ func mcpServerOf(name string) (string, bool) {
 
 // filter returns the view of cat the child may see: only its skills, and
 // none of an MCP server outside its servers. It is a new catalog over the
-// same merged skills, rendered through the same exit (Catalog.Tools), so a
+// same merged skills, rendered through the same exit (skills.ToSkillTools), so a
 // skill outside it is neither listed nor loadable.
 func (sc *agentScope) filter(cat skills.Catalog) skills.Catalog {
 	if sc == nil || (sc.def.Skills == nil && sc.def.MCPServers == nil) {

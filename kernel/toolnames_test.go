@@ -44,7 +44,7 @@ func TestBuiltinToolsComeBeforeSkills(t *testing.T) {
 		SkillsMode: skills.ModeTools, Capabilities: []kernel.Capability{builtins, mcp}})
 	ctx := context.Background()
 
-	tools, warns := k.Tools(ctx, k.Catalog(ctx))
+	tools, warns := k.Tools(ctx, k.Catalog(ctx), k.CatalogBudget())
 	assert.Equal(t, []string{"Bash", "Read", "mcp__gh__search", "pdf"}, ksToolNames(tools))
 	for _, tl := range tools[:3] {
 		res, err := tl.Call(ctx, nil)

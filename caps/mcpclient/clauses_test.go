@@ -46,7 +46,7 @@ func stepTools(t *testing.T, ss []*Server) (map[string]contract.Tool, []contract
 	}
 	k, err := kernel.New(kernel.Config{WorkDir: t.TempDir(), UserSkillRoots: []string{}, Capabilities: caps})
 	require.NoError(t, err)
-	ts, warns := k.Tools(ctxT(t), k.Catalog(ctxT(t)))
+	ts, warns := k.Tools(ctxT(t), k.Catalog(ctxT(t)), k.CatalogBudget())
 	out := map[string]contract.Tool{}
 	for _, tl := range ts {
 		out[tl.Name] = tl

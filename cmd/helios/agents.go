@@ -31,7 +31,7 @@ func agentsCmd(g *globals) *cobra.Command {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				ctx := cmd.Context()
 				defs, warns := k.Agents(ctx)
-				tools, _ := k.Tools(ctx, k.Catalog(ctx))
+				tools, _ := k.Tools(ctx, k.Catalog(ctx), k.CatalogBudget())
 				names := []string{kernel.AgentToolName}
 				for _, t := range tools {
 					names = append(names, t.Name)

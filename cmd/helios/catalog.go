@@ -37,7 +37,7 @@ func skillsCatalogCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				cat := k.Catalog(cmd.Context())
-				v := k.CatalogViewNow(cmd.Context(), cat)
+				v := k.CatalogView(cat, k.SessionBudget(cmd.Context()))
 				w := cmd.OutOrStdout()
 				if g.json {
 					return writeJSON(w, catalogJSON{Mode: v.Mode.String(), Message: v.Message, BudgetSummary: v.Summary, Complete: cat.Complete})

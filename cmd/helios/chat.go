@@ -101,4 +101,7 @@ func (g *globals) modelName() string {
 // chatKernel adapts the kernel to what the UI consumes.
 type chatKernel struct{ *kernel.Kernel }
 
+// The status line shows what the catalog budget cut.
+var _ tui.CatalogViewer = chatKernel{}
+
 func (k chatKernel) OnSkillsChanged(fn func()) func() { return k.Skills().OnChange(fn) }

@@ -135,7 +135,7 @@ func (g *globals) runHeadless(cmd *cobra.Command, h *headlessFlags, c *loadedCon
 // initEvent is the system/init event: what the session has to work with.
 func (g *globals) initEvent(ctx context.Context, k *kernel.Kernel, id, model string) map[string]any {
 	tools := []string{}
-	all, _ := k.Tools(ctx, k.Catalog(ctx))
+	all, _ := k.Tools(ctx, k.Catalog(ctx), k.CatalogBudget())
 	for _, t := range all {
 		tools = append(tools, t.Name)
 	}

@@ -66,7 +66,7 @@ func skillsListCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.withKernel(cmd, func(k *kernel.Kernel) error {
 				cat := k.Catalog(cmd.Context())
-				view := k.CatalogView(cat)
+				view := k.CatalogView(cat, k.CatalogBudget())
 				// Sized once: with 10,000 skills, growing these by append
 				// copied tens of MB.
 				out := listJSON{

@@ -31,7 +31,7 @@ func PercentBudget(percent float64, contextWindow int) int {
 
 // Budget bounds what the model sees of the skills (contract C13): the
 // catalog message (package catalog renders it within Chars) and the tools
-// of ModeTools (Catalog.Tools offers at most ToolsMax). Both take the
+// of ModeTools (ToSkillTools offers at most ToolsMax). Both take the
 // skills in the one catalog order (Order). The zero value bounds nothing.
 type Budget struct {
 	// Chars is the most characters (Unicode code points) the catalog message

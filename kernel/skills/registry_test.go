@@ -274,7 +274,7 @@ func TestCatalogStaleNameRefusedAndProviderInvalidated(t *testing.T) {
 	require.ErrorIs(t, err, skills.ErrStaleSkill, "Load after rename")
 	assert.NotZero(t, signals.Load(), "stale load did not invalidate the provider")
 	// The catalog tool turns it into a result the model can read.
-	tools, _ := skills.ToSkillTools(cat.Skills, skills.ModeCatalog)
+	tools, _ := skills.ToSkillTools(cat, skills.ModeCatalog, skills.Budget{})
 	res, err := tools[0].Call(ctx, []byte(`{"name":"deploy"}`))
 	assert.NoError(t, err, "skill tool on a stale name: %+v; want an error result", res)
 	assert.True(t, res.IsError, "skill tool on a stale name: %+v; want an error result", res)

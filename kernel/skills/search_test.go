@@ -22,7 +22,7 @@ import (
 // reachSearch calls the skill_search tool of catalog mode over ss.
 func reachSearch(t *testing.T, ss []skills.Skill, args string) contract.ToolResult {
 	t.Helper()
-	tools, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeCatalog, skills.Budget{})
+	tools, _ := skills.ToSkillTools(skills.Catalog{Skills: ss}, skills.ModeCatalog, skills.Budget{})
 	i := slices.IndexFunc(tools, func(tl contract.Tool) bool { return tl.Name == skills.SearchToolName })
 	require.GreaterOrEqual(t, i, 0, "catalog mode offers no %s tool", skills.SearchToolName)
 	res, err := tools[i].Call(context.Background(), json.RawMessage(args))

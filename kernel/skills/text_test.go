@@ -32,9 +32,9 @@ func TestModelTextGolden(t *testing.T) {
 			texts[prefix+tl.Name+".schema"] = b.String()
 		}
 	}
-	catalogTools, _ := skills.ToSkillTools(ss, skills.ModeCatalog)
+	catalogTools, _ := skills.ToSkillTools(skills.Catalog{Skills: ss}, skills.ModeCatalog, skills.Budget{})
 	add("catalog.", catalogTools)
-	toolsMode, _ := skills.ToSkillTools(ss[:1], skills.ModeTools)
+	toolsMode, _ := skills.ToSkillTools(skills.Catalog{Skills: ss[:1]}, skills.ModeTools, skills.Budget{})
 	add("tools.", toolsMode)
 	texts["catalog.message"] = catalog.Render(ss, skills.Budget{}, catalog.MessageFrame()).Message
 	texts["catalog.message.omitted"] = catalog.Render(ss, skills.Budget{Chars: 1}, catalog.MessageFrame()).Message

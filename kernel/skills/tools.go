@@ -101,28 +101,17 @@ var (
 // once, as every tools-mode tool shares it.
 var noArgsSchema = sync.OnceValue(func() json.RawMessage { return contract.SchemaFor[struct{}]() })
 
-// Tools is ToSkillTools over c's skills within b: in ModeTools at most
-// b.ToolsMax tools, in the catalog order b gives (ToolSkills). Its
-// skill_search tool searches c's index, built once per catalog (see
-// Catalog.Search).
-func (c Catalog) Tools(mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
-	return toSkillTools(c, mode, b)
-}
-
-// ToSkillTools is the only place skills become what the model sees.
+// ToSkillTools is the only place skills become what the model sees: the
+// kernel offers the model the tools it returns for its catalog and budget.
 // Skills with DisableModelInvocation are left out. In ModeCatalog it returns
 // the skill tool, which loads every visible skill by its exact name, those
 // the catalog budget omitted too, then the skill_search tool, which finds
-// any of them by words of its name and description (Catalog.Search). In
-// ModeTools a skill whose name is
-// not a valid tool name is left out with a warning, and the tools come in
-// catalog order (project, user, capability, name; Order), without a bound
-// (Catalog.Tools applies a Budget; catalog.ViewOf reports what it omitted).
-func ToSkillTools(skills []Skill, mode Mode) ([]contract.Tool, []contract.Warning) {
-	return toSkillTools(Catalog{Skills: skills}, mode, Budget{})
-}
-
-func toSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
+// any of them by words of its name and description in c's index, built once
+// per catalog (Catalog.Search). In ModeTools a skill whose name is not a
+// valid tool name is left out with a warning, and the tools come in the
+// catalog order b gives (Order), at most b.ToolsMax of them (ToolSkills;
+// catalog.ViewOf reports what was omitted). A zero Budget bounds nothing.
+func ToSkillTools(c Catalog, mode Mode, b Budget) ([]contract.Tool, []contract.Warning) {
 	skills := c.Skills
 	if mode == ModeCatalog {
 		visible := make([]Skill, 0, len(skills))

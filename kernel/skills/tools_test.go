@@ -34,7 +34,7 @@ import (
 // returns the load text.
 func TestSkillToolsToolsMode(t *testing.T) {
 	fx := stToolFixture(t)
-	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeTools)
+	tools, warns := skills.ToSkillTools(skills.Catalog{Skills: fx.set.Skills}, skills.ModeTools, skills.Budget{})
 
 	got := map[string]string{}
 	var names []string
@@ -73,7 +73,7 @@ func TestSkillToolsToolsMode(t *testing.T) {
 // name gets close matches. Names that cannot be tool names load here.
 func TestSkillToolsCatalogMode(t *testing.T) {
 	fx := stToolFixture(t)
-	tools, warns := skills.ToSkillTools(fx.set.Skills, skills.ModeCatalog)
+	tools, warns := skills.ToSkillTools(skills.Catalog{Skills: fx.set.Skills}, skills.ModeCatalog, skills.Budget{})
 	require.Equal(t, []string{"skill", "skill_search"}, stToolNames(tools), "catalog mode tools")
 	assert.Empty(t, warns, "catalog mode warnings:\n%s", stWarningsText(warns))
 	tool := tools[0]
@@ -188,7 +188,7 @@ func TestSkillLoadRereadsAndQuotes(t *testing.T) {
 	require.NoError(t, err)
 	stRequireLoadText(t, first, dir, "version one\n")
 	assert.Contains(t, first, "cd '"+dir+"' ", "load text does not quote the base dir after cd")
-	tools, _ := k.SkillTools(k.Catalog(ctx))
+	tools, _ := k.Tools(ctx, k.Catalog(ctx), k.CatalogBudget())
 
 	writeFile(t, file, skillMD("name: pdf\ndescription: Fill PDF forms.", "version two\n"))
 	second, err := k.LoadSkill(ctx, "pdf")

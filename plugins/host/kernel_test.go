@@ -304,7 +304,7 @@ func TestPluginManifestAndTools(t *testing.T) {
 	w := newPlWorld(t, host.Config{Name: "release-notes"})
 	assert.Contains(t, w.k.Extensions(), "\n- release-notes: Drafts release notes from the git history", "manifest lacks the plugin")
 	ctx := context.Background()
-	tools, warns := w.k.Tools(ctx, w.k.Catalog(ctx))
+	tools, warns := w.k.Tools(ctx, w.k.Catalog(ctx), w.k.CatalogBudget())
 	assert.Empty(t, warns, "tool warnings")
 	for _, tool := range tools {
 		if tool.Name != "release_notes_format" {

@@ -31,7 +31,7 @@ func TestCatalogBudgetCLI(t *testing.T) {
 		[]byte(`{"skills":{"userRoots":[],"catalog":{"budget":300,"pinned":["skill-19","ghost"]}}}`), 0o644))
 	k, err := assembly.Load(context.Background(), filepath.Join(dir, "helios.config.json"), assembly.Options{WorkDir: dir})
 	require.NoError(t, err)
-	want := k.CatalogView(k.Catalog(context.Background()))
+	want := k.CatalogView(k.Catalog(context.Background()), k.CatalogBudget())
 	k.Close()
 	require.NotEmpty(t, want.Summary.Omitted)
 

@@ -210,7 +210,7 @@ func TestMCPInstructionsAndDescriptionBound(t *testing.T) {
 	instr := cs.InitializeResult().Instructions
 	assert.Contains(t, instr, "<available_skills>\n- skill-000", "the instructions list the catalog")
 	assert.Contains(t, instr, "skill_search", "the instructions name skill_search")
-	cat := w.k.CatalogView(w.k.Catalog(t.Context()))
+	cat := w.k.CatalogView(w.k.Catalog(t.Context()), w.k.CatalogBudget())
 	assert.True(t, strings.HasSuffix(instr, cat.Message), "the instructions end with the kernel's budgeted catalog message")
 	assert.LessOrEqual(t, utf8.RuneCountInString(instr), budget+1000, "the instructions are bounded by the catalog budget")
 

@@ -637,7 +637,7 @@ func TestMCPListChangedAfterWriteTool(t *testing.T) {
 	srv := mcpNewServer(t, w.k)
 	cs, notes := mcpConnect(t, srv, "2025-11-25")
 	ctx := context.Background()
-	tools, _ := w.k.Tools(ctx, w.k.Catalog(ctx))
+	tools, _ := w.k.Tools(ctx, w.k.Catalog(ctx), w.k.CatalogBudget())
 	var write func(context.Context, json.RawMessage) (string, bool)
 	for _, tl := range tools {
 		if tl.Name == "Write" {

@@ -483,7 +483,7 @@ func TestSkillsIOLoadLimit(t *testing.T) {
 	assert.Equal(t, "small body\n", c.Body)
 
 	// What the model gets from the skill tool: an error result naming the limit.
-	tools, _ := skills.ToSkillTools(set.Skills, skills.ModeCatalog)
+	tools, _ := skills.ToSkillTools(skills.Catalog{Skills: set.Skills}, skills.ModeCatalog, skills.Budget{})
 	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(ctx, json.RawMessage(`{"name":"big"}`))
 	require.NoError(t, err)

@@ -18,8 +18,10 @@ type budgetKernel struct {
 	budget skills.Budget
 }
 
-func (k budgetKernel) CatalogView(cat skills.Catalog) catalog.View {
-	return catalog.ViewOf(cat, k.budget, skills.ModeCatalog)
+func (k budgetKernel) CatalogBudget() skills.Budget { return k.budget }
+
+func (k budgetKernel) CatalogView(cat skills.Catalog, b skills.Budget) catalog.View {
+	return catalog.ViewOf(cat, b, skills.ModeCatalog)
 }
 
 // C13: the status line says what the catalog budget left out, the
@@ -34,7 +36,7 @@ func TestStatusLineShowsBudgetCut(t *testing.T) {
 	}
 	k.set(tuiCat(true, names...))
 	m.Update(m.fetchCatalog()())
-	v := k.CatalogView(tuiCat(true, names...))
+	v := k.CatalogView(tuiCat(true, names...), k.budget)
 	assert.Contains(t, tuiScreen(m), fmt.Sprintf("budget: %d of 40 skills shown, %d omitted", v.Summary.Included, len(v.Summary.Omitted)))
 	notes := func() int {
 		n := 0
@@ -78,7 +80,7 @@ func TestBudgetWarningOncePerChangeOfWhatIsCut(t *testing.T) {
 	apply := func(c skills.Catalog) catalog.View {
 		k.set(c)
 		m.Update(m.fetchCatalog()())
-		return k.CatalogView(c)
+		return k.CatalogView(c, k.budget)
 	}
 	first := apply(tuiCat(true, names...))
 	require.NotEmpty(t, first.Summary.Omitted, "the budget omits nothing; the test needs a cut")

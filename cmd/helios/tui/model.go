@@ -29,11 +29,12 @@ type Kernel interface {
 }
 
 // CatalogViewer is an optional ability of a Kernel: what the model sees of a
-// catalog under the catalog budget (skills.catalog.budget, or
+// catalog under a budget, and the catalog budget (skills.catalog.budget, or
 // skills.tools.max in tools mode). With it the status line says when the
 // budget shortened or left out skills.
 type CatalogViewer interface {
-	CatalogView(cat skills.Catalog) catalog.View
+	CatalogBudget() skills.Budget
+	CatalogView(cat skills.Catalog, b skills.Budget) catalog.View
 }
 
 // Session is the conversation with the model.

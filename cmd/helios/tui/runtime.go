@@ -215,7 +215,7 @@ func (rt *runtime) fetch(seq uint64) tea.Cmd {
 		defer rt.leave()
 		msg := catalogMsg{seq: seq, cat: rt.kernel.Catalog(rt.ctx)}
 		if v, ok := rt.kernel.(CatalogViewer); ok && msg.cat.Complete {
-			view := v.CatalogView(msg.cat)
+			view := v.CatalogView(msg.cat, v.CatalogBudget())
 			msg.view = &view
 		}
 		return msg

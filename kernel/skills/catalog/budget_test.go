@@ -299,7 +299,7 @@ func TestCatalogBudgetOmittedSkillLoadsByName(t *testing.T) {
 	omitted := v.Summary.Omitted[len(v.Summary.Omitted)-1]
 	require.NotContains(t, v.Message, omitted)
 
-	tools, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeCatalog, b)
+	tools, _ := skills.ToSkillTools(skills.Catalog{Skills: ss}, skills.ModeCatalog, b)
 	require.Equal(t, skills.SkillToolName, tools[0].Name)
 	res, err := tools[0].Call(context.Background(), json.RawMessage(`{"name":"`+omitted+`"}`))
 	require.NoError(t, err)
@@ -354,7 +354,7 @@ func TestCatalogBudgetToolsModeBound(t *testing.T) {
 		budSkill("z-pin", skills.CapabilitySource("x"), "Z."),
 	}
 	b := skills.Budget{ToolsMax: 3, Pinned: []string{"z-pin"}}
-	tools, warns := skills.Catalog{Skills: ss}.Tools(skills.ModeTools, b)
+	tools, warns := skills.ToSkillTools(skills.Catalog{Skills: ss}, skills.ModeTools, b)
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.Name)
@@ -370,6 +370,6 @@ func TestCatalogBudgetToolsModeBound(t *testing.T) {
 	assert.Equal(t, "skills.tools.max", v.Warnings[0].Path)
 	assert.Contains(t, v.Warnings[0].Message, "d-user, b-cap")
 
-	all, _ := skills.Catalog{Skills: ss}.Tools(skills.ModeTools, skills.Budget{})
+	all, _ := skills.ToSkillTools(skills.Catalog{Skills: ss}, skills.ModeTools, skills.Budget{})
 	assert.Len(t, all, 5, "no bound without a budget")
 }

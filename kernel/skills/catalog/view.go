@@ -76,7 +76,7 @@ func ViewOf(c skills.Catalog, b skills.Budget, mode skills.Mode) View {
 	return Render(all, b, MessageFrame())
 }
 
-// toolsView is the tools-mode view: the tools skills.Catalog.Tools gives
+// toolsView is the tools-mode view: the tools skills.ToSkillTools gives
 // the model, bounded by b.ToolsMax.
 func toolsView(all []skills.Skill, b skills.Budget) View {
 	included, omitted, warns := skills.ToolSkills(all, b)
