@@ -516,17 +516,9 @@ func contentJSON(v any) string {
 // warning, and AllowedTools filters. It reports whether the skill tool of
 // catalog mode is visible.
 func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Tool, bool) {
-	skillTools, warns := s.k.skillTools(cat, s.budget)
-	all, warns := s.k.withCapabilityTools(ctx, cat, skillTools, warns)
-	var skillNames map[string]bool // the skills' tools, scoped by the filtered catalog
-	if s.scope != nil {
-		skillNames = make(map[string]bool, len(skillTools))
-		for _, t := range skillTools {
-			skillNames[t.Name] = true
-		}
-	}
+	all, fromSkill, warns := s.k.tools(ctx, cat, s.budget)
 	if t, ok := s.agentTool(ctx); ok {
-		all = append(all, t)
+		all, fromSkill = append(all, t), append(fromSkill, false)
 	}
 	if s.scope != nil && !s.scopeWarned {
 		s.scopeWarned = true
@@ -559,12 +551,12 @@ func (s *Session) tools(ctx context.Context, cat skills.Catalog) ([]contract.Too
 		if s.cfg.AllowedTools != nil && !slices.Contains(s.cfg.AllowedTools, t.Name) {
 			continue
 		}
-		if !s.scope.allowsTool(t.Name, skillNames[t.Name]) {
+		if !s.scope.allowsTool(t.Name, fromSkill[i]) {
 			continue
 		}
-		// The skill tool is the first tool of catalog mode, straight from
-		// ToSkillTools; a capability's tool of the same name never counts.
-		if i == 0 && t.Name == skills.SkillToolName && s.k.cfg.SkillsMode == skills.ModeCatalog {
+		// The skill tool of catalog mode, straight from ToSkillTools (a
+		// capability's tool of that name was refused).
+		if fromSkill[i] && t.Name == skills.SkillToolName && s.k.cfg.SkillsMode == skills.ModeCatalog {
 			hasSkill = true
 		}
 		out = append(out, t)

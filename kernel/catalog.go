@@ -158,24 +158,25 @@ func (k *Kernel) logOutcome(v skillcatalog.View) {
 // both: a skill named Bash never hides the Bash tool. A capability whose
 // Tools fails costs only its own tools, with a warning.
 func (k *Kernel) Tools(ctx context.Context, cat skills.Catalog, b skills.Budget) ([]contract.Tool, []contract.Warning) {
-	skillTools, warns := k.skillTools(cat, b)
-	return k.withCapabilityTools(ctx, cat, skillTools, warns)
+	tools, _, warns := k.tools(ctx, cat, b)
+	return tools, warns
 }
 
-// withCapabilityTools is Tools given the skills' tools and their warnings,
-// for a session that needs to know its skill tools by name.
-func (k *Kernel) withCapabilityTools(ctx context.Context, cat skills.Catalog, skillTools []contract.Tool, warns []contract.Warning) ([]contract.Tool, []contract.Warning) {
-	var tools []contract.Tool
+// tools is Tools, also saying which of the tools are the skills' own
+// (fromSkill[i] for tools[i]): a subagent's scope governs those by its
+// skills, every other tool by its tools, whatever their names.
+func (k *Kernel) tools(ctx context.Context, cat skills.Catalog, b skills.Budget) (tools []contract.Tool, fromSkill []bool, warns []contract.Warning) {
+	skillTools, warns := k.skillTools(cat, b)
 	var owners []string // who offers tools[i], for a refusal's warning
 	taken := map[string]int{}
-	add := func(t contract.Tool, owner, source string) {
+	add := func(t contract.Tool, owner, source string, skill bool) {
 		if i, ok := taken[t.Name]; ok {
 			warns = append(warns, contract.Warning{Source: source,
 				Message: fmt.Sprintf("tool %q of %s is refused: %s already offers a tool of that name", t.Name, owner, owners[i])})
 			return
 		}
 		taken[t.Name] = len(tools)
-		tools, owners = append(tools, t), append(owners, owner)
+		tools, owners, fromSkill = append(tools, t), append(owners, owner), append(fromSkill, skill)
 	}
 	addSkills := func() {
 		for _, t := range skillTools {
@@ -186,7 +187,7 @@ func (k *Kernel) withCapabilityTools(ctx context.Context, cat skills.Catalog, sk
 					owner, source = fmt.Sprintf("skill %q (%s)", t.Name, s.Source), s.Source
 				}
 			}
-			add(t, owner, source)
+			add(t, owner, source, true)
 		}
 	}
 	if k.cfg.SkillsMode != skills.ModeTools {
@@ -204,13 +205,13 @@ func (k *Kernel) withCapabilityTools(ctx context.Context, cat skills.Catalog, sk
 			continue
 		}
 		for _, t := range ts {
-			add(t, fmt.Sprintf("capability %q", c.Name()), source)
+			add(t, fmt.Sprintf("capability %q", c.Name()), source, false)
 		}
 	}
 	if k.cfg.SkillsMode == skills.ModeTools {
 		addSkills()
 	}
-	return tools, warns
+	return tools, fromSkill, warns
 }
 
 // ErrUnknownSkill is returned by LoadSkill for a name not in the catalog.

@@ -21,6 +21,7 @@ import (
 	"github.com/helios-agents/helios/kernel/hooks"
 	"github.com/helios-agents/helios/kernel/model"
 	"github.com/helios-agents/helios/kernel/session"
+	"github.com/helios-agents/helios/kernel/skills"
 	"github.com/helios-agents/helios/kernel/telemetry"
 	"github.com/helios-agents/helios/provider/modeltest"
 	"github.com/helios-agents/helios/provider/openai"
@@ -49,7 +50,8 @@ func saNewWorld(t *testing.T, agents kernel.AgentsConfig, caps []kernel.Capabili
 	return saNewWorldWith(t, kernel.Config{}, agents, caps, script...)
 }
 
-// saNewWorldWith is saNewWorld with base's Telemetry and Permissions.
+// saNewWorldWith is saNewWorld with base's Telemetry, Permissions and
+// SkillsMode.
 func saNewWorldWith(t *testing.T, base kernel.Config, agents kernel.AgentsConfig, caps []kernel.Capability, script ...modeltest.Step) *saWorld {
 	t.Helper()
 	w := &saWorld{work: t.TempDir(), store: session.NewMemoryStore()}
@@ -68,6 +70,7 @@ func saNewWorldWith(t *testing.T, base kernel.Config, agents kernel.AgentsConfig
 		Agents:         agents,
 		Telemetry:      base.Telemetry,
 		Permissions:    base.Permissions,
+		SkillsMode:     base.SkillsMode,
 	})
 	if err != nil {
 		port.Close()
@@ -207,6 +210,33 @@ func TestSubagentScopedToOneSkillAndItsTools(t *testing.T) {
 	require.NoError(t, err)
 	defer again.Close()
 	assert.Equal(t, results[0].Meta, agResults(again.Log())[0].Meta)
+}
+
+// Protects: in tools mode a skill named like a capability's tool is refused
+// (the capability's tool keeps the name), and a subagent's scope then treats
+// that tool as what it is, a capability's: a definition allowed only Echo
+// does not get Other through a skill called "Other" that its skills allow.
+func TestSubagentSkillNamedLikeAToolDoesNotWidenItsTools(t *testing.T) {
+	echo, _ := agEcho("Echo", "Echoes.")
+	other, otherProbe := agEcho("Other", "Another tool.")
+	probe := &agCap{name: "probe", tools: []contract.Tool{echo, other}}
+	def := kernel.AgentDef{Name: "reviewer", Description: "Reviews.", Prompt: "You are the reviewer.", Tools: []string{"Echo"}, Skills: []string{"Other", "alpha"}}
+	w := saNewWorldWith(t, kernel.Config{SkillsMode: skills.ModeTools}, kernel.AgentsConfig{Source: saAgents{def}}, []kernel.Capability{probe},
+		modeltest.Calls(saCall("a1", "reviewer", "review it")),
+		modeltest.Say("reviewed"),
+		modeltest.Say("all done"),
+	)
+	saSkill(t, w.work, "Other")
+	saSkill(t, w.work, "alpha")
+	s := w.open(t)
+	assert.Equal(t, "all done", agRun(t, s, "go"))
+
+	reqs := w.srv.Requests()
+	require.Len(t, reqs, 3)
+	assert.Contains(t, saToolNames(reqs[0]), "Other", "the parent has the capability's Other")
+	assert.Equal(t, []string{"Echo", "alpha"}, saToolNames(reqs[1]),
+		"the child gets Echo and the skill alpha; Other is the capability's tool, which its tools do not allow")
+	assert.Empty(t, otherProbe.calls())
 }
 
 // Protects: a definition without tools gets the parent's tools minus Agent
