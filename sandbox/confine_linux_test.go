@@ -49,8 +49,7 @@ func TestConfinedProtectedPaths(t *testing.T) {
 		t.Cleanup(func() { _ = unix.Unmount(work, unix.MNT_DETACH) })
 		require.NoError(t, unix.Mount("", work, "", unix.MS_SHARED, ""))
 	}
-	before, err := os.ReadFile("/proc/self/mountinfo")
-	require.NoError(t, err)
+	before := mountsOfThisTest(t, work)
 	s, err := sandbox.New(sandbox.Config{})
 	require.NoError(t, err)
 	defer s.Close()
@@ -92,9 +91,27 @@ func TestConfinedProtectedPaths(t *testing.T) {
 	assert.FileExists(t, filepath.Join(work, ".agents/skills/b/SKILL.md"))
 	assert.FileExists(t, filepath.Join(work, "sub/helios.config.json"), "only the top of the work dir is protected")
 
-	after, err := os.ReadFile("/proc/self/mountinfo")
+	assert.Equal(t, before, mountsOfThisTest(t, work), "a mount of the command leaked into the machine's mount table")
+}
+
+// mountsOfThisTest is the machine's mount table (/proc/self/mountinfo) less
+// the mounts another test process makes of its own temp dir at the same time
+// (this test run twice at once: its work dir is a bind mount as root), so
+// that only what this test's commands could leak is compared.
+func mountsOfThisTest(t *testing.T, work string) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
 	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after), "a mount of the command leaked into the machine's mount table")
+	others := filepath.Join(os.TempDir(), "Test")
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && strings.HasPrefix(f[4], others) && f[4] != work && !strings.HasPrefix(f[4], work+"/") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // Protects: a work dir without a repository gets an empty .git to mount

@@ -568,7 +568,11 @@ func TestACPUntrustedWorkDirConfig(t *testing.T) {
 	_, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: work, McpServers: []acp.McpServer{}})
 	require.Error(t, err, "the untrusted config's model is not used")
 	assert.Contains(t, err.Error(), "no model configured")
-	assert.Contains(t, stderr.String(), "ignoring "+filepath.Join(work, "helios.config.json"))
+	// stderr is copied from the process apart from its answers: the notice
+	// may arrive just after the error it explains.
+	notice := "ignoring " + filepath.Join(work, "helios.config.json")
+	assert.Eventually(t, func() bool { return strings.Contains(stderr.String(), notice) }, 10*time.Second, 10*time.Millisecond,
+		"stderr names the ignored config: %q", stderr.String())
 }
 
 type lockedBuffer struct {
