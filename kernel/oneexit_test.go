@@ -27,9 +27,7 @@ func exitTurn(t *testing.T, cfg kernel.Config, names []string, script ...modelte
 	client, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "scripted", MaxRetries: -1})
 	require.NoError(t, err)
 	cfg.Model = client
-	k, err := kernel.New(cfg)
-	require.NoError(t, err)
-	defer k.Close()
+	k := ksNewKernel(t, cfg)
 	s, err := k.OpenSession(t.Context(), kernel.SessionConfig{})
 	require.NoError(t, err)
 	defer s.Close()
