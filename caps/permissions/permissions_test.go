@@ -219,10 +219,11 @@ func TestPathRules(t *testing.T) {
 	}
 }
 
-// Protects: M1153 (Read rules not covering Grep). A Grep without a path
-// searches the work dir, and is matched as its path; a rule for a folder
-// inside it does not stop it (the listing hides the folder instead), and
-// Grep(path) rules match Grep's path.
+// Protects: M1153 (Read rules not covering Grep), M1154 (a Grep without a
+// path not matched as the work dir). A Grep without a path searches the
+// work dir, and is matched as its path; a rule for a folder inside it does
+// not stop it (the listing hides the folder instead), and Grep(path) rules
+// match Grep's path.
 func TestGrepPathRules(t *testing.T) {
 	s := compile(t, permissions.Config{Deny: []string{"Read(//proj)", "Grep(vendor/)"}, DefaultMode: permissions.ModeDontAsk})
 	for _, tc := range []struct {

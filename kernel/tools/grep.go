@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -249,9 +248,10 @@ func (s *Set) grepWalk(q *grepQuery) []string {
 		for _, e := range entries {
 			rel := filepath.Join(dir, e.Name())
 			isDir := e.IsDir()
+			// An entry describes itself, not what a symlink points to: a
+			// link is neither a folder nor a regular file, so it is neither
+			// entered nor searched, wherever it points.
 			switch {
-			case e.Type()&fs.ModeSymlink != 0:
-				continue
 			case isDir && slices.Contains(vcsDirs, e.Name()):
 				continue
 			case ignored(ignores, append(domain[:len(domain):len(domain)], e.Name()), isDir):

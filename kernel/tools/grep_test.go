@@ -31,7 +31,7 @@ func runGrepCases(t *testing.T, e *env, cases []grepCase) {
 	}
 }
 
-// Protects: M1147 (case-insensitivity ignored). Grep's three output modes,
+// Protects: M1147 (case-insensitivity ignored), M1156 (multiline). Grep's three output modes,
 // -i, -n, multiline, a path naming a folder or a file, and "no matches".
 func TestGrepModes(t *testing.T) {
 	e := newEnv(t, tools.Config{})
@@ -88,8 +88,8 @@ func TestGrepContext(t *testing.T) {
 	})
 }
 
-// head_limit keeps the first N lines or entries and says how many it left
-// out.
+// Protects: M1155 (head_limit ignored). head_limit keeps the first N
+// lines or entries and says how many it left out.
 func TestGrepHeadLimit(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	for _, f := range []string{"a", "b", "c"} {
@@ -128,8 +128,9 @@ func TestGrepGlobAndType(t *testing.T) {
 	assert.Contains(t, res.Content, `bad glob "[a"`)
 }
 
-// The env's symlinks point outside, at a file holding "secret": a search
-// of the work dir does not follow them.
+// Protects: M1146 (a path outside answered, not refused). The env's
+// symlinks point outside, at a file holding "secret": a search of the work
+// dir does not follow them, and naming one is refused.
 func TestGrepFollowsNoSymlinkOut(t *testing.T) {
 	e := newEnv(t, tools.Config{})
 	mkfile(t, e.path("a.txt"), "no secrets here\n")
