@@ -142,8 +142,8 @@ func compileLayers(layers []permissions.Layer) (*permissions.Set, error) {
 	return set, nil
 }
 
-// readDenied is what Glob leaves out of its listing: the files a Read
-// deny rule covers (nil without rules).
+// readDenied is what Glob and Grep leave out of what they list and search:
+// the files a Read deny rule covers (nil without rules).
 func readDenied(p kernel.Permissions) func(string) bool {
 	d, ok := p.(*permissionDecider)
 	if !ok {

@@ -160,8 +160,8 @@ func TestProjectFolderThroughThePort(t *testing.T) {
 // Protects: an unknown tool in tools is a warning naming it; the rest
 // applies.
 func TestScopeWarningsNameUnknownTools(t *testing.T) {
-	def := kernel.AgentDef{Source: "user", Path: "/a/x.md", Tools: []string{"Read", "Grep"}, DisallowedTools: []string{"WebFetch"}}
-	assert.Equal(t, []string{`user: /a/x.md: tools: unknown tool "Grep"; ignored, the rest applies`,
+	def := kernel.AgentDef{Source: "user", Path: "/a/x.md", Tools: []string{"Read", "NotebookEdit"}, DisallowedTools: []string{"WebFetch"}}
+	assert.Equal(t, []string{`user: /a/x.md: tools: unknown tool "NotebookEdit"; ignored, the rest applies`,
 		`user: /a/x.md: disallowedTools: unknown tool "WebFetch"; ignored, the rest applies`},
 		messages(kernel.AgentScopeWarnings(def, []string{"Read", "Bash"})))
 }

@@ -209,10 +209,37 @@ func TestPathRules(t *testing.T) {
 		{"Edit", "src/a/b.go", "allow"},
 		{"Write", "src/../other.go", "defaultMode"},
 		{"Glob", "secrets/*.txt", "deny"}, // Read rules cover Glob
+		{"Grep", "secrets", "deny"},       // and Grep, by its path
+		{"Grep", "a/secrets/key", "deny"},
+		{"Grep", "/proj/.env", "deny"},
+		{"Grep", "src", "defaultMode"},
 	} {
 		d := s.Decide(tool(tc.tool, map[string]string{"path": tc.path, "pattern": tc.path}), nil)
 		assert.Equal(t, tc.list, d.List, "%s %s: %+v", tc.tool, tc.path, d)
 	}
+}
+
+// Protects: M1153 (Read rules not covering Grep), M1154 (a Grep without a
+// path not matched as the work dir). A Grep without a path searches the
+// work dir, and is matched as its path; a rule for a folder inside it does
+// not stop it (the listing hides the folder instead), and Grep(path) rules
+// match Grep's path.
+func TestGrepPathRules(t *testing.T) {
+	s := compile(t, permissions.Config{Deny: []string{"Read(//proj)", "Grep(vendor/)"}, DefaultMode: permissions.ModeDontAsk})
+	for _, tc := range []struct {
+		in   map[string]string
+		list string
+	}{
+		{map[string]string{"pattern": "x"}, "deny"},
+		{map[string]string{"pattern": "x", "path": "."}, "deny"},
+		{map[string]string{"pattern": "x", "path": "vendor/a"}, "deny"},
+	} {
+		d := s.Decide(tool("Grep", tc.in), nil)
+		assert.Equal(t, tc.list, d.List, "%v: %+v", tc.in, d)
+	}
+	s = compile(t, permissions.Config{Ask: []string{"Read(secrets/)"}, DefaultMode: permissions.ModeDontAsk})
+	assert.Equal(t, "defaultMode", s.Decide(tool("Grep", map[string]string{"pattern": "x"}), nil).List)
+	assert.Equal(t, "ask", s.Decide(tool("Grep", map[string]string{"pattern": "x", "path": "secrets/a"}), nil).List)
 }
 
 func TestPatternDotDotNormalised(t *testing.T) {

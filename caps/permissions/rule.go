@@ -21,7 +21,7 @@ type kind int
 const (
 	kindTool  kind = iota // no specifier: every call of the tool
 	kindBash              // Bash(command pattern)
-	kindPath              // Read/Edit/Write/Glob(gitignore-style path)
+	kindPath              // Read/Edit/Write/Glob/Grep(gitignore-style path)
 	kindSkill             // Skill(name pattern)
 	kindOther             // a specifier for a tool Helios cannot read it for: matches nothing
 )
@@ -88,7 +88,7 @@ func ParseRule(s string) (Rule, error) {
 		r.kind, r.cmd = kindBash, compilePattern(r.spec)
 	case skillTool:
 		r.kind, r.cmd = kindSkill, compilePattern(r.spec)
-	case "Read", "Edit", "Write", "Glob":
+	case "Read", "Edit", "Write", "Glob", "Grep":
 		p := r.spec
 		if strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "~/") {
 			return r, fmt.Errorf("column %d: only \"~/\" names a home folder", open+2)
@@ -134,14 +134,14 @@ func (r Rule) Matches(c Call, d Dirs) bool {
 }
 
 // appliesTo reports whether the rule's tool covers tool: Edit rules cover
-// Write, Read rules Glob (Claude Code: Edit rules apply to every tool that
-// edits files, Read rules to every tool that reads them); mcp__server
-// covers each of its tools.
+// Write, Read rules Glob and Grep (Claude Code: Edit rules apply to every
+// tool that edits files, Read rules to every tool that reads them);
+// mcp__server covers each of its tools.
 func (r Rule) appliesTo(tool string) bool {
 	switch {
 	case r.tool == tool:
 		return true
-	case r.tool == "Edit" && tool == "Write", r.tool == "Read" && tool == "Glob":
+	case r.tool == "Edit" && tool == "Write", r.tool == "Read" && (tool == "Glob" || tool == "Grep"):
 		return true
 	case strings.Contains(r.tool, "*"):
 		return r.kind == kindTool && compilePattern(r.tool).match(tool)
@@ -228,7 +228,8 @@ func anchorPattern(p string, d Dirs) string {
 	return abs
 }
 
-// callPath is the absolute, cleaned path a file tool's call names.
+// callPath is the absolute, cleaned path a file tool's call names: Glob's
+// pattern read as a path, Grep's path (the work dir when it names none).
 func callPath(c Call, d Dirs) (string, bool) {
 	var in struct {
 		Path    string `json:"path"`
@@ -238,8 +239,11 @@ func callPath(c Call, d Dirs) (string, bool) {
 		return "", false
 	}
 	p := in.Path
-	if c.Tool == "Glob" {
+	switch {
+	case c.Tool == "Glob":
 		p = in.Pattern
+	case c.Tool == "Grep" && p == "":
+		p = "."
 	}
 	if p == "" {
 		return "", false

@@ -88,9 +88,10 @@ func (s *Set) Mode() Mode {
 }
 
 // ReadDenied reports whether a deny rule forbids reading path (absolute),
-// and which: a `Read` rule naming it or a folder holding it. Glob leaves
-// such files out of what it lists, as Claude Code's Glob and Grep take the
-// Read deny rules as ignore patterns; ask rules hide nothing.
+// and which: a `Read` rule naming it or a folder holding it. Glob and Grep
+// leave such files out of what they list and search, as Claude Code's Glob
+// and Grep take the Read deny rules as ignore patterns; ask rules hide
+// nothing.
 func (s *Set) ReadDenied(path string) (string, bool) {
 	if s == nil {
 		return "", false

@@ -124,9 +124,9 @@ func parseCheckCall(s string) (permissions.Call, error) {
 		return permissions.Call{}, fmt.Errorf("%q: '(' is never closed", s)
 	}
 	arg = strings.TrimSuffix(arg, ")")
-	key := map[string]string{"Bash": "command", "Read": "path", "Write": "path", "Edit": "path", "Glob": "pattern", "Skill": "name", "skill": "name"}[tool]
+	key := map[string]string{"Bash": "command", "Read": "path", "Write": "path", "Edit": "path", "Glob": "pattern", "Grep": "path", "Skill": "name", "skill": "name"}[tool]
 	if key == "" {
-		return permissions.Call{}, fmt.Errorf("%q: Tool(argument) is for Bash, Read, Write, Edit, Glob and Skill; give other calls as JSON", s)
+		return permissions.Call{}, fmt.Errorf("%q: Tool(argument) is for Bash, Read, Write, Edit, Glob, Grep and Skill; give other calls as JSON", s)
 	}
 	if tool == "Skill" {
 		tool = "skill"

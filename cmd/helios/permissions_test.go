@@ -36,6 +36,9 @@ func TestPermissionsCheck(t *testing.T) {
 	r = helios(t, home, dir, "--config", cfg, "permissions", "check", "Read("+filepath.Join(home, ".helios", "secret")+")")
 	assert.Equal(t, exitDeny, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "settings.json")
+	// Grep(path) is a Grep of that path, which Read rules cover.
+	r = helios(t, home, dir, "--config", cfg, "permissions", "check", "Grep("+filepath.Join(home, ".helios", "secret")+")")
+	assert.Equal(t, exitDeny, r.code, r.stdout+r.stderr)
 
 	r = helios(t, home, dir, "--config", cfg, "permissions", "check", "--allowed-tools", "Bash(git push:*)", "Bash(git push)")
 	assert.Equal(t, exitOK, r.code, r.stdout+r.stderr)

@@ -1,5 +1,5 @@
 // Package tools holds the builtin tools the model works with: Bash, Glob,
-// Read, Write and Edit (contract C8).
+// Read, Write, Edit and Grep (contract C8).
 //
 // Every file tool goes through the guarded work-dir port ([workfs.FS], contract
 // C5), so a path the model chooses cannot reach outside the work dir: a

@@ -302,6 +302,7 @@ func TestFileToolsRefuseOutside(t *testing.T) {
 		{"Read", func(p string) m { return m{"path": p} }},
 		{"Write", func(p string) m { return m{"path": p, "content": "pwned"} }},
 		{"Edit", func(p string) m { return m{"path": p, "old_string": "secret", "new_string": "pwned"} }},
+		{"Grep", func(p string) m { return m{"path": p, "pattern": "secret", "output_mode": "content"} }},
 	}
 	for _, c := range calls {
 		for _, p := range paths {

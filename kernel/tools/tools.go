@@ -39,7 +39,7 @@ type Config struct {
 	// MaxOutput is how many bytes of output a tool returns to the model. Bash
 	// keeps the head and the tail of longer output with a marker saying how
 	// many bytes were cut; Read stops at a whole line and says where to go
-	// on; Glob lists what fits and counts the rest. Zero means
+	// on; Glob and Grep list what fits and count the rest. Zero means
 	// DefaultMaxOutput.
 	MaxOutput int
 	// Shell runs Bash commands as `<Shell> -c <command>`: a name looked up
@@ -60,10 +60,10 @@ type Config struct {
 	// are added to the environment of the session's Bash commands, read
 	// anew before each. Nil or "": none.
 	EnvFile func(sessionID string) string
-	// Hidden, when set, reports the files Glob leaves out of its listing,
-	// given each match's absolute path: the assembly passes the person's
-	// Read deny rules, so a file the model may not read is not listed
-	// either. Nil: every match is listed.
+	// Hidden, when set, reports the files Glob leaves out of its listing
+	// and Grep neither searches nor lists, given each file's absolute path:
+	// the assembly passes the person's Read deny rules, so a file the model
+	// may not read is not listed or searched either. Nil: none.
 	Hidden func(path string) bool
 }
 
@@ -137,11 +137,13 @@ func New(cfg Config) (*Set, error) {
 		newTool("Read", s.readDescription(), s.read, minLength("path"), minimum("offset", "limit")),
 		newTool("Write", texts.Text("write.md.tmpl", nil), s.write, minLength("path")),
 		newTool("Edit", texts.Text("edit.md.tmpl", nil), s.edit, minLength("path", "old_string"), replaceAllDefault),
+		// After Edit, so the earlier tools keep their indexes.
+		newTool("Grep", s.grepDescription(), s.grep, minLength("pattern"), grepSchema),
 	}
 	return s, nil
 }
 
-// Tools returns Bash, Glob, Read, Write and Edit, in that order. The slice
+// Tools returns Bash, Glob, Read, Write, Edit and Grep, in that order. The slice
 // is the caller's.
 func (s *Set) Tools() []contract.Tool {
 	return append([]contract.Tool(nil), s.tools...)

@@ -63,6 +63,9 @@ func TestToolsOrderAndSchemas(t *testing.T) {
 		{"Write", map[string]string{"path": "string", "content": "string"}, []string{"path", "content"}},
 		{"Edit", map[string]string{"path": "string", "old_string": "string", "new_string": "string", "replace_all": "boolean"},
 			[]string{"path", "old_string", "new_string"}},
+		{"Grep", map[string]string{"pattern": "string", "path": "string", "glob": "string", "type": "string", "output_mode": "string",
+			"-i": "boolean", "-n": "boolean", "-A": "integer", "-B": "integer", "-C": "integer", "head_limit": "integer", "multiline": "boolean"},
+			[]string{"pattern"}},
 	}
 	var got []want
 	for _, tool := range set.Tools() {
@@ -145,6 +148,11 @@ func TestBadArgumentsAreToolResults(t *testing.T) {
 		{"Edit", `{"path": "a.txt", "old_string": "", "new_string": "b"}`, `"old_string" is empty`},
 		{"Edit", `{"path": "a.txt", "old_string": "alpha", "new_string": "alpha"}`, "old_string and new_string are the same"},
 		{"Edit", `{"path": "", "old_string": "a", "new_string": "b"}`, `"path" is empty`},
+		{"Grep", `{}`, `missing required argument "pattern"`},
+		{"Grep", `{"pattern": ""}`, `"pattern" is empty`},
+		{"Grep", `{"pattern": "a", "-A": -1}`, `"-A" must not be negative`},
+		{"Grep", `{"pattern": "a", "output_mode": "lines"}`, `"output_mode" is "lines"`},
+		{"Grep", `{"pattern": "a", "-i": "yes"}`, `"-i" must be a boolean, not string`},
 	}
 	e := newEnv(t, tools.Config{})
 	mkfile(t, e.path("a.txt"), "alpha\n")
