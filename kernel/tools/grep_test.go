@@ -215,3 +215,29 @@ func TestGrepStopsAtMaxOutput(t *testing.T) {
 	res := e.call(t, "Grep", m{"pattern": "hit", "output_mode": "content"})
 	assert.Empty(t, cmp.Diff(want, res.Content))
 }
+
+// Protects: what real repositories and hostile ones hold. File names with
+// spaces, unicode and a newline are searched and shown; a single 1 MiB
+// line is shown cut, not whole; a pattern that would backtrack for ever in
+// a backtracking engine (`(a+)+$` over a long run of a's) answers at once
+// (RE2 is linear), saying no line matches.
+func TestGrepHostileInput(t *testing.T) {
+	e := newEnv(t, tools.Config{})
+	mkfile(t, e.path("dir with space/ünïcödé 名前.md"), "needle one\n")
+	mkfile(t, e.path("new\nline.txt"), "needle two\n")
+	mkfile(t, e.path("long.min.js"), "needle"+strings.Repeat("x", 1<<20)+"\n")
+	mkfile(t, e.path("aaa.txt"), strings.Repeat("a", 1<<16)+"b\n")
+
+	res := e.call(t, "Grep", m{"pattern": "needle"})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "dir with space/ünïcödé 名前.md\nlong.min.js\nnew\nline.txt\n", res.Content)
+
+	res = e.call(t, "Grep", m{"pattern": "needle", "path": "long.min.js", "output_mode": "content"})
+	require.False(t, res.IsError, res.Content)
+	assert.Less(t, len(res.Content), 10<<10, "a 1 MiB line is cut")
+	assert.True(t, strings.HasPrefix(res.Content, "long.min.js:1:needlexxx"), "%.80q", res.Content)
+
+	res = e.call(t, "Grep", m{"pattern": "(a+)+$", "path": "aaa.txt"})
+	require.False(t, res.IsError, res.Content)
+	assert.Equal(t, "no matches for \"(a+)+$\" in aaa.txt\n", res.Content)
+}
